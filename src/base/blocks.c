@@ -1,0 +1,86 @@
+/* Block addressing and virtual-rank orders for the base algorithms. */
+#include "blocks.h"
+
+static int is_scatter(cx_coll c)
+{
+    return c == CX_COLL_SCATTER || c == CX_COLL_SCATTERV;
+}
+
+cx_piece cx_all_block(const cx_args *a, int i)
+{
+    cx_piece p;
+    if (is_scatter(a->coll)) {
+        int disp = a->scounts ? a->sdispls[i] : i * a->scount;
+        p.count = a->scounts ? a->scounts[i] : a->scount;
+        p.type = a->stype;
+        p.buf = (char *)a->sbuf + (MPI_Aint)disp * cx_type_extent(a->stype);
+    } else {
+        int disp = a->rcounts ? a->rdispls[i] : i * a->rcount;
+        p.count = a->rcounts ? a->rcounts[i] : a->rcount;
+        p.type = a->rtype;
+        p.buf = (char *)a->rbuf + (MPI_Aint)disp * cx_type_extent(a->rtype);
+    }
+    return p;
+}
+
+int cx_own_in_place(const cx_args *a)
+{
+    return is_scatter(a->coll) ? a->rbuf == MPI_IN_PLACE : a->sbuf == MPI_IN_PLACE;
+}
+
+cx_piece cx_own_piece(const cx_args *a)
+{
+    cx_piece p;
+    if (cx_own_in_place(a))
+        return cx_all_block(a, a->rank);
+    if (is_scatter(a->coll)) {
+        p.buf = a->rbuf;
+        p.count = a->rcount;
+        p.type = a->rtype;
+    } else {
+        p.buf = (char *)a->sbuf;
+        p.count = a->scount;
+        p.type = a->stype;
+    }
+    return p;
+}
+
+int cx_rank_of(const cx_args *a, int v)
+{
+    return a->order ? a->order[v] : (v + a->root) % a->size;
+}
+
+int cx_vrank_of(const cx_args *a, int rank)
+{
+    if (!a->order)
+        return (rank - a->root + a->size) % a->size;
+    for (int v = 0; v < a->size; v++)
+        if (a->order[v] == rank)
+            return v;
+    return -1;
+}
+
+int cx_vrange_contiguous(const cx_args *a, int v, int n)
+{
+    int first = cx_rank_of(a, v);
+    for (int j = 1; j < n; j++)
+        if (cx_rank_of(a, v + j) != first + j)
+            return 0;
+    return 1;
+}
+
+int cx_binomial_span(int v, int p)
+{
+    if (v)
+        return v & -v;
+    int m = 1;
+    while (m < p)
+        m <<= 1;
+    return m;
+}
+
+int cx_binomial_subtree(int v, int p)
+{
+    int span = cx_binomial_span(v, p);
+    return span < p - v ? span : p - v;
+}

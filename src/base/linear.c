@@ -1,0 +1,89 @@
+/* Linear (flat tree) algorithms: the root talks to every rank itself, in
+ * virtual-rank order. Sequential = one peer per round, as Open MPI's
+ * basic_linear does; otherwise every message is posted at once (MPICH). */
+#include "blocks.h"
+
+static int is_gather(cx_coll c)
+{
+    return c == CX_COLL_GATHER || c == CX_COLL_GATHERV;
+}
+
+int cx_build_linear_rooted(const cx_args *a, cx_sched *s, int sequential)
+{
+    int err = MPI_SUCCESS, gather = is_gather(a->coll);
+    if (a->rank != a->root) {
+        cx_piece own = cx_own_piece(a);
+        return gather ? cx_sched_send(s, own.buf, own.count, own.type, a->root)
+                      : cx_sched_recv(s, own.buf, own.count, own.type, a->root);
+    }
+    if (!cx_own_in_place(a)) {
+        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
+        err = gather ? cx_sched_copy(s, own.buf, own.count, own.type, mine.buf,
+                                     mine.count, mine.type)
+                     : cx_sched_copy(s, mine.buf, mine.count, mine.type, own.buf,
+                                     own.count, own.type);
+    }
+    for (int v = 1; v < a->size && !err; v++) {
+        int r = cx_rank_of(a, v);
+        cx_piece b = cx_all_block(a, r);
+        err = gather ? cx_sched_recv(s, b.buf, b.count, b.type, r)
+                     : cx_sched_send(s, b.buf, b.count, b.type, r);
+        if (sequential && !err)
+            err = cx_sched_barrier(s);
+    }
+    return err;
+}
+
+int cx_base_linear_seq(const cx_args *a, cx_sched *s)
+{
+    return cx_build_linear_rooted(a, s, 1);
+}
+
+int cx_base_linear_all(const cx_args *a, cx_sched *s)
+{
+    return cx_build_linear_rooted(a, s, 0);
+}
+
+/* Linear synchronized gather: the root asks each rank in turn (a one-byte
+ * token) and only then receives its block, so large blocks never arrive
+ * all at once. */
+int cx_base_linear_sync(const cx_args *a, cx_sched *s)
+{
+    static char token;
+    int err = MPI_SUCCESS;
+    if (a->rank != a->root) {
+        cx_piece own = cx_own_piece(a);
+        if (cx_type_bytes(own.count, own.type) == 0)
+            return MPI_SUCCESS;
+        if ((err = cx_sched_recv(s, &token, 1, MPI_BYTE, a->root)) ||
+            (err = cx_sched_barrier(s)))
+            return err;
+        return cx_sched_send(s, own.buf, own.count, own.type, a->root);
+    }
+    if (!cx_own_in_place(a)) {
+        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
+        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
+                            mine.type);
+    }
+    for (int v = 1; v < a->size && !err; v++) {
+        int r = cx_rank_of(a, v);
+        cx_piece b = cx_all_block(a, r);
+        if (cx_type_bytes(b.count, b.type) == 0)
+            continue;
+        if (!(err = cx_sched_send(s, &token, 1, MPI_BYTE, r)) &&
+            !(err = cx_sched_recv(s, b.buf, b.count, b.type, r)))
+            err = cx_sched_barrier(s);
+    }
+    return err;
+}
+
+int cx_base_bcast_linear(const cx_args *a, cx_sched *s)
+{
+    int err = MPI_SUCCESS;
+    if (a->rank != a->root)
+        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, a->root);
+    for (int v = 1; v < a->size && !err; v++)
+        err = cx_sched_send(s, a->rbuf, a->rcount, a->rtype, cx_rank_of(a, v));
+    return err;
+}
+

@@ -1,0 +1,30 @@
+/* The classic algorithms: the baselines the papers compare against. */
+#include "blocks.h"
+
+const cx_algorithm cx_base_algorithms[] = {
+    {CX_COLL_GATHER, "linear", cx_base_linear_seq, 0,
+     "root receives from each rank in turn (Open MPI basic_linear)"},
+    {CX_COLL_GATHER, "linear_sync", cx_base_linear_sync, 0,
+     "root asks each rank in turn with a token, then receives (Open MPI linear_sync)"},
+    {CX_COLL_GATHER, "binomial", cx_build_binomial_rooted, 0,
+     "binomial tree, ceil(log2 p) rounds"},
+    {CX_COLL_SCATTER, "linear", cx_base_linear_seq, 0,
+     "root sends to each rank in turn (Open MPI basic_linear)"},
+    {CX_COLL_SCATTER, "binomial", cx_build_binomial_rooted, 0,
+     "binomial tree, ceil(log2 p) rounds"},
+    {CX_COLL_GATHERV, "linear", cx_base_linear_all, 0,
+     "root posts every receive at once (MPICH / Open MPI default)"},
+    {CX_COLL_SCATTERV, "linear", cx_base_linear_all, 0,
+     "root posts every send at once (MPICH / Open MPI default)"},
+    {CX_COLL_BCAST, "linear", cx_base_bcast_linear, 0, "root sends to every rank"},
+    {CX_COLL_BCAST, "binomial", cx_base_bcast_binomial, 0,
+     "binomial tree, ceil(log2 p) rounds"},
+    {CX_COLL_ALLGATHER, "ring", cx_build_ring_allgather, 0, "ring, p-1 rounds"},
+    {CX_COLL_ALLGATHER, "recursive_doubling", cx_base_allgather_rdoubling, 0,
+     "recursive doubling; non powers of two fold the extra ranks in and out"},
+    {CX_COLL_ALLGATHERV, "ring", cx_build_ring_allgather, 0, "ring, p-1 rounds"},
+    {CX_COLL_ALLTOALLV, "pairwise", cx_base_alltoallv_pairwise, 0,
+     "pairwise exchange, p-1 rounds"},
+    {CX_COLL_REDUCE_SCATTER_BLOCK, "ring", cx_base_reduce_scatter_ring,
+     CX_REQ_COMMUTATIVE, "ring, p-1 rounds (non-commutative ops run native)"},
+    {0, NULL, NULL, 0, NULL}};
