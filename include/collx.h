@@ -80,6 +80,16 @@ int CX_Wait(CX_Request *request);
 /* *flag = 1 once complete (the request is then freed and set to NULL). */
 int CX_Test(CX_Request *request, int *flag);
 
+/* ---- process arrival pattern (PAP) awareness ----
+ * Collective over comm: CX_Pat_init / CX_Pat_finalize. The application calls
+ * CX_Pat_edge when `fraction` of this iteration's computation is done; collx
+ * predicts this rank's arrival time and shares it without blocking, and the
+ * arrival-aware algorithms (scatter slin/sbn/bsln/bsbn, gather
+ * sls/sbn/bsls/bsbn) called afterwards use the predicted order. */
+int CX_Pat_init(MPI_Comm comm);
+int CX_Pat_edge(MPI_Comm comm, double fraction);
+int CX_Pat_finalize(MPI_Comm comm);
+
 /* ---- algorithm registry and selection ----
  * coll is the lower-case collective name: "gather", "gatherv", "scatter",
  * "scatterv", "bcast", "allgather", "allgatherv", "alltoallv",
