@@ -158,6 +158,7 @@ typedef struct cx_algorithm {
 
 /* Tables of the families; each ends with an entry whose name is NULL. */
 extern const cx_algorithm cx_base_algorithms[];
+extern const cx_algorithm cx_irregular_algorithms[];
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 /* Algorithm for this call (explicit > env > default), never NULL. */

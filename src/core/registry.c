@@ -39,6 +39,7 @@ static const cx_algorithm native_algorithms[] = {
 static const cx_algorithm *const tables[] = {
     native_algorithms,
     cx_base_algorithms,
+    cx_irregular_algorithms,
 };
 
 #define MAX_ALGS 256

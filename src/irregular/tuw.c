@@ -1,0 +1,73 @@
+/* Build functions of the tuw algorithms.
+ *
+ * gatherv/scatterv: every rank runs the distributed construction (Lemma 3)
+ * from its own block size; non-roots never look at the root-only arrays.
+ * The root also knows every block size, so it replays the same merges
+ * locally: that tells it, beyond its own children, which subtrees send
+ * directly (graceful degradation, counted by the construction) and which
+ * blocks each message carries. gather/scatter: all block sizes are equal
+ * and known everywhere, so the tree needs no communication at all. */
+#include <stdlib.h>
+#include "tuw.h"
+
+static int is_scatter(const cx_args *a)
+{
+    return a->coll == CX_COLL_SCATTER || a->coll == CX_COLL_SCATTERV;
+}
+
+/* Bytes of this rank's block (at the root: from the root's own arrays). */
+static long long my_bytes(const cx_args *a)
+{
+    cx_piece b = a->rank == a->root ? cx_all_block(a, a->root) : cx_own_piece(a);
+    return (long long)cx_type_bytes(b.count, b.type);
+}
+
+static int emit(const cx_args *a, cx_sched *s, const tuw_plan *plan)
+{
+    return is_scatter(a) ? tuw_emit_scatter(a, s, plan) : tuw_emit_gather(a, s, plan);
+}
+
+static int build_irregular(const cx_args *a, cx_sched *s)
+{
+    long long thr = tuw_threshold();
+    tuw_plan dist, full;
+    int err = tuw_construct(my_bytes(a), a->size, a->root, a->rank, thr, a->pcomm,
+                            s->tag, s, &dist);
+    if (err || a->rank != a->root)
+        return err ? err : emit(a, s, &dist);
+    long long *m = malloc((size_t)a->size * sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < a->size; i++) {
+        cx_piece b = cx_all_block(a, i);
+        m[i] = (long long)cx_type_bytes(b.count, b.type);
+    }
+    err = tuw_simulate(m, a->size, a->root, a->rank, thr, s, &full);
+    free(m);
+    if (err)
+        return err;
+    /* The replay must agree with what the other ranks built: same data
+     * forwarded to the root, same number of direct subtrees. It cannot
+     * differ unless the ranks' block sizes disagree with the root's counts. */
+    if (full.final.M != dist.final.M || full.final.nd != dist.final.nd)
+        return MPI_ERR_TRUNCATE;
+    return emit(a, s, &full);
+}
+
+static int build_regular(const cx_args *a, cx_sched *s)
+{
+    tuw_plan plan;
+    long long b = my_bytes(a), *m = malloc((size_t)a->size * sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < a->size; i++)
+        m[i] = b;
+    int err = tuw_simulate(m, a->size, a->root, a->rank, tuw_threshold(), s, &plan);
+    free(m);
+    return err ? err : emit(a, s, &plan);
+}
+
+int cx_tuw_gatherv(const cx_args *a, cx_sched *s) { return build_irregular(a, s); }
+int cx_tuw_scatterv(const cx_args *a, cx_sched *s) { return build_irregular(a, s); }
+int cx_tuw_gather(const cx_args *a, cx_sched *s) { return build_regular(a, s); }
+int cx_tuw_scatter(const cx_args *a, cx_sched *s) { return build_regular(a, s); }
