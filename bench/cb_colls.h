@@ -1,0 +1,42 @@
+/* One benchmarked operation: a collective (through collx, so the algorithm
+ * chosen with CX_Algorithm_set runs), its buffers, and its validation. */
+#ifndef CB_COLLS_H
+#define CB_COLLS_H
+
+#include <mpi.h>
+
+typedef enum {
+    CB_GATHER, CB_GATHERV, CB_SCATTER, CB_SCATTERV, CB_BCAST, CB_ALLGATHER,
+    CB_ALLGATHERV, CB_ALLTOALLV, CB_REDUCE_SCATTER_BLOCK, CB_NCOLL
+} cb_coll;
+
+int cb_coll_from_name(const char *name); /* -1 if unknown */
+const char *cb_coll_name(cb_coll c);
+
+typedef struct {
+    cb_coll coll;
+    int padded_g2;       /* Guideline (2): MPI_Allreduce(1 int, MAX) first */
+    MPI_Comm comm;
+    int rank, p;
+    const int *m;        /* block sizes (MPI_INT) of every rank */
+    int local;           /* this rank's true block (the allreduce input) */
+    int *counts, *displs;    /* v-side counts and displacements */
+    int *scounts, *sdispls;  /* alltoallv send side */
+    int *sbuf, *rbuf;
+    long long stotal, rtotal;
+    int shared;          /* buffers from SMPI_SHARED_MALLOC */
+} cb_op;
+
+/* m: p block sizes. Regular collectives use m[0] on every rank (the caller
+ * passes equal sizes). any_root: every rank may be root (allocate the
+ * root-side buffers everywhere). shared: SMPI only, contents not needed. */
+int cb_op_setup(cb_op *op, cb_coll coll, const int *m, int local,
+                int padded_g2, MPI_Comm comm, int root, int any_root,
+                int shared);
+int cb_op_run(cb_op *op, int root);
+/* Runs once more and compares with the PMPI_ result. Collective; returns
+ * 1 if every rank got the same data as PMPI_, 0 otherwise. */
+int cb_op_validate(cb_op *op, int root);
+void cb_op_free(cb_op *op);
+
+#endif

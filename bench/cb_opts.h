@@ -1,0 +1,48 @@
+/* collbench command line. Pure C (no MPI, no getopt global state), so every
+ * rank parses the same argv independently and a unit test can call it. */
+#ifndef CB_OPTS_H
+#define CB_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CB_MAX_LIST 32
+#define CB_NAME_LEN 48
+#define CB_PATH_LEN 512
+
+enum { CB_ROOT_FIXED, CB_ROOT_ROTATE, CB_ROOT_MID };
+enum { CB_PAP_NONE, CB_PAP_UNIFORM };
+
+typedef struct {
+    char coll[CB_NAME_LEN];                 /* --coll */
+    char algs[CB_MAX_LIST][CB_NAME_LEN];    /* --algs; none = all registered */
+    int nalgs;
+    long min_size, max_size;                /* -m MIN:MAX, bytes per rank */
+    int iters, warmup;                      /* -i, -x */
+    int full, validate, quiet;              /* -f, -c, -q */
+    int root_mode, root;                    /* --root N|rotate|mid */
+    int root_given;
+    int problems[CB_MAX_LIST], nproblems;   /* --problem a,b,... */
+    long bs[CB_MAX_LIST];                   /* -b 1,10,100 */
+    int nb;
+    int pap;                                /* --pap uniform */
+    double max_delay;                       /* --max-delay, seconds */
+    uint64_t seed;                          /* --seed */
+    int guidelines;                         /* --guidelines */
+    double tolerance;                       /* --tolerance (fraction) */
+    char gather_algs[CB_MAX_LIST][CB_NAME_LEN]; /* --guide-algs */
+    int ngather_algs;
+    char csv[CB_PATH_LEN], json[CB_PATH_LEN];
+    int help;
+} cb_opts;
+
+/* Parses argv[1..argc-1]. Returns 0, or -1 with a message in err. */
+int cb_opts_parse(int argc, char **argv, cb_opts *o, char *err, size_t errlen);
+void cb_opts_usage(void *file, const char *prog);
+
+/* "50ms", "2s", "300us", "0.5" (bare number = ms) -> seconds; -1 if bad. */
+double cb_parse_duration(const char *s);
+/* "4096", "4K", "2M" -> bytes; -1 if bad. */
+long cb_parse_size(const char *s);
+
+#endif

@@ -1,0 +1,424 @@
+/* collbench — OSU-style benchmark driver for collx collectives.
+ * Every repetition starts after a barrier; each rank records its arrival a_i
+ * and finish f_i on a common clock (cb_clock.c); per repetition we compute
+ * the run time r = max f - min a and the average elapsed time
+ * e = mean(f - a) (PAP paper eq. 1-2) and report min/median/mean/max over
+ * repetitions. See bench/README.md. */
+#define _POSIX_C_SOURCE 200809L /* isatty */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "collx.h"
+#include "cb_clock.h"
+#include "cb_colls.h"
+#include "cb_opts.h"
+#include "cb_output.h"
+#include "cb_pap.h"
+#include "cb_problem.h"
+#include "cb_stats.h"
+
+/* Everything one run shares (no globals: SMPI may run unprivatized). */
+typedef struct {
+    cb_opts o;
+    MPI_Comm comm;
+    int rank, p, shared;
+    cb_meta meta;
+    cb_table table;
+    int ncases, done;
+    double *a, *f, *A, *F, *rr, *ee;
+    /* Guideline cache: padded gather/scatter timings by (alg, block). */
+    struct { char alg[CB_NAME_LEN]; int g2, block; cb_row r, e; } cache[256];
+    int ncache;
+} bench;
+
+static void die(bench *B, int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "collbench: rank %d: %s failed: %s\n", B->rank, what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static int root_of(const bench *B, int k)
+{
+    switch (B->o.root_mode) {
+    case CB_ROOT_ROTATE: return k % B->p;
+    case CB_ROOT_MID: return B->p / 2;
+    default: return B->o.root;
+    }
+}
+
+static void progress(bench *B, const char *coll, const char *alg, const char *what)
+{
+    B->done++;
+    if (B->rank || B->o.quiet)
+        return;
+    if (isatty(2))
+        fprintf(stderr, "\r[collbench %d/%d] %s %s %s        ", B->done, B->ncases,
+                coll, alg, what);
+    else
+        fprintf(stderr, "[collbench %d/%d] %s %s %s\n", B->done, B->ncases, coll,
+                alg, what);
+}
+
+/* Warm-ups, then timed repetitions; fills the r and e rows (rank 0). */
+static void measure(bench *B, cb_op *op, cb_row *r, cb_row *e)
+{
+    const cb_opts *o = &B->o;
+    int rc;
+    for (int k = 0; k < o->warmup; k++) {
+        MPI_Barrier(B->comm);
+        if ((rc = cb_op_run(op, root_of(B, k))) != MPI_SUCCESS)
+            die(B, rc, r->coll);
+    }
+    for (int k = 0; k < o->iters; k++) {
+        MPI_Barrier(B->comm);
+        cb_pap_compute(B->comm, o->pap ? cb_pap_delay(o->seed, k, B->rank,
+                                                      o->max_delay) : 0.0);
+        B->a[k] = cb_now();
+        rc = cb_op_run(op, root_of(B, k));
+        B->f[k] = cb_now();
+        if (rc != MPI_SUCCESS)
+            die(B, rc, r->coll);
+    }
+    r->valid = e->valid = o->validate ? cb_op_validate(op, root_of(B, 0)) : -1;
+    MPI_Gather(B->a, o->iters, MPI_DOUBLE, B->A, o->iters, MPI_DOUBLE, 0, B->comm);
+    MPI_Gather(B->f, o->iters, MPI_DOUBLE, B->F, o->iters, MPI_DOUBLE, 0, B->comm);
+    if (B->rank)
+        return;
+    double *ak = malloc(sizeof(double) * (size_t)B->p);
+    double *fk = malloc(sizeof(double) * (size_t)B->p);
+    for (int k = 0; k < o->iters; k++) {
+        for (int j = 0; j < B->p; j++) {
+            ak[j] = B->A[(size_t)j * o->iters + k];
+            fk[j] = B->F[(size_t)j * o->iters + k];
+        }
+        B->rr[k] = 1e6 * cb_run_time(ak, fk, B->p);
+        B->ee[k] = 1e6 * cb_elapsed_time(ak, fk, B->p);
+    }
+    free(ak);
+    free(fk);
+    r->s = cb_summarize(B->rr, o->iters);
+    e->s = cb_summarize(B->ee, o->iters);
+    strcpy(r->kind, "time");
+    strcpy(e->kind, "time");
+    strcpy(r->metric, "r");
+    strcpy(e->metric, "e");
+}
+
+static void set_alg(bench *B, const char *coll, const char *alg)
+{
+    if (CX_Algorithm_set(coll, alg) != MPI_SUCCESS)
+        die(B, MPI_ERR_ARG, "CX_Algorithm_set");
+}
+
+/* Measures coll/alg on block sizes m and records the rows. */
+static void run_case(bench *B, cb_row *proto, cb_coll coll, const char *alg,
+                     const int *m, int local, int g2, cb_row *r_out,
+                     cb_row *e_out)
+{
+    cb_op op;
+    cb_row r = *proto, e = *proto;
+    set_alg(B, cb_coll_name(coll), alg);
+    int rc = cb_op_setup(&op, coll, m, local, g2, B->comm, root_of(B, 0),
+                         B->o.root_mode == CB_ROOT_ROTATE, B->shared);
+    if (rc != MPI_SUCCESS)
+        die(B, rc, "buffer setup (message too large?)");
+    snprintf(r.coll, sizeof r.coll, "%s%s", g2 ? "allreduce+" : "", cb_coll_name(coll));
+    snprintf(r.alg, sizeof r.alg, "%s", alg);
+    strcpy(e.coll, r.coll);
+    strcpy(e.alg, r.alg);
+    measure(B, &op, &r, &e);
+    cb_op_free(&op);
+    set_alg(B, cb_coll_name(coll), NULL);
+    char what[64];
+    if (r.problem[0])
+        snprintf(what, sizeof what, "%s b=%ld", r.problem, r.b);
+    else
+        snprintf(what, sizeof what, "%ld B", r.size_bytes);
+    progress(B, r.coll, alg, what);
+    if (B->rank == 0) {
+        cb_table_add(&B->table, &r);
+        cb_table_add(&B->table, &e);
+        cb_print_case(stdout, &r, &e, r.problem[0] != 0, B->o.full);
+        fflush(stdout);
+    }
+    if (r_out)
+        *r_out = r;
+    if (e_out)
+        *e_out = e;
+}
+
+/* Padded regular gather/scatter (optionally with the allreduce of
+ * Guideline (2)); timings depend only on the padded block, so reuse them. */
+static void padded_case(bench *B, cb_row *proto, cb_coll reg, const char *alg,
+                        int g2, const int *mp, int local, cb_row *r_out)
+{
+    for (int i = 0; i < B->ncache; i++)
+        if (B->cache[i].g2 == g2 && B->cache[i].block == mp[0] &&
+            !strcmp(B->cache[i].alg, alg)) {
+            cb_row r = B->cache[i].r, e = B->cache[i].e;
+            r.m = e.m = proto->m;
+            strcpy(r.problem, proto->problem);
+            strcpy(e.problem, proto->problem);
+            r.b = e.b = proto->b;
+            B->done++;
+            if (B->rank == 0) {
+                cb_table_add(&B->table, &r);
+                cb_table_add(&B->table, &e);
+                cb_print_case(stdout, &r, &e, 1, B->o.full);
+            }
+            *r_out = r;
+            return;
+        }
+    cb_row e;
+    run_case(B, proto, reg, alg, mp, local, g2, r_out, &e);
+    if (B->ncache < 256) {
+        int i = B->ncache++;
+        snprintf(B->cache[i].alg, CB_NAME_LEN, "%s", alg);
+        B->cache[i].g2 = g2;
+        B->cache[i].block = mp[0];
+        B->cache[i].r = *r_out;
+        B->cache[i].e = e;
+    }
+}
+
+static void verdict(bench *B, const cb_row *lhs, const char *ref, double rhs,
+                    const char *g)
+{
+    if (B->rank)
+        return;
+    cb_row v = *lhs;
+    strcpy(v.kind, "guideline");
+    strcpy(v.metric, g);
+    snprintf(v.ref, sizeof v.ref, "%s", ref);
+    v.ref_us = rhs;
+    v.ratio = rhs > 0 ? lhs->s.min / rhs : 0;
+    v.violated = cb_guideline_violated(lhs->s.min, rhs, B->o.tolerance);
+    cb_table_add(&B->table, &v);
+    cb_print_verdict(stdout, &v, B->o.tolerance);
+}
+
+/* Träff section 4, on min times (the paper marks both; in SMPI they agree):
+ *  (1) MPI_Gather(m) <= MPI_Gatherv(m) — only where MPI_Gather can be used,
+ *      i.e. regular problems (m' = m); per gather algorithm vs the best
+ *      gatherv algorithm.
+ *  (2) MPI_Gatherv(m) <= MPI_Allreduce(1) + MPI_Gather(m') — per gatherv
+ *      algorithm vs the best padded composite. Same for scatter(v). */
+static void guidelines(bench *B, int nreg, cb_row *reg, int nv, cb_row *v,
+                       int ng2, cb_row *g2, int regular)
+{
+    if (B->rank || !nv)
+        return;
+    const cb_row *bv = &v[0], *bg = ng2 ? &g2[0] : NULL;
+    for (int i = 1; i < nv; i++)
+        if (v[i].s.min < bv->s.min)
+            bv = &v[i];
+    for (int i = 1; i < ng2; i++)
+        if (g2[i].s.min < bg->s.min)
+            bg = &g2[i];
+    char ref[96];
+    if (regular) {
+        snprintf(ref, sizeof ref, "%s/%s", bv->coll, bv->alg);
+        for (int i = 0; i < nreg; i++)
+            verdict(B, &reg[i], ref, bv->s.min, "G1");
+    }
+    if (bg) {
+        snprintf(ref, sizeof ref, "%s/%s", bg->coll, bg->alg);
+        for (int i = 0; i < nv; i++)
+            verdict(B, &v[i], ref, bg->s.min, "G2");
+    }
+}
+
+static int bad_usage(bench *B, const char *msg, const char *prog)
+{
+    if (B->rank == 0) {
+        fprintf(stderr, "collbench: error: %s\n", msg);
+        cb_opts_usage(stderr, prog);
+    }
+    MPI_Finalize();
+    return 2;
+}
+
+/* Checks user-given names against the registry; fills in all if none. */
+static int resolve_algs(const char *coll, char list[][CB_NAME_LEN], int *n,
+                        char *err, size_t len)
+{
+    int cnt = CX_Algorithm_count(coll);
+    if (*n == 0) {
+        for (int i = 0; i < cnt && i < CB_MAX_LIST; i++)
+            snprintf(list[i], CB_NAME_LEN, "%s", CX_Algorithm_name(coll, i));
+        *n = cnt < CB_MAX_LIST ? cnt : CB_MAX_LIST;
+        return 0;
+    }
+    for (int k = 0; k < *n; k++) {
+        int found = 0;
+        for (int i = 0; i < cnt && !found; i++)
+            found = !strcmp(list[k], CX_Algorithm_name(coll, i));
+        if (!found) {
+            int off = snprintf(err, len, "unknown %s algorithm '%s'; registered:",
+                               coll, list[k]);
+            for (int i = 0; i < cnt && off < (int)len; i++)
+                off += snprintf(err + off, len - (size_t)off, " %s",
+                                CX_Algorithm_name(coll, i));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench *B = calloc(1, sizeof *B);
+    char err[512];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_dup(MPI_COMM_WORLD, &B->comm);
+    MPI_Comm_set_errhandler(B->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(B->comm, &B->rank);
+    MPI_Comm_size(B->comm, &B->p);
+    cb_opts *o = &B->o;
+    if (cb_opts_parse(argc, argv, o, err, sizeof err))
+        return bad_usage(B, err, argv[0]);
+    if (o->help) {
+        if (B->rank == 0)
+            cb_opts_usage(stdout, argv[0]);
+        MPI_Finalize();
+        return 0;
+    }
+    cb_coll coll = (cb_coll)cb_coll_from_name(o->coll);
+    int gv = coll == CB_GATHERV || coll == CB_SCATTERV;
+    cb_coll reg = coll == CB_GATHERV ? CB_GATHER : CB_SCATTER;
+    if (resolve_algs(o->coll, o->algs, &o->nalgs, err, sizeof err) ||
+        (o->guidelines && resolve_algs(cb_coll_name(reg), o->gather_algs,
+                                       &o->ngather_algs, err, sizeof err)))
+        return bad_usage(B, err, argv[0]);
+    if (o->root_mode == CB_ROOT_FIXED && o->root >= B->p) {
+        snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, B->p);
+        return bad_usage(B, err, argv[0]);
+    }
+#ifdef CB_SMPI
+    B->shared = !o->validate;
+#endif
+
+    /* ranks per node: the largest shared-memory group */
+    MPI_Comm node;
+    int nsz;
+    MPI_Comm_split_type(B->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsz);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&nsz, &B->meta.ppn, 1, MPI_INT, MPI_MAX, B->comm);
+    cb_clock_init(B->comm);
+
+    cb_meta *mt = &B->meta;
+    const char *plat = getenv("COLLX_PLATFORM");
+    snprintf(mt->platform, sizeof mt->platform, "%s", plat && *plat ? plat : "real");
+    mt->p = B->p;
+    mt->warmup = o->warmup;
+    mt->iters = o->iters;
+    mt->max_delay_ms = o->pap ? o->max_delay * 1e3 : 0;
+    mt->seed = o->seed;
+    if (o->root_mode == CB_ROOT_ROTATE)
+        strcpy(mt->root, "rotate");
+    else
+        snprintf(mt->root, sizeof mt->root, "%d", root_of(B, 0));
+
+    B->a = malloc(sizeof(double) * (size_t)o->iters);
+    B->f = malloc(sizeof(double) * (size_t)o->iters);
+    if (B->rank == 0) {
+        B->A = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
+        B->F = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
+        B->rr = malloc(sizeof(double) * (size_t)o->iters);
+        B->ee = malloc(sizeof(double) * (size_t)o->iters);
+    }
+
+    /* the points of the sweep: (problem, b) or sizes (as MPI_INT counts) */
+    int pm = o->nproblems > 0;
+    long sizes[64];
+    int nsizes = 0;
+    if (!pm) {
+        for (long s = o->min_size; s <= o->max_size && nsizes < 64;
+             s = s ? 2 * s : 1) {
+            long c = (s + 3) / 4;
+            if (!nsizes || c != (sizes[nsizes - 1] + 3) / 4)
+                sizes[nsizes++] = s;
+        }
+    }
+    int npoints = pm ? o->nproblems * o->nb : nsizes;
+    int per = o->nalgs + (o->guidelines ? 2 * o->ngather_algs : 0);
+    B->ncases = npoints * per;
+    if (B->rank == 0)
+        cb_print_header(stdout, mt, o->coll, pm, o->full);
+
+    int *m = malloc(sizeof(int) * (size_t)B->p);
+    int *mp = malloc(sizeof(int) * (size_t)B->p);
+    cb_row regs[CB_MAX_LIST], vs[CB_MAX_LIST], g2s[CB_MAX_LIST];
+    for (int pt = 0; pt < npoints; pt++) {
+        cb_row proto;
+        memset(&proto, 0, sizeof proto);
+        proto.valid = -1;
+        int regular = 1;
+        if (pm) {
+            cb_problem pr = (cb_problem)o->problems[pt / o->nb];
+            proto.b = o->bs[pt % o->nb];
+            proto.size_bytes = -1;
+            snprintf(proto.problem, sizeof proto.problem, "%s", cb_problem_name(pr));
+            proto.m = cb_problem_fill(pr, B->p, proto.b, o->seed, m);
+            regular = pr == CB_PROBLEM_SAME;
+        } else {
+            long c = (sizes[pt] + 3) / 4;
+            proto.size_bytes = 4 * c;
+            proto.b = -1;
+            for (int i = 0; i < B->p; i++)
+                m[i] = (int)c;
+            proto.m = (long long)c * B->p;
+        }
+        int mx = cb_problem_max(m, B->p);
+        proto.m_pad = (long long)mx * B->p;
+        if (o->guidelines) {
+            for (int i = 0; i < B->p; i++)
+                mp[i] = mx;
+            for (int i = 0; i < o->ngather_algs; i++)
+                padded_case(B, &proto, reg, o->gather_algs[i], 0, mp, m[B->rank], &regs[i]);
+            for (int i = 0; i < o->ngather_algs; i++)
+                padded_case(B, &proto, reg, o->gather_algs[i], 1, mp, m[B->rank], &g2s[i]);
+        }
+        for (int i = 0; i < o->nalgs; i++)
+            run_case(B, &proto, coll, o->algs[i], m, m[B->rank], 0, &vs[i], NULL);
+        if (o->guidelines && gv)
+            guidelines(B, o->ngather_algs, regs, o->nalgs, vs, o->ngather_algs,
+                       g2s, regular);
+    }
+    if (B->rank == 0 && !o->quiet && isatty(2))
+        fputc('\n', stderr);
+
+    int rc = 0;
+    if (B->rank == 0) {
+        char cmd[2048] = "";
+        for (int i = 0, off = 0; i < argc && off < (int)sizeof cmd; i++)
+            off += snprintf(cmd + off, sizeof cmd - (size_t)off, "%s%s", i ? " " : "", argv[i]);
+        if (o->csv[0] && cb_write_csv(o->csv, mt, &B->table)) {
+            fprintf(stderr, "collbench: cannot write %s\n", o->csv);
+            rc = 1;
+        }
+        if (o->json[0] && cb_write_json(o->json, mt, &B->table, cmd)) {
+            fprintf(stderr, "collbench: cannot write %s\n", o->json);
+            rc = 1;
+        }
+        for (int i = 0; i < B->table.n; i++)
+            if (B->table.rows[i].valid == 0) {
+                fprintf(stderr, "collbench: %s/%s gave a wrong result\n",
+                        B->table.rows[i].coll, B->table.rows[i].alg);
+                rc = 1;
+                break;
+            }
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, B->comm);
+    free(m);
+    free(mp);
+    MPI_Comm_free(&B->comm);
+    MPI_Finalize();
+    return rc;
+}
