@@ -81,13 +81,62 @@ int CX_Wait(CX_Request *request);
 int CX_Test(CX_Request *request, int *flag);
 
 /* ---- process arrival pattern (PAP) awareness ----
- * Collective over comm: CX_Pat_init / CX_Pat_finalize. The application calls
- * CX_Pat_edge when `fraction` of this iteration's computation is done; collx
- * predicts this rank's arrival time and shares it without blocking, and the
- * arrival-aware algorithms (scatter slin/sbn/bsln/bsbn, gather
- * sls/sbn/bsls/bsbn) called afterwards use the predicted order. */
+ * Typical iterative use (Proficz 2020, Fig. 4):
+ *
+ *     CX_Pat_init(comm);                       // collective
+ *     CX_Pat_expect_gather(...);               // optional, see below
+ *     for (...) {
+ *         CX_Pat_start(comm);                  // optional: computation starts
+ *         compute_first_half();
+ *         CX_Pat_edge(comm, 0.5);              // 50 % of this iteration done
+ *         compute_second_half();
+ *         CX_Gather(...);                      // with "sls", "bsls", ...
+ *     }
+ *     CX_Pat_finalize(comm);                   // collective
+ *
+ * CX_Pat_init / CX_Pat_finalize are collective over comm. CX_Pat_edge must be
+ * called the same number of times on every rank (once per iteration); it
+ * never blocks on other ranks. It predicts this rank's arrival as
+ *     start + (now - start) / fraction + bias
+ * where start is the latest of CX_Pat_init, CX_Pat_start and the end of the
+ * previous blocking collx collective on comm, and bias is an exponential
+ * moving average (weight 0.3) of past errors (actual arrival - prediction),
+ * and shares it with a nonblocking allgather on a private communicator. The
+ * arrival-aware algorithms (scatter slin/sbn/bsln/bsbn, gather sls/sbn/
+ * bsls/bsbn) called after the edge complete that exchange and visit ranks
+ * in predicted order (root first, ties by rank; identical on all ranks).
+ * Without CX_Pat_init they run their base algorithm in rank order.
+ *
+ * Background variants (bsln, bsbn, bsls) can start the coming call at the
+ * edge when the application registers it once with CX_Pat_expect_scatter /
+ * CX_Pat_expect_gather (same arguments as the call, on every rank). From
+ * then on, at every edge:
+ *   - the receive buffer (recvbuf; the root's for gather) belongs to collx
+ *     until the call returns: do not read or write it between CX_Pat_edge
+ *     and the end of the call;
+ *   - send buffers are never read before the call (the root of a scatter and
+ *     every gather contribution are sent from the call on);
+ *   - the next call of that collective on comm must be exactly the
+ *     registered one (same buffers, counts, types, root), with the algorithm
+ *     selection unchanged since the edge; otherwise it fails with
+ *     MPI_ERR_ARG. CX_Pat_expect_none stops it.
+ * Engines: a progress thread when MPI provides MPI_THREAD_MULTIPLE (it runs
+ * the early part in predicted order while the caller computes), else eager
+ * posting (the first round is posted at the edge and MPI progresses it; the
+ * linear-sync root posts all its tokens and receives at once). Force with
+ * COLLX_PAP_ENGINE=thread|eager. Under the eager engine bsbn builds its tree
+ * from the predictions exchanged at the previous edge, because its ranks
+ * must know their parents before this edge's exchange completes. */
 int CX_Pat_init(MPI_Comm comm);
+int CX_Pat_start(MPI_Comm comm);
 int CX_Pat_edge(MPI_Comm comm, double fraction);
+int CX_Pat_expect_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          int root, MPI_Comm comm);
+int CX_Pat_expect_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm);
+int CX_Pat_expect_none(MPI_Comm comm);
 int CX_Pat_finalize(MPI_Comm comm);
 
 /* ---- algorithm registry and selection ----

@@ -60,11 +60,6 @@ int cx_base_linear_sync(const cx_args *a, cx_sched *s)
             return err;
         return cx_sched_send(s, own.buf, own.count, own.type, a->root);
     }
-    if (!cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
-        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
-                            mine.type);
-    }
     for (int v = 1; v < a->size && !err; v++) {
         int r = cx_rank_of(a, v);
         cx_piece b = cx_all_block(a, r);
@@ -73,6 +68,13 @@ int cx_base_linear_sync(const cx_args *a, cx_sched *s)
         if (!(err = cx_sched_send(s, &token, 1, MPI_BYTE, r)) &&
             !(err = cx_sched_recv(s, b.buf, b.count, b.type, r)))
             err = cx_sched_barrier(s);
+    }
+    /* The root's own block last: the rounds before it never read the send
+     * buffer, so PAP's background engines may start them early. */
+    if (!err && !cx_own_in_place(a)) {
+        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
+        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
+                            mine.type);
     }
     return err;
 }

@@ -55,6 +55,7 @@ typedef struct cx_comm {
     int nodes_ready;
     void *family[8];      /* per-family cached state (orders, windows...) */
     void (*family_free[8])(void *);
+    double last_end;      /* PMPI_Wtime at the end of the last blocking call */
 } cx_comm;
 
 enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
@@ -159,6 +160,7 @@ typedef struct cx_algorithm {
 /* Tables of the families; each ends with an entry whose name is NULL. */
 extern const cx_algorithm cx_base_algorithms[];
 extern const cx_algorithm cx_irregular_algorithms[];
+extern const cx_algorithm cx_pap_algorithms[];
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 /* Algorithm for this call (explicit > env > default), never NULL. */

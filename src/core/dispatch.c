@@ -137,6 +137,8 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     err = alg->build(a, &r->sched);
     if (!err)
         err = req ? cx_sched_start(&r->sched) : cx_sched_run(&r->sched);
+    if (!req)
+        c->last_end = PMPI_Wtime();   /* PAP: the next iteration starts now */
     if (err || !req) {
         cx_sched_free(&r->sched);
         free(r);

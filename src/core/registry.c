@@ -40,6 +40,7 @@ static const cx_algorithm *const tables[] = {
     native_algorithms,
     cx_base_algorithms,
     cx_irregular_algorithms,
+    cx_pap_algorithms,
 };
 
 #define MAX_ALGS 256

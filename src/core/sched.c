@@ -159,6 +159,8 @@ static int start_round(cx_sched *s, int r)
 
 int cx_sched_start(cx_sched *s)
 {
+    if (s->started)
+        return MPI_SUCCESS;   /* started early (PAP background), continue it */
     cx_sched_barrier(s);
     s->started = 1;
     s->cur = 0;

@@ -1,0 +1,118 @@
+/* The eight arrival-aware algorithms: the base LIN / LS / BNOM schedules on
+ * the predicted order (S...), and the same with their receives started at
+ * the edge by a background engine (BS...). Without CX_Pat_init, or before
+ * the first exchange, they run their base algorithm in rotation order. */
+#include "pap.h"
+
+/* Sorted: base builder with the order of this iteration's predictions. */
+static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
+{
+    cx_args b = *a;
+    cx_pap *pap = cx_pap_get(a->comm);
+    if (pap) {
+        cx_pap_arrived(pap);
+        cx_pap_sync(pap);
+        int err = cx_pap_complete(pap);
+        if (err)
+            return err;
+        b.order = cx_pap_order(pap, a->root, 0);
+    }
+    return base(&b, s);
+}
+
+/* Background: adopts the schedule started at the edge, or builds the same
+ * one now. Both run on the PAP communicator with the PAP tag sequence, so
+ * a rank that started early and one that did not still match. */
+static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
+{
+    cx_build_fn base = cx_pap_bg_base(kind, a->coll);
+    cx_pap *pap = cx_pap_get(a->comm);
+    if (!pap)
+        return base(a, s);
+    cx_pap_arrived(pap);
+    cx_pap_sync(pap);
+    int err = cx_pap_complete(pap), adopted = 0;
+    if (!err)
+        err = cx_pap_early_adopt(pap, a, s, &adopted);
+    if (err || adopted) {
+        pap->seq++;
+        return err;
+    }
+    s->comm = pap->comm;
+    s->tag = cx_pap_tag(pap->seq++);
+    cx_args b = *a;
+    b.pcomm = pap->comm;
+    /* bsbn under the eager engine picked its tree at the edge (see early.c) */
+    b.order = cx_pap_order(pap, a->root, kind == CX_BG_BSBN && pap->engine == CX_PAP_EAGER);
+    return base(&b, s);
+}
+
+static int scatter_slin(const cx_args *a, cx_sched *s)
+{
+    return sorted(a, s, cx_base_linear_seq);
+}
+
+static int sorted_binomial(const cx_args *a, cx_sched *s)
+{
+    return sorted(a, s, cx_build_binomial_rooted);
+}
+
+static int gather_sls(const cx_args *a, cx_sched *s)
+{
+    return sorted(a, s, cx_base_linear_sync);
+}
+
+static int scatter_bsln(const cx_args *a, cx_sched *s)
+{
+    return background(a, s, CX_BG_BSLN);
+}
+
+static int bg_binomial(const cx_args *a, cx_sched *s)
+{
+    return background(a, s, CX_BG_BSBN);
+}
+
+static int gather_bsls(const cx_args *a, cx_sched *s)
+{
+    return background(a, s, CX_BG_BSLS);
+}
+
+cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c)
+{
+    (void)c;
+    switch (k) {
+    case CX_BG_BSLN: return cx_base_linear_seq;
+    case CX_BG_BSLS: return cx_base_linear_sync;
+    default: return cx_build_binomial_rooted;
+    }
+}
+
+cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg)
+{
+    if (alg->build == scatter_bsln)
+        return CX_BG_BSLN;
+    if (alg->build == gather_bsls)
+        return CX_BG_BSLS;
+    if (alg->build == bg_binomial)
+        return CX_BG_BSBN;
+    return CX_BG_NONE;
+}
+
+const cx_algorithm cx_pap_algorithms[] = {
+    {CX_COLL_SCATTER, "slin", scatter_slin, 0,
+     "linear, ranks served in predicted arrival order (PAP: CX_Pat_edge)"},
+    {CX_COLL_SCATTER, "sbn", sorted_binomial, 0,
+     "binomial tree over the predicted arrival order, root shuffles blocks"},
+    {CX_COLL_SCATTER, "bsln", scatter_bsln, 0,
+     "slin whose receives are posted at the edge (background progress)"},
+    {CX_COLL_SCATTER, "bsbn", bg_binomial, 0,
+     "sbn whose non-root ranks start receiving/forwarding at the edge"},
+    {CX_COLL_GATHER, "sls", gather_sls, 0,
+     "linear synchronized, ranks asked in predicted arrival order"},
+    {CX_COLL_GATHER, "sbn", sorted_binomial, 0,
+     "binomial tree over the predicted arrival order, root unshuffles blocks"},
+    {CX_COLL_GATHER, "bsls", gather_bsls, 0,
+     "sls whose root asks and receives from the edge on (background progress)"},
+    {CX_COLL_GATHER, "bsbn", bg_binomial, 0,
+     "sbn whose receives (inner ranks and root) start at the edge"},
+    {0, NULL, NULL, 0, NULL}};

@@ -1,0 +1,73 @@
+/* Process-arrival-pattern (PAP) awareness, Proficz 2020: per-communicator
+ * state, arrival prediction and exchange, predicted order, and the two
+ * background engines (progress thread, eager posting). */
+#ifndef CX_PAP_H
+#define CX_PAP_H
+
+#include <pthread.h>
+#include "../base/blocks.h"
+
+typedef enum { CX_PAP_EAGER, CX_PAP_THREAD } cx_pap_engine;
+
+/* Which part of a background algorithm may run before its call. */
+typedef enum { CX_BG_NONE, CX_BG_BSLN, CX_BG_BSBN, CX_BG_BSLS } cx_bg_kind;
+
+typedef struct cx_pap {
+    MPI_Comm comm;          /* own duplicate: exchange + background schedules */
+    cx_comm *cc;            /* collx state of the user's comm (last_end) */
+    int rank, size;
+    cx_pap_engine engine;
+    double offset;          /* local clock minus rank 0's clock */
+    double start;           /* explicit iteration start (init, CX_Pat_start) */
+    /* prediction: pred = raw + bias, bias = EMA of (arrival - raw) */
+    double raw, bias;
+    int have_raw, nobs;
+    /* exchange of predicted arrivals (rank 0's clock) */
+    double mine;
+    double *next, *cur, *snap;  /* in flight / last completed / cur at the edge */
+    int have_cur, have_snap;
+    MPI_Request xreq;
+    int *order;
+    /* background: the registered call and its early-started schedule */
+    unsigned seq;           /* tag sequence of background calls on comm */
+    int has_reg;
+    cx_args reg;
+    cx_sched early;
+    int early_live, early_rounds, early_safe;
+    /* progress thread */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int th_on, th_job, th_busy, th_stop, th_quit;
+} cx_pap;
+
+/* PAP state of comm when CX_Pat_init was called on it, else NULL. */
+cx_pap *cx_pap_get(MPI_Comm comm);
+/* Records the arrival (now) against this iteration's prediction. */
+void cx_pap_arrived(cx_pap *pap);
+/* Takes the state back from the progress thread (no-op for eager). */
+void cx_pap_sync(cx_pap *pap);
+/* Completes the pending exchange, if any. */
+int cx_pap_complete(cx_pap *pap);
+/* Predicted order, root first; stale = the vector known at the last edge.
+ * NULL when nothing was exchanged yet (the builders then use rotation). */
+const int *cx_pap_order(cx_pap *pap, int root, int stale);
+int cx_pap_tag(unsigned seq);
+
+/* Background algorithms (algorithms.c). */
+cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg);
+cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c);
+
+/* Early start (early.c): builds the registered call's schedule and starts
+ * the part that may run before the call; and hands it to the call. */
+int cx_pap_early_start(cx_pap *pap, int current_order);
+void cx_pap_early_progress(cx_pap *pap, int *done);
+int cx_pap_early_adopt(cx_pap *pap, const cx_args *a, cx_sched *s, int *adopted);
+void cx_pap_early_drop(cx_pap *pap);
+
+/* Progress thread (thread.c). */
+int cx_pap_thread_start(cx_pap *pap);
+void cx_pap_thread_kick(cx_pap *pap);
+void cx_pap_thread_stop(cx_pap *pap);
+
+#endif

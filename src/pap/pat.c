@@ -1,0 +1,274 @@
+/* The PAT API: init / start / edge / expect / finalize. At the edge a rank
+ * predicts its arrival, shares it with a nonblocking allgather, and (with a
+ * registered call) starts the part of the coming collective that may run
+ * early. The order is computed from the exchanged vector on every rank. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pap.h"
+
+/* Weight of the newest prediction error in the bias (EMA). */
+#define PAP_EMA 0.3
+
+static void pap_free(void *p);
+
+cx_pap *cx_pap_get(MPI_Comm comm)
+{
+    cx_comm *c;
+    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c))
+        return NULL;
+    return c->family[CX_FAMILY_PAP];
+}
+
+int cx_pap_tag(unsigned seq)
+{
+    return (int)(seq % 32000u) + 1;
+}
+
+/* Offset of the local clock against rank 0's: after a barrier everybody
+ * reads its clock; the median of three rounds damps barrier exit skew. */
+static double clock_offset(MPI_Comm comm)
+{
+    int *global, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+    if (flag && *global)
+        return 0.0;
+    double d[3];
+    for (int i = 0; i < 3; i++) {
+        PMPI_Barrier(comm);
+        double t = PMPI_Wtime(), t0 = t;
+        PMPI_Bcast(&t0, 1, MPI_DOUBLE, 0, comm);
+        d[i] = t - t0;
+    }
+    double lo = d[0] < d[1] ? d[0] : d[1], hi = d[0] < d[1] ? d[1] : d[0];
+    return d[2] < lo ? lo : d[2] > hi ? hi : d[2];
+}
+
+static cx_pap_engine choose_engine(MPI_Comm comm, int rank)
+{
+    int provided = MPI_THREAD_SINGLE, can, all;
+    PMPI_Query_thread(&provided);
+    can = provided == MPI_THREAD_MULTIPLE;
+    const char *env = getenv("COLLX_PAP_ENGINE");
+    if (env && strcmp(env, "eager") == 0)
+        can = 0;
+    /* Every rank must run the same engine: it decides the bsbn order. */
+    PMPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (env && strcmp(env, "thread") == 0 && !all && rank == 0)
+        fprintf(stderr, "collx: COLLX_PAP_ENGINE=thread needs MPI_THREAD_MULTIPLE; "
+                        "using the eager engine\n");
+    return all ? CX_PAP_THREAD : CX_PAP_EAGER;
+}
+
+int CX_Pat_init(MPI_Comm comm)
+{
+    cx_comm *c;
+    int err;
+    if (comm == MPI_COMM_NULL)
+        return cx_error(comm, MPI_ERR_COMM, "CX_Pat_init: MPI_COMM_NULL");
+    if ((err = cx_comm_get(comm, &c)))
+        return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
+    if (c->family[CX_FAMILY_PAP])
+        return MPI_SUCCESS;
+    cx_pap *pap = calloc(1, sizeof *pap);
+    if (!pap)
+        return cx_error(comm, MPI_ERR_NO_MEM, "CX_Pat_init: out of memory");
+    pap->cc = c;
+    pap->rank = c->rank;
+    pap->size = c->size;
+    pap->xreq = MPI_REQUEST_NULL;
+    size_t p = (size_t)c->size;
+    pap->next = calloc(p, sizeof(double));
+    pap->cur = calloc(p, sizeof(double));
+    pap->snap = calloc(p, sizeof(double));
+    pap->order = calloc(p, sizeof(int));
+    if (!pap->next || !pap->cur || !pap->snap || !pap->order ||
+        (err = PMPI_Comm_dup(c->priv, &pap->comm))) {
+        pap->comm = MPI_COMM_NULL;
+        pap_free(pap);
+        return cx_error(comm, err ? err : MPI_ERR_NO_MEM, "CX_Pat_init failed");
+    }
+    pap->offset = clock_offset(pap->comm);
+    pap->engine = choose_engine(pap->comm, pap->rank);
+    if (pap->engine == CX_PAP_THREAD && cx_pap_thread_start(pap))
+        pap->engine = CX_PAP_EAGER;   /* cannot happen on all ranks alike... */
+    pap->start = PMPI_Wtime();
+    c->family[CX_FAMILY_PAP] = pap;
+    c->family_free[CX_FAMILY_PAP] = pap_free;
+    return MPI_SUCCESS;
+}
+
+int CX_Pat_start(MPI_Comm comm)
+{
+    cx_pap *pap = cx_pap_get(comm);
+    if (pap)
+        pap->start = PMPI_Wtime();
+    return MPI_SUCCESS;
+}
+
+int cx_pap_complete(cx_pap *pap)
+{
+    if (pap->xreq == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    int err = PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
+    double *t = pap->cur;
+    pap->cur = pap->next;
+    pap->next = t;
+    pap->have_cur = 1;
+    return err;
+}
+
+void cx_pap_sync(cx_pap *pap)
+{
+    if (!pap->th_on)
+        return;
+    pthread_mutex_lock(&pap->mu);
+    pap->th_job = 0;          /* not picked up yet: the caller does it */
+    pap->th_stop = 1;
+    while (pap->th_busy)
+        pthread_cond_wait(&pap->cv, &pap->mu);
+    pap->th_stop = 0;
+    pthread_mutex_unlock(&pap->mu);
+}
+
+void cx_pap_arrived(cx_pap *pap)
+{
+    if (!pap->have_raw)
+        return;
+    double err = PMPI_Wtime() - pap->raw;
+    pap->bias = pap->nobs++ ? pap->bias + PAP_EMA * (err - pap->bias) : err;
+    pap->have_raw = 0;
+}
+
+int CX_Pat_edge(MPI_Comm comm, double fraction)
+{
+    cx_pap *pap = cx_pap_get(comm);
+    int err;
+    if (!pap)
+        return MPI_SUCCESS;   /* no CX_Pat_init: nothing to predict for */
+    if (!(fraction > 0.0 && fraction <= 1.0))
+        return cx_error(comm, MPI_ERR_ARG, "CX_Pat_edge: fraction %g not in (0, 1]",
+                        fraction);
+    cx_pap_sync(pap);
+    /* A previous edge without its collective: finish what it started. */
+    cx_pap_early_drop(pap);
+    if ((err = cx_pap_complete(pap)))
+        return cx_error(comm, err, "CX_Pat_edge: exchange failed");
+    double now = PMPI_Wtime();
+    double start = pap->start > pap->cc->last_end ? pap->start : pap->cc->last_end;
+    if (start > now)
+        start = now;
+    pap->raw = start + (now - start) / fraction;
+    pap->have_raw = 1;
+    double pred = pap->raw + (pap->nobs ? pap->bias : 0.0);
+    if (pred < now)
+        pred = now;
+    pap->mine = pred - pap->offset;
+    memcpy(pap->snap, pap->cur, sizeof(double) * (size_t)pap->size);
+    pap->have_snap = pap->have_cur;
+    err = PMPI_Iallgather(&pap->mine, 1, MPI_DOUBLE, pap->next, 1, MPI_DOUBLE,
+                          pap->comm, &pap->xreq);
+    if (err)
+        return cx_error(comm, err, "CX_Pat_edge: exchange failed");
+    if (pap->engine == CX_PAP_THREAD)
+        cx_pap_thread_kick(pap);
+    else if ((err = cx_pap_early_start(pap, 0)))
+        return cx_error(comm, err, "CX_Pat_edge: early start failed");
+    return MPI_SUCCESS;
+}
+
+static int expect(cx_coll coll, const void *sbuf, int scount, MPI_Datatype stype,
+                  void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    cx_pap *pap = cx_pap_get(comm);
+    if (!pap)
+        return cx_error(comm, MPI_ERR_OTHER, "CX_Pat_expect: call CX_Pat_init first");
+    cx_args a = {.coll = coll, .sbuf = sbuf, .scount = scount, .stype = stype,
+                 .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root,
+                 .comm = comm, .rank = pap->rank, .size = pap->size};
+    int err = cx_validate(&a);
+    if (err)
+        return cx_error(comm, err, "CX_Pat_expect: invalid arguments");
+    cx_pap_sync(pap);
+    pap->reg = a;
+    pap->has_reg = 1;
+    return MPI_SUCCESS;
+}
+
+int CX_Pat_expect_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm)
+{
+    return expect(CX_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, root, comm);
+}
+
+int CX_Pat_expect_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          int root, MPI_Comm comm)
+{
+    return expect(CX_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, root, comm);
+}
+
+int CX_Pat_expect_none(MPI_Comm comm)
+{
+    cx_pap *pap = cx_pap_get(comm);
+    if (pap) {
+        cx_pap_sync(pap);
+        cx_pap_early_drop(pap);
+        pap->has_reg = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+const int *cx_pap_order(cx_pap *pap, int root, int stale)
+{
+    const double *t = stale ? pap->snap : pap->cur;
+    if (!(stale ? pap->have_snap : pap->have_cur))
+        return NULL;
+    int n = 0;
+    for (int r = 0; r < pap->size; r++)
+        if (r != root)
+            pap->order[1 + n++] = r;
+    /* Insertion sort by (predicted arrival, rank): same result everywhere. */
+    int *o = pap->order + 1;
+    for (int i = 1; i < n; i++) {
+        int r = o[i], j = i;
+        while (j > 0 && (t[o[j - 1]] > t[r] || (t[o[j - 1]] == t[r] && o[j - 1] > r))) {
+            o[j] = o[j - 1];
+            j--;
+        }
+        o[j] = r;
+    }
+    pap->order[0] = root;
+    return pap->order;
+}
+
+static void pap_free(void *p)
+{
+    cx_pap *pap = p;
+    if (pap->th_on)
+        cx_pap_thread_stop(pap);
+    cx_pap_early_drop(pap);
+    if (pap->xreq != MPI_REQUEST_NULL)
+        PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
+    if (pap->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&pap->comm);
+    free(pap->next);
+    free(pap->cur);
+    free(pap->snap);
+    free(pap->order);
+    free(pap);
+}
+
+int CX_Pat_finalize(MPI_Comm comm)
+{
+    cx_comm *c;
+    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) || !c->family[CX_FAMILY_PAP])
+        return MPI_SUCCESS;
+    pap_free(c->family[CX_FAMILY_PAP]);
+    c->family[CX_FAMILY_PAP] = NULL;
+    c->family_free[CX_FAMILY_PAP] = NULL;
+    return MPI_SUCCESS;
+}
