@@ -104,6 +104,7 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
     }
     s->nrounds = safe;
     pap->early_live = 1;
+    pap->n_early++;
     return MPI_SUCCESS;
 }
 
@@ -137,6 +138,7 @@ int cx_pap_early_adopt(cx_pap *pap, const cx_args *a, cx_sched *s, int *adopted)
     *s = *e;                        /* started: the executor continues it */
     memset(e, 0, sizeof *e);
     pap->early_live = 0;
+    pap->n_adopted++;
     *adopted = 1;
     return MPI_SUCCESS;
 }

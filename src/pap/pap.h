@@ -34,6 +34,7 @@ typedef struct cx_pap {
     cx_args reg;
     cx_sched early;
     int early_live, early_rounds, early_safe;
+    long n_early, n_adopted;  /* statistics for tests and tools */
     /* progress thread */
     pthread_t th;
     pthread_mutex_t mu;

@@ -48,6 +48,10 @@ static void check(int ok, const char *what)
 static void check_order(int root, const char *what)
 {
     cx_pap *pap = cx_pap_get(MPI_COMM_WORLD);
+    if (pap) {                  /* as the algorithms do before ordering */
+        cx_pap_sync(pap);
+        cx_pap_complete(pap);
+    }
     const int *o = pap ? cx_pap_order(pap, root, 0) : NULL;
     int ok = 1, *mine = malloc(sizeof(int) * (size_t)size);
     int *all = malloc(sizeof(int) * (size_t)size * (size_t)size);
@@ -167,6 +171,14 @@ int main(int argc, char **argv)
         run("gather", ga[k], size - 1, 40000, MPI_INT, 1, 0, 2, seed++);
         run("gather", ga[k], 0, 0, MPI_INT, 1, 0, 1, seed++);       /* empty */
     }
+    /* Early starts happened and were all adopted by their calls (the eager
+     * engine starts deterministically; the thread may lose the race). */
+    long st[2] = {pap->n_early, pap->n_adopted}, sum[2];
+    MPI_Allreduce(st, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("pap_algs: early starts %ld, adopted %ld\n", sum[0], sum[1]);
+    check(st[0] == st[1], "an early start was not adopted");
+    check(pap->engine == CX_PAP_THREAD || size < 2 || sum[0] > 0, "nothing started early");
     /* Edges without a registered call: the exchanges just complete. */
     for (int k = 0; k < 3; k++)
         CX_Pat_edge(MPI_COMM_WORLD, 0.5);
