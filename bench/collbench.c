@@ -74,6 +74,8 @@ static void measure(bench *B, cb_op *op, cb_row *r, cb_row *e)
         if ((rc = cb_op_run(op, root_of(B, k))) != MPI_SUCCESS)
             die(B, rc, r->coll);
     }
+    if (o->pap)
+        pap_begin(op, o->root_mode == CB_ROOT_ROTATE ? -1 : root_of(B, 0));
     for (int k = 0; k < o->iters; k++) {
         MPI_Barrier(B->comm);
         cb_pap_compute(B->comm, o->pap ? cb_pap_delay(o->seed, k, B->rank,
@@ -84,6 +86,8 @@ static void measure(bench *B, cb_op *op, cb_row *r, cb_row *e)
         if (rc != MPI_SUCCESS)
             die(B, rc, r->coll);
     }
+    if (o->pap)
+        pap_end(B->comm);
     r->valid = e->valid = o->validate ? cb_op_validate(op, root_of(B, 0)) : -1;
     MPI_Gather(B->a, o->iters, MPI_DOUBLE, B->A, o->iters, MPI_DOUBLE, 0, B->comm);
     MPI_Gather(B->f, o->iters, MPI_DOUBLE, B->F, o->iters, MPI_DOUBLE, 0, B->comm);

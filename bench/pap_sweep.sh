@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# PAP paper (Proficz 2020) Tables 3-4 in SMPI: scatter (linear, binomial,
+# slin, sbn, bsln, bsbn) and gather (linear_sync, binomial, sls, sbn, bsls,
+# bsbn) on tryton-1gbe-48, total vector N = 128K..2M floats, uniform PAPs
+# with max delay 0..500 ms. Writes OUT/pap.csv and OUT/pap_tables.md.
+#   bench/pap_sweep.sh [OUT]     env: ITERS (16), SIZES, DELAYS, NP (48), JOBS (2)
+# The "0 ms" column runs with a 1 us maximum delay (collbench needs > 0),
+# so PAT prediction and exchange still run for every algorithm.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$ROOT/results/pap}"
+ITERS="${ITERS:-16}" NP="${NP:-48}" JOBS="${JOBS:-2}"
+SIZES="${SIZES:-128 256 512 1024 2048}"          # K floats, whole vector
+DELAYS="${DELAYS:-0 1 5 10 50 100 500}"           # ms
+BIN="$ROOT/build/smpi/bench/collbench"
+[ -x "$BIN" ] || { echo "pap_sweep: build first (./run build)" >&2; exit 2; }
+mkdir -p "$OUT/csv"
+
+one() {  # coll algs kfloats delay
+  local coll=$1 algs=$2 k=$3 d=$4
+  local bytes=$(( (k * 1024 / NP) * 4 ))   # floats per rank, as bytes
+  local md="${d}ms"; [ "$d" = 0 ] && md="1us"
+  "$ROOT/sim/run" tryton-1gbe-48 "$NP" -- "$BIN" --coll "$coll" --algs "$algs" \
+    -m "$bytes" -i "$ITERS" -x 2 --pap uniform --max-delay "$md" --seed 7 -q \
+    --csv "$OUT/csv/$coll-$k-$d.csv" >/dev/null
+}
+export -f one
+export ROOT NP ITERS BIN OUT
+for k in $SIZES; do for d in $DELAYS; do
+  echo "scatter linear,binomial,slin,sbn,bsln,bsbn $k $d"
+  echo "gather linear_sync,binomial,sls,sbn,bsls,bsbn $k $d"
+done; done | xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _
+head -1 "$(ls "$OUT"/csv/*.csv | head -1)" > "$OUT/pap.csv"
+for f in "$OUT"/csv/*.csv; do tail -n +2 "$f"; done >> "$OUT/pap.csv"
+/usr/bin/python3 "$ROOT/bench/pap_tables.py" "$OUT/pap.csv" > "$OUT/pap_tables.md"
+echo "pap_sweep: $OUT/pap_tables.md"
