@@ -158,9 +158,10 @@ int main(int argc, char **argv)
     MPI_Type_commit(&vec);
     unsigned seed = 3;
     for (int k = 0; k < 4; k++)
-        for (int root = 0; root < size; root += (size > 3 ? size / 3 : 1))
+        for (int ri = 0; ri < 3; ri++)   /* roots 0, p/2, p-1 */
             for (int expect = 0; expect < 2; expect++)
                 for (int wrong = 0; wrong < 2; wrong++) {
+                    int root = ri == 0 ? 0 : ri == 1 ? size / 2 : size - 1;
                     run("scatter", sc[k], root, 1000, MPI_INT, expect, wrong, iters, seed++);
                     run("gather", ga[k], root, 1000, MPI_INT, expect, wrong, iters, seed++);
                 }
