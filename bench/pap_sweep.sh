@@ -29,7 +29,7 @@ export ROOT NP ITERS BIN OUT
 for k in $SIZES; do for d in $DELAYS; do
   echo "scatter linear,binomial,slin,sbn,bsln,bsbn $k $d"
   echo "gather linear_sync,binomial,sls,sbn,bsls,bsbn $k $d"
-done; done | xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _
+done; done | xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _ || echo "pap_sweep: some runs failed" >&2
 head -1 "$(ls "$OUT"/csv/*.csv | head -1)" > "$OUT/pap.csv"
 for f in "$OUT"/csv/*.csv; do tail -n +2 "$f"; done >> "$OUT/pap.csv"
 /usr/bin/python3 "$ROOT/bench/pap_tables.py" "$OUT/pap.csv" > "$OUT/pap_tables.md"

@@ -90,8 +90,10 @@ int CX_Pat_init(MPI_Comm comm)
     }
     pap->offset = clock_offset(pap->comm);
     pap->engine = choose_engine(pap->comm, pap->rank);
-    if (pap->engine == CX_PAP_THREAD && cx_pap_thread_start(pap))
-        pap->engine = CX_PAP_EAGER;   /* cannot happen on all ranks alike... */
+    if (pap->engine == CX_PAP_THREAD && (err = cx_pap_thread_start(pap))) {
+        pap_free(pap);
+        return cx_error(comm, err, "CX_Pat_init: cannot start the progress thread");
+    }
     pap->start = PMPI_Wtime();
     c->family[CX_FAMILY_PAP] = pap;
     c->family_free[CX_FAMILY_PAP] = pap_free;
