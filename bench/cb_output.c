@@ -20,13 +20,13 @@ void cb_print_header(FILE *f, const cb_meta *m, const char *coll,
     if (m->max_delay_ms > 0)
         fprintf(f, " pap=uniform max_delay=%gms seed=%llu", m->max_delay_ms, m->seed);
     fprintf(f, "\n# times in us: r = max f_i - min a_i (run time), "
-            "e = mean (f_i - a_i) (elapsed)\n");
+            "e = mean (f_i - a_i) (elapsed),\n#   t = max (f_i - a_i) (slowest process, Traff's tables)\n");
     if (problem_mode)
         fprintf(f, "# %-18s %-14s %-11s %6s %10s %10s", "coll", "alg", "problem",
                 "b", "m", "m'");
     else
         fprintf(f, "# %-18s %-14s %10s", "coll", "alg", "size(B)");
-    fprintf(f, " %11s %11s %11s", "r_mean", "r_min", "r_max");
+    fprintf(f, " %11s %11s %11s %11s", "r_mean", "r_min", "r_max", "t_min");
     if (full)
         fprintf(f, " %11s %11s %11s %11s %11s", "r_median", "e_min", "e_median",
                 "e_mean", "e_max");
@@ -35,15 +35,16 @@ void cb_print_header(FILE *f, const cb_meta *m, const char *coll,
 
 static const char *valid_str(int v) { return v < 0 ? "-" : v ? "ok" : "WRONG"; }
 
-void cb_print_case(FILE *f, const cb_row *r, const cb_row *e, int problem_mode,
-                   int full)
+void cb_print_case(FILE *f, const cb_row *r, const cb_row *e, const cb_row *t,
+                   int problem_mode, int full)
 {
     if (problem_mode)
         fprintf(f, "  %-18s %-14s %-11s %6ld %10lld %10lld", r->coll, r->alg,
                 r->problem, r->b, r->m, r->m_pad);
     else
         fprintf(f, "  %-18s %-14s %10ld", r->coll, r->alg, r->size_bytes);
-    fprintf(f, " %11.2f %11.2f %11.2f", r->s.mean, r->s.min, r->s.max);
+    fprintf(f, " %11.2f %11.2f %11.2f %11.2f", r->s.mean, r->s.min, r->s.max,
+            t->s.min);
     if (full)
         fprintf(f, " %11.2f %11.2f %11.2f %11.2f %11.2f", r->s.median, e->s.min,
                 e->s.median, e->s.mean, e->s.max);

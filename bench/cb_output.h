@@ -21,7 +21,7 @@ typedef struct {
     char problem[16];     /* "": size mode */
     long b;               /* -1: size mode */
     long long m, m_pad;   /* total MPI_INTs, and p * max m_i */
-    char metric[8];       /* r, e (time); G1, G2 (guideline) */
+    char metric[8];       /* r, e, t (time); G1, G2 (guideline) */
     cb_summary s;         /* microseconds; lhs of a guideline */
     int valid;            /* -1 not checked, 0 wrong, 1 same as PMPI_ */
     char ref[96];         /* guideline: right-hand side */
@@ -38,7 +38,7 @@ void cb_table_add(cb_table *t, const cb_row *r);
 
 void cb_print_header(FILE *f, const cb_meta *m, const char *coll,
                      int problem_mode, int full);
-void cb_print_case(FILE *f, const cb_row *r, const cb_row *e,
+void cb_print_case(FILE *f, const cb_row *r, const cb_row *e, const cb_row *t,
                    int problem_mode, int full);
 void cb_print_verdict(FILE *f, const cb_row *g, double tol);
 

@@ -21,6 +21,15 @@ double cb_elapsed_time(const double *a, const double *f, int p)
     return s / p;
 }
 
+double cb_slowest_time(const double *a, const double *f, int p)
+{
+    double t = f[0] - a[0];
+    for (int j = 1; j < p; j++)
+        if (f[j] - a[j] > t)
+            t = f[j] - a[j];
+    return t;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

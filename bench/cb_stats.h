@@ -11,6 +11,9 @@ typedef struct {
  * clock. r = max_j f_j - min_j a_j, e = (1/p) sum_j (f_j - a_j). */
 double cb_run_time(const double *a, const double *f, int p);
 double cb_elapsed_time(const double *a, const double *f, int p);
+/* t = max_j (f_j - a_j): the slowest process's own time, the metric of
+ * Träff's tables (insensitive to barrier exit skew). */
+double cb_slowest_time(const double *a, const double *f, int p);
 
 /* Summary of x[0..n-1]; x is reordered (sorted). n = 0 gives all zeros. */
 cb_summary cb_summarize(double *x, int n);

@@ -19,6 +19,8 @@
 #include "cb_problem.h"
 #include "cb_stats.h"
 
+#define CB_CACHE 128
+
 /* Everything one run shares (no globals: SMPI may run unprivatized). */
 typedef struct {
     cb_opts o;
@@ -27,9 +29,9 @@ typedef struct {
     cb_meta meta;
     cb_table table;
     int ncases, done;
-    double *a, *f, *A, *F, *rr, *ee;
+    double *a, *f, *A, *F, *rr, *ee, *tt;
     /* Guideline cache: padded gather/scatter timings by (alg, block). */
-    struct { char alg[CB_NAME_LEN]; int g2, block; cb_row r, e; } cache[256];
+    struct { char alg[CB_NAME_LEN]; int g2, block; cb_row rows[3]; } cache[CB_CACHE];
     int ncache;
 } bench;
 
@@ -64,15 +66,20 @@ static void progress(bench *B, const char *coll, const char *alg, const char *wh
                 alg, what);
 }
 
-/* Warm-ups, then timed repetitions; fills the r and e rows (rank 0). */
-static void measure(bench *B, cb_op *op, cb_row *r, cb_row *e)
+/* The metrics of one case, in row order: r and e (PAP paper eq. 1-2) and
+ * t = max_j (f_j - a_j) (Träff's "time of the slowest process"). */
+enum { M_R, M_E, M_T, NMETRIC };
+static const char *const metric_names[NMETRIC] = {"r", "e", "t"};
+
+/* Warm-ups, then timed repetitions; fills rows[NMETRIC] (rank 0). */
+static void measure(bench *B, cb_op *op, cb_row *rows)
 {
     const cb_opts *o = &B->o;
     int rc;
     for (int k = 0; k < o->warmup; k++) {
         MPI_Barrier(B->comm);
         if ((rc = cb_op_run(op, root_of(B, k))) != MPI_SUCCESS)
-            die(B, rc, r->coll);
+            die(B, rc, rows[0].coll);
     }
     if (o->pap)
         pap_begin(op, o->root_mode == CB_ROOT_ROTATE ? -1 : root_of(B, 0));
@@ -84,33 +91,35 @@ static void measure(bench *B, cb_op *op, cb_row *r, cb_row *e)
         rc = cb_op_run(op, root_of(B, k));
         B->f[k] = cb_now();
         if (rc != MPI_SUCCESS)
-            die(B, rc, r->coll);
+            die(B, rc, rows[0].coll);
     }
     if (o->pap)
         pap_end(B->comm);
-    r->valid = e->valid = o->validate ? cb_op_validate(op, root_of(B, 0)) : -1;
+    int valid = o->validate ? cb_op_validate(op, root_of(B, 0)) : -1;
     MPI_Gather(B->a, o->iters, MPI_DOUBLE, B->A, o->iters, MPI_DOUBLE, 0, B->comm);
     MPI_Gather(B->f, o->iters, MPI_DOUBLE, B->F, o->iters, MPI_DOUBLE, 0, B->comm);
     if (B->rank)
         return;
     double *ak = malloc(sizeof(double) * (size_t)B->p);
     double *fk = malloc(sizeof(double) * (size_t)B->p);
+    double *x[NMETRIC] = {B->rr, B->ee, B->tt};
     for (int k = 0; k < o->iters; k++) {
         for (int j = 0; j < B->p; j++) {
             ak[j] = B->A[(size_t)j * o->iters + k];
             fk[j] = B->F[(size_t)j * o->iters + k];
         }
-        B->rr[k] = 1e6 * cb_run_time(ak, fk, B->p);
-        B->ee[k] = 1e6 * cb_elapsed_time(ak, fk, B->p);
+        x[M_R][k] = 1e6 * cb_run_time(ak, fk, B->p);
+        x[M_E][k] = 1e6 * cb_elapsed_time(ak, fk, B->p);
+        x[M_T][k] = 1e6 * cb_slowest_time(ak, fk, B->p);
     }
     free(ak);
     free(fk);
-    r->s = cb_summarize(B->rr, o->iters);
-    e->s = cb_summarize(B->ee, o->iters);
-    strcpy(r->kind, "time");
-    strcpy(e->kind, "time");
-    strcpy(r->metric, "r");
-    strcpy(e->metric, "e");
+    for (int i = 0; i < NMETRIC; i++) {
+        rows[i].s = cb_summarize(x[i], o->iters);
+        rows[i].valid = valid;
+        strcpy(rows[i].kind, "time");
+        strcpy(rows[i].metric, metric_names[i]);
+    }
 }
 
 static void set_alg(bench *B, const char *coll, const char *alg)
@@ -119,74 +128,73 @@ static void set_alg(bench *B, const char *coll, const char *alg)
         die(B, MPI_ERR_ARG, "CX_Algorithm_set");
 }
 
-/* Measures coll/alg on block sizes m and records the rows. */
-static void run_case(bench *B, cb_row *proto, cb_coll coll, const char *alg,
-                     const int *m, int local, int g2, cb_row *r_out,
-                     cb_row *e_out)
+static void record(bench *B, cb_row *rows)
+{
+    if (B->rank)
+        return;
+    for (int i = 0; i < NMETRIC; i++)
+        cb_table_add(&B->table, &rows[i]);
+    cb_print_case(stdout, &rows[M_R], &rows[M_E], &rows[M_T],
+                  rows[0].problem[0] != 0, B->o.full);
+    fflush(stdout);
+}
+
+/* Measures coll/alg on block sizes m and records rows[NMETRIC]. */
+static void run_case(bench *B, const cb_row *proto, cb_coll coll,
+                     const char *alg, const int *m, int local, int g2,
+                     cb_row *rows)
 {
     cb_op op;
-    cb_row r = *proto, e = *proto;
     set_alg(B, cb_coll_name(coll), alg);
     int rc = cb_op_setup(&op, coll, m, local, g2, B->comm, root_of(B, 0),
                          B->o.root_mode == CB_ROOT_ROTATE, B->shared);
     if (rc != MPI_SUCCESS)
         die(B, rc, "buffer setup (message too large?)");
-    snprintf(r.coll, sizeof r.coll, "%s%s", g2 ? "allreduce+" : "", cb_coll_name(coll));
-    snprintf(r.alg, sizeof r.alg, "%s", alg);
-    strcpy(e.coll, r.coll);
-    strcpy(e.alg, r.alg);
-    measure(B, &op, &r, &e);
+    for (int i = 0; i < NMETRIC; i++) {
+        rows[i] = *proto;
+        snprintf(rows[i].coll, sizeof rows[i].coll, "%s%s", g2 ? "allreduce+" : "",
+                 cb_coll_name(coll));
+        snprintf(rows[i].alg, sizeof rows[i].alg, "%s", alg);
+    }
+    measure(B, &op, rows);
     cb_op_free(&op);
     set_alg(B, cb_coll_name(coll), NULL);
     char what[64];
-    if (r.problem[0])
-        snprintf(what, sizeof what, "%s b=%ld", r.problem, r.b);
+    if (proto->problem[0])
+        snprintf(what, sizeof what, "%s b=%ld", proto->problem, proto->b);
     else
-        snprintf(what, sizeof what, "%ld B", r.size_bytes);
-    progress(B, r.coll, alg, what);
-    if (B->rank == 0) {
-        cb_table_add(&B->table, &r);
-        cb_table_add(&B->table, &e);
-        cb_print_case(stdout, &r, &e, r.problem[0] != 0, B->o.full);
-        fflush(stdout);
-    }
-    if (r_out)
-        *r_out = r;
-    if (e_out)
-        *e_out = e;
+        snprintf(what, sizeof what, "%ld B", proto->size_bytes);
+    progress(B, rows[0].coll, alg, what);
+    record(B, rows);
 }
 
 /* Padded regular gather/scatter (optionally with the allreduce of
- * Guideline (2)); timings depend only on the padded block, so reuse them. */
-static void padded_case(bench *B, cb_row *proto, cb_coll reg, const char *alg,
-                        int g2, const int *mp, int local, cb_row *r_out)
+ * Guideline (2)); timings depend only on the padded block, so measure each
+ * (algorithm, block) once per run and reuse it for other problems. */
+static void padded_case(bench *B, const cb_row *proto, cb_coll reg,
+                        const char *alg, int g2, const int *mp, int local,
+                        cb_row *rows)
 {
     for (int i = 0; i < B->ncache; i++)
         if (B->cache[i].g2 == g2 && B->cache[i].block == mp[0] &&
             !strcmp(B->cache[i].alg, alg)) {
-            cb_row r = B->cache[i].r, e = B->cache[i].e;
-            r.m = e.m = proto->m;
-            strcpy(r.problem, proto->problem);
-            strcpy(e.problem, proto->problem);
-            r.b = e.b = proto->b;
-            B->done++;
-            if (B->rank == 0) {
-                cb_table_add(&B->table, &r);
-                cb_table_add(&B->table, &e);
-                cb_print_case(stdout, &r, &e, 1, B->o.full);
+            for (int k = 0; k < NMETRIC; k++) {
+                rows[k] = B->cache[i].rows[k];
+                rows[k].m = proto->m;
+                rows[k].b = proto->b;
+                strcpy(rows[k].problem, proto->problem);
             }
-            *r_out = r;
+            B->done++;
+            record(B, rows);
             return;
         }
-    cb_row e;
-    run_case(B, proto, reg, alg, mp, local, g2, r_out, &e);
-    if (B->ncache < 256) {
+    run_case(B, proto, reg, alg, mp, local, g2, rows);
+    if (B->ncache < CB_CACHE) {
         int i = B->ncache++;
         snprintf(B->cache[i].alg, CB_NAME_LEN, "%s", alg);
         B->cache[i].g2 = g2;
         B->cache[i].block = mp[0];
-        B->cache[i].r = *r_out;
-        B->cache[i].e = e;
+        memcpy(B->cache[i].rows, rows, sizeof B->cache[i].rows);
     }
 }
 
@@ -206,7 +214,8 @@ static void verdict(bench *B, const cb_row *lhs, const char *ref, double rhs,
     cb_print_verdict(stdout, &v, B->o.tolerance);
 }
 
-/* Träff section 4, on min times (the paper marks both; in SMPI they agree):
+/* Träff section 4, on min t (the paper marks avg and min; in SMPI without
+ * delays they agree):
  *  (1) MPI_Gather(m) <= MPI_Gatherv(m) — only where MPI_Gather can be used,
  *      i.e. regular problems (m' = m); per gather algorithm vs the best
  *      gatherv algorithm.
@@ -336,6 +345,7 @@ int main(int argc, char **argv)
         B->F = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
         B->rr = malloc(sizeof(double) * (size_t)o->iters);
         B->ee = malloc(sizeof(double) * (size_t)o->iters);
+        B->tt = malloc(sizeof(double) * (size_t)o->iters);
     }
 
     /* the points of the sweep: (problem, b) or sizes (as MPI_INT counts) */
@@ -358,7 +368,8 @@ int main(int argc, char **argv)
 
     int *m = malloc(sizeof(int) * (size_t)B->p);
     int *mp = malloc(sizeof(int) * (size_t)B->p);
-    cb_row regs[CB_MAX_LIST], vs[CB_MAX_LIST], g2s[CB_MAX_LIST];
+    /* guideline verdicts compare t (Träff's metric) rows */
+    cb_row regs[CB_MAX_LIST], vs[CB_MAX_LIST], g2s[CB_MAX_LIST], rows[NMETRIC];
     for (int pt = 0; pt < npoints; pt++) {
         cb_row proto;
         memset(&proto, 0, sizeof proto);
@@ -385,12 +396,21 @@ int main(int argc, char **argv)
             for (int i = 0; i < B->p; i++)
                 mp[i] = mx;
             for (int i = 0; i < o->ngather_algs; i++)
-                padded_case(B, &proto, reg, o->gather_algs[i], 0, mp, m[B->rank], &regs[i]);
+                {
+                padded_case(B, &proto, reg, o->gather_algs[i], 0, mp, m[B->rank], rows);
+                regs[i] = rows[M_T];
+            }
             for (int i = 0; i < o->ngather_algs; i++)
-                padded_case(B, &proto, reg, o->gather_algs[i], 1, mp, m[B->rank], &g2s[i]);
+                {
+                padded_case(B, &proto, reg, o->gather_algs[i], 1, mp, m[B->rank], rows);
+                g2s[i] = rows[M_T];
+            }
         }
         for (int i = 0; i < o->nalgs; i++)
-            run_case(B, &proto, coll, o->algs[i], m, m[B->rank], 0, &vs[i], NULL);
+            {
+            run_case(B, &proto, coll, o->algs[i], m, m[B->rank], 0, rows);
+            vs[i] = rows[M_T];
+        }
         if (o->guidelines && gv)
             guidelines(B, o->ngather_algs, regs, o->nalgs, vs, o->ngather_algs,
                        g2s, regular);
