@@ -189,11 +189,28 @@ int cx_sched_progress(cx_sched *s, int *done)
     return err;
 }
 
+/* SMPI's MPI_Waitall is a loop of MPI_Waitany: O(n^2) simulator work for n
+ * requests (a linear gather root at p=560 took 0.7 s of host time per call).
+ * Waiting in order completes the same set in the same simulated time, O(n). */
+static int wait_all(int n, MPI_Request *reqs)
+{
+#ifdef SMPI_H
+    for (int i = 0; i < n; i++) {
+        int err = PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+#else
+    return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+#endif
+}
+
 int cx_sched_finish(cx_sched *s)
 {
     int err = MPI_SUCCESS;
     while (s->cur < s->nrounds) {
-        if (s->nreqs && (err = PMPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE)))
+        if (s->nreqs && (err = wait_all(s->nreqs, s->reqs)))
             return err;
         s->nreqs = 0;
         if (++s->cur < s->nrounds && (err = start_round(s, s->cur)))
