@@ -38,6 +38,7 @@ void cb_opts_usage(void *file, const char *prog)
 "                    (1) MPI_Gather(m) <= MPI_Gatherv(m)  [regular problems]\n"
 "                    (2) MPI_Gatherv(m) <= MPI_Allreduce(1) + MPI_Gather(m')\n"
 "  --guide-algs A,.. gather/scatter algorithms for the guidelines (default all)\n"
+"  --g2-algs A,..    of these, the ones padded for Guideline (2) (default all)\n"
 "  --tolerance X     violation when lhs > (1+X) rhs; 0.05 or 5%% (default 5%%)\n"
 "  --csv FILE        tidy CSV, one row per case and metric\n"
 "  --json FILE       the same rows as JSON\n"
@@ -160,6 +161,11 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
             return fail(err, len, "bad list for --guide-algs: '%s'", val);
         return 0;
     }
+    if (!strcmp(name, "--g2-algs")) {
+        if (split_names(val, o->g2_algs, &o->ng2_algs))
+            return fail(err, len, "bad list for --g2-algs: '%s'", val);
+        return 0;
+    }
     if (!strcmp(name, "-m")) {
         const char *c = strchr(val, ':');
         char lo[64];
@@ -260,7 +266,7 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
 static int takes_value(const char *name)
 {
     static const char *const v[] = {
-        "--coll", "--algs", "--guide-algs", "-m", "-i", "-x", "--root",
+        "--coll", "--algs", "--guide-algs", "--g2-algs", "-m", "-i", "-x", "--root",
         "--problem", "-b", "--pap", "--max-delay", "--seed", "--tolerance",
         "--csv", "--json", NULL};
     for (int i = 0; v[i]; i++)

@@ -32,6 +32,8 @@ typedef struct {
     double tolerance;                       /* --tolerance (fraction) */
     char gather_algs[CB_MAX_LIST][CB_NAME_LEN]; /* --guide-algs */
     int ngather_algs;
+    char g2_algs[CB_MAX_LIST][CB_NAME_LEN];     /* --g2-algs */
+    int ng2_algs;
     char csv[CB_PATH_LEN], json[CB_PATH_LEN];
     int help;
 } cb_opts;

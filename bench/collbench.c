@@ -306,7 +306,9 @@ int main(int argc, char **argv)
     cb_coll reg = coll == CB_GATHERV ? CB_GATHER : CB_SCATTER;
     if (resolve_algs(o->coll, o->algs, &o->nalgs, err, sizeof err) ||
         (o->guidelines && resolve_algs(cb_coll_name(reg), o->gather_algs,
-                                       &o->ngather_algs, err, sizeof err)))
+                                       &o->ngather_algs, err, sizeof err)) ||
+        (o->guidelines && o->ng2_algs &&
+         resolve_algs(cb_coll_name(reg), o->g2_algs, &o->ng2_algs, err, sizeof err)))
         return bad_usage(B, err, argv[0]);
     if (o->root_mode == CB_ROOT_FIXED && o->root >= B->p) {
         snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, B->p);
@@ -361,7 +363,11 @@ int main(int argc, char **argv)
         }
     }
     int npoints = pm ? o->nproblems * o->nb : nsizes;
-    int per = o->nalgs + (o->guidelines ? 2 * o->ngather_algs : 0);
+    if (o->guidelines && !o->ng2_algs) {
+        memcpy(o->g2_algs, o->gather_algs, sizeof o->g2_algs);
+        o->ng2_algs = o->ngather_algs;
+    }
+    int per = o->nalgs + (o->guidelines ? o->ngather_algs + o->ng2_algs : 0);
     B->ncases = npoints * per;
     if (B->rank == 0)
         cb_print_header(stdout, mt, o->coll, pm, o->full);
@@ -395,24 +401,21 @@ int main(int argc, char **argv)
         if (o->guidelines) {
             for (int i = 0; i < B->p; i++)
                 mp[i] = mx;
-            for (int i = 0; i < o->ngather_algs; i++)
-                {
+            for (int i = 0; i < o->ngather_algs; i++) {
                 padded_case(B, &proto, reg, o->gather_algs[i], 0, mp, m[B->rank], rows);
                 regs[i] = rows[M_T];
             }
-            for (int i = 0; i < o->ngather_algs; i++)
-                {
-                padded_case(B, &proto, reg, o->gather_algs[i], 1, mp, m[B->rank], rows);
+            for (int i = 0; i < o->ng2_algs; i++) {
+                padded_case(B, &proto, reg, o->g2_algs[i], 1, mp, m[B->rank], rows);
                 g2s[i] = rows[M_T];
             }
         }
-        for (int i = 0; i < o->nalgs; i++)
-            {
+        for (int i = 0; i < o->nalgs; i++) {
             run_case(B, &proto, coll, o->algs[i], m, m[B->rank], 0, rows);
             vs[i] = rows[M_T];
         }
         if (o->guidelines && gv)
-            guidelines(B, o->ngather_algs, regs, o->nalgs, vs, o->ngather_algs,
+            guidelines(B, o->ngather_algs, regs, o->nalgs, vs, o->ng2_algs,
                        g2s, regular);
     }
     if (B->rank == 0 && !o->quiet && isatty(2))
