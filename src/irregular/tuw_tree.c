@@ -5,7 +5,7 @@
 
 /* Default of COLLX_TUW_DIRECT_THRESHOLD (bytes); see the README of
  * src/irregular for the SMPI measurement that chose it. */
-#define TUW_DEFAULT_THRESHOLD (256LL * 1024)
+#define TUW_DEFAULT_THRESHOLD (64LL * 1024)
 
 int tuw_levels(int p)
 {
