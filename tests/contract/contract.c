@@ -25,6 +25,7 @@ static struct {
 } opt = {NULL, 1, 1, 0};
 
 static long failures, checks;
+static int struct_broken;   /* see struct_large_broken() */
 static MPI_Comm comm;
 static int rank, size;
 
@@ -146,18 +147,50 @@ static int reducible(const tcase *tc)
     if (!tc->reducible)
         return 0;
     char in[64] = {0}, inout[64] = {0};
-    MPI_Errhandler old;
-    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    int err = PMPI_Reduce_local(in, inout, 1, tc->same->type, MPI_SUM);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
-    MPI_Errhandler_free(&old);
-    return err == MPI_SUCCESS;
+    return PMPI_Reduce_local(in, inout, 1, tc->same->type, MPI_SUM) == MPI_SUCCESS;
+}
+
+/* MPICH 4.0's allgatherv on one rank copies to displacement 0, ignoring
+ * displs[0]; the reference is then wrong for the gapped layout. */
+static int allgatherv_self_ignores_displs(void)
+{
+    int in = 1, out[2] = {0, 0}, cnt = 1, disp = 1;
+    if (size != 1)
+        return 0;
+    PMPI_Allgatherv(&in, 1, MPI_INT, out, &cnt, &disp, MPI_INT, comm);
+    return out[0] != 0;
+}
+
+/* MPICH 4.0.2 (ch4:ucx) truncates a message received into a heterogeneous
+ * struct type above its eager size when the sender used MPI_PACKED, which
+ * its own scatter/alltoallv do. Such an MPI cannot be the reference for
+ * large struct messages; struct cases then stay below STRUCT_SMALL. */
+#define STRUCT_SMALL 17
+static int struct_large_broken(const tside *t)
+{
+    int n = 1000, err = MPI_SUCCESS, broken = 0;
+    if (size < 2)
+        return 0;
+    char *buf = calloc((size_t)n, (size_t)t->ext);
+    int bytes;
+    MPI_Type_size(t->type, &bytes);
+    bytes *= n;
+    if (rank == 0)
+        err = PMPI_Send(buf, bytes, MPI_PACKED, 1, 0, comm);
+    else if (rank == 1)
+        err = PMPI_Recv(buf, n, t->type, 0, 0, comm, MPI_STATUS_IGNORE);
+    broken = err != MPI_SUCCESS;
+    MPI_Allreduce(MPI_IN_PLACE, &broken, 1, MPI_INT, MPI_MAX, comm);
+    free(buf);
+    return broken;
 }
 
 static void run_coll(int coll)
 {
+    int skip_gapped = coll == C_ALLGATHERV && allgatherv_self_ignores_displs();
+    if (skip_gapped && rank == 0)
+        printf("NOTE: this MPI's allgatherv on one rank ignores displs[0]; "
+               "gapped layouts not checked\n");
     int ncase = 0;
     long before = checks;
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
@@ -167,6 +200,8 @@ static void run_coll(int coll)
         for (int t = 0; t < tcase_count(); t++) {
             const tcase *tc = tcase_get(t);
             if (coll == C_REDUCE_SCATTER_BLOCK && !reducible(tc))
+                continue;
+            if (n > STRUCT_SMALL && strcmp(tc->name, "struct") == 0 && struct_broken)
                 continue;
             /* Open MPI 4.1's tuned allgatherv decides with sendtype size x
              * recvcounts, so ranks with different types pick different
@@ -183,7 +218,8 @@ static void run_coll(int coll)
                 int in_place_ok = coll != C_BCAST;
                 for (int ip = 0; ip <= in_place_ok; ip++)
                     for (int lay = 0; lay <= coll_is_v(coll); lay++) {
-                        if (large && coll_is_v(coll) && lay == LAYOUT_ASC)
+                        if ((large && coll_is_v(coll) && lay == LAYOUT_ASC) ||
+                            (skip_gapped && lay == LAYOUT_REV_GAPS))
                             continue;
                         call c = {.coll = coll, .root = root, .layout = lay,
                                   .in_place = ip, .rank = rank, .size = size,
@@ -215,6 +251,10 @@ int main(int argc, char **argv)
 {
     int todo[C_NCOLL] = {0}, any = 0;
     MPI_Init(&argc, &argv);
+    /* Errors become FAIL lines, not aborts: MPICH reports errors of
+     * MPI_Waitall and MPI_Reduce_local on MPI_COMM_WORLD / MPI_COMM_SELF. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm, &rank);
@@ -245,6 +285,12 @@ int main(int argc, char **argv)
     if (!any)
         MPI_Abort(MPI_COMM_WORLD, 2);
     types_init();
+    for (int t = 0; t < tcase_count(); t++)
+        if (strcmp(tcase_get(t)->name, "struct") == 0)
+            struct_broken = struct_large_broken(tcase_get(t)->same);
+    if (struct_broken && rank == 0)
+        printf("NOTE: this MPI truncates large MPI_PACKED -> struct messages; "
+               "struct cases limited to count <= %d\n", STRUCT_SMALL);
     for (int c = 0; c < C_NCOLL; c++)
         if (todo[c])
             run_coll(c);
