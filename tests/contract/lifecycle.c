@@ -1,0 +1,80 @@
+/* Communicator lifecycle: many communicators created, used by collx (which
+ * caches state with a private duplicate, node and leader communicators on
+ * each) and freed. A leak runs MPICH out of context ids (a few thousand)
+ * long before the loop ends.
+ *
+ * usage: lifecycle [iterations] (default 1000) */
+#include <stdio.h>
+#include <stdlib.h>
+#include "collx.h"
+#include "cx_internal.h"
+
+static int rank, size, failures;
+
+static void fail(int it, const char *what, int err)
+{
+    if (failures++ < 10)
+        printf("FAIL lifecycle iteration %d rank %d: %s (err %d)\n", it, rank, what, err);
+}
+
+int main(int argc, char **argv)
+{
+    int iters = argc > 1 ? atoi(argv[1]) : 1000;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CX_Algorithm_set("allgather", "ring");
+    CX_Algorithm_set("gatherv", "linear");
+    int *all = malloc(sizeof(int) * (size_t)size), *counts = malloc(sizeof(int) * (size_t)size);
+    int *displs = malloc(sizeof(int) * (size_t)size);
+    for (int it = 0; it < iters; it++) {
+        MPI_Comm dup, split;
+        int err, srank, ssize;
+        if ((err = MPI_Comm_dup(MPI_COMM_WORLD, &dup)) ||
+            (err = MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split))) {
+            fail(it, "cannot create a communicator", err);
+            break;
+        }
+        MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+        /* A non-native collective creates collx's state on dup ... */
+        int mine = rank * 1000 + it;
+        if ((err = CX_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, dup)))
+            fail(it, "CX_Allgather/ring", err);
+        for (int i = 0; i < size && !err; i++)
+            if (all[i] != i * 1000 + it)
+                fail(it, "CX_Allgather/ring: wrong result", 0);
+        /* ... with its node and leader communicators ... */
+        cx_comm *c;
+        if ((err = cx_comm_get(dup, &c)) || (err = cx_comm_nodes(c)))
+            fail(it, "cx_comm_nodes", err);
+        /* ... and on the (reordered) split. */
+        MPI_Comm_rank(split, &srank);
+        MPI_Comm_size(split, &ssize);
+        for (int i = 0; i < ssize; i++) {
+            counts[i] = 1;
+            displs[i] = ssize - 1 - i;
+        }
+        if ((err = CX_Gatherv(&mine, 1, MPI_INT, all, counts, displs, MPI_INT, 0, split)))
+            fail(it, "CX_Gatherv/linear", err);
+        int *peers = malloc(sizeof(int) * (size_t)ssize);
+        MPI_Allgather(&rank, 1, MPI_INT, peers, 1, MPI_INT, split);
+        for (int i = 0; srank == 0 && !err && i < ssize; i++)
+            if (all[ssize - 1 - i] != peers[i] * 1000 + it)
+                fail(it, "CX_Gatherv/linear: wrong result", 0);
+        free(peers);
+        MPI_Comm_free(&split);
+        MPI_Comm_free(&dup);
+    }
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("lifecycle: %d iterations (2 communicators each): %s\n", iters,
+               total ? "FAILED" : "OK");
+    free(all);
+    free(counts);
+    free(displs);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
