@@ -71,8 +71,8 @@ smpi_jobs() {
   echo "traff_scatterv ib-qdr-36x16 560 --coll scatterv --guidelines --guide-algs native,linear,binomial --g2-algs native,binomial --problem $PROBS -b $BS -x 1 -i 2"
   echo "sweep_bcast_ib-6x8 ib-6x8 48 --coll bcast -m 2K:32M -x 1 -i 3"
   echo "sweep_bcast_gige-18x8 gige-18x8 96 --coll bcast -m 2K:64K -x 1 -i 3"
-  echo "sweep_allgather_cse-2switch cse-2switch-30x8 240 --coll allgather -m 64:16K -x 1 -i 2"
-  echo "sweep_allgather_fattree fattree-256x16 256 --coll allgather -m 64:4K -x 1 -i 2"
+  echo "sweep_allgather_cse-2switch cse-2switch-30x8 240 --coll allgather -m 64:4K -x 1 -i 2"
+  echo "sweep_allgather_fattree fattree-256x16 256 --coll allgather -m 64:2K -x 1 -i 2"
   echo "sweep_alltoallv_fattree fattree-256x16 256 --coll alltoallv -m 64:1K -x 1 -i 2"
   echo "sweep_reduce_scatter_block_fattree fattree-256x16 256 --coll reduce_scatter_block -m 64:4K -x 1 -i 2"
 }
@@ -100,6 +100,9 @@ fi
 # ---- 3. report --------------------------------------------------------------
 step "report"
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"
+# CPU time of all steps (children): wall time above depends on machine load
+times | tail -1 | awk '{print "cpu of all steps: user " $1 ", sys " $2}' >> "$OUT/timings.txt"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/timings.txt"
 $PY "$ROOT/python/report.py" "$OUT"
 echo
 echo "report: $OUT/report.md"

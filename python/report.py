@@ -156,7 +156,7 @@ def sweep(rows, title, out, figdir, name, metric="t", stat="min_us"):
     """Pivot: rows = size (or problem/b), columns = coll/alg."""
     rows = [r for r in rows if r["kind"] == "time" and r["metric"] == metric]
     if not rows:
-        return
+        return None
     cols = []
     for r in rows:
         c = f"{r['coll']}/{r['alg']}"
@@ -183,6 +183,11 @@ def sweep(rows, title, out, figdir, name, metric="t", stat="min_us"):
         cells = [("**" + fmt(v) + "**") if v == best and len(cols) > 1 else fmt(v) for v in vs]
         out.append(f"| {k if not isinstance(k, tuple) else '%s b=%d' % k} | " + " | ".join(cells) + " |")
     out.append("")
+    lo, hi = keys[0], keys[-1]
+    best = [min((c for c in cols if val.get((k, c)) is not None), key=lambda c: val[(k, c)])
+            for k in (lo, hi)]
+    line = (f"- {title} (p={r0['p']}): fastest at {lo} B: {best[0]} ({fmt(val[(lo, best[0])])} us), "
+            f"at {hi} B: {best[1]} ({fmt(val[(hi, best[1])])} us)")
     if not isinstance(keys[0], tuple) and len(keys) > 1:
         fig, ax = plt.subplots(figsize=(7, 4.2))
         for c in cols:
@@ -197,6 +202,7 @@ def sweep(rows, title, out, figdir, name, metric="t", stat="min_us"):
         plt.close(fig)
         out.append(f"![{title}]({name}.png)")
         out.append("")
+    return line
 
 
 def main():
@@ -251,11 +257,13 @@ def main():
             base = os.path.splitext(os.path.basename(f))[0]
             title = base.replace("sweep_", "").replace("_", " ")
             if sec.startswith("Real"):
-                sweep(rows, f"{title} (real {rows[0]['platform']})", body, res, "real_" + base, "r", "median_us")
+                line = sweep(rows, f"{title} (real MPI)", body, res, "real_" + base, "r", "median_us")
             else:
                 metric = "r" if float(rows[0]["max_delay_ms"]) else "t"
                 stat = "mean_us" if metric == "r" else "min_us"
-                sweep(rows, title, body, res, base, metric, stat)
+                line = sweep(rows, title + " (SMPI)", body, res, base, metric, stat)
+            if line:
+                summary.append(line)
     pap = os.path.join(res, "pap", "pap_tables.md")
     if os.path.exists(pap):
         body.append(open(pap).read())
