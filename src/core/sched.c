@@ -170,6 +170,22 @@ int cx_sched_start(cx_sched *s)
     return start_round(s, 0);
 }
 
+/* MPI_Waitall (flag == NULL) or MPI_Testall. A failed request makes them
+ * return MPI_ERR_IN_STATUS, whose cause is only in the statuses; the user
+ * never sees our requests, so return that cause instead. */
+static int all_done(int n, MPI_Request *reqs, int *flag)
+{
+    MPI_Status stack[16], *st = n <= 16 ? stack : malloc((size_t)n * sizeof *st);
+    int err = flag ? PMPI_Testall(n, reqs, flag, st ? st : MPI_STATUSES_IGNORE)
+                   : PMPI_Waitall(n, reqs, st ? st : MPI_STATUSES_IGNORE);
+    for (int i = 0; err == MPI_ERR_IN_STATUS && st && i < n; i++)
+        if (st[i].MPI_ERROR != MPI_SUCCESS && st[i].MPI_ERROR != MPI_ERR_PENDING)
+            err = st[i].MPI_ERROR;
+    if (st != stack)
+        free(st);
+    return err;
+}
+
 int cx_sched_progress(cx_sched *s, int *done)
 {
     int err = MPI_SUCCESS;
@@ -177,7 +193,7 @@ int cx_sched_progress(cx_sched *s, int *done)
     while (s->cur < s->nrounds) {
         int flag = 1;
         if (s->nreqs) {
-            err = PMPI_Testall(s->nreqs, s->reqs, &flag, MPI_STATUSES_IGNORE);
+            err = all_done(s->nreqs, s->reqs, &flag);
             if (err || !flag)
                 return err;
         }
@@ -202,7 +218,7 @@ static int wait_all(int n, MPI_Request *reqs)
     }
     return MPI_SUCCESS;
 #else
-    return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    return all_done(n, reqs, NULL);
 #endif
 }
 
