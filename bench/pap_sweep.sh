@@ -4,6 +4,7 @@
 # bsbn) on tryton-1gbe-48, total vector N = 128K..2M floats, uniform PAPs
 # with max delay 0..500 ms. Writes OUT/pap.csv and OUT/pap_tables.md.
 #   bench/pap_sweep.sh [OUT]     env: ITERS (16), SIZES, DELAYS, NP (48), JOBS (2)
+# The paper ran 128-256 iterations: ITERS=128 takes about 25 min on 2 cores.
 # The "0 ms" column runs with a 1 us maximum delay (collbench needs > 0),
 # so PAT prediction and exchange still run for every algorithm.
 set -euo pipefail
@@ -16,19 +17,24 @@ BIN="$ROOT/build/smpi/bench/collbench"
 [ -x "$BIN" ] || { echo "pap_sweep: build first (./run build)" >&2; exit 2; }
 mkdir -p "$OUT/csv"
 
-one() {  # coll algs kfloats delay
-  local coll=$1 algs=$2 k=$3 d=$4
+one() {  # index coll algs kfloats delay
+  local i=$1 coll=$2 algs=$3 k=$4 d=$5 t0=$SECONDS
   local bytes=$(( (k * 1024 / NP) * 4 ))   # floats per rank, as bytes
   local md="${d}ms"; [ "$d" = 0 ] && md="1us"
   "$ROOT/sim/run" tryton-1gbe-48 "$NP" -- "$BIN" --coll "$coll" --algs "$algs" \
     -m "$bytes" -i "$ITERS" -x 2 --pap uniform --max-delay "$md" --seed 7 -q \
     --csv "$OUT/csv/$coll-$k-$d.csv" >/dev/null
+  echo "pap_sweep: [$i/$TOTAL] $coll ${k}K floats, max delay ${d} ms: $((SECONDS - t0)) s" >&2
 }
 export -f one
-export ROOT NP ITERS BIN OUT
+set -- $SIZES; NS=$#; set -- $DELAYS
+TOTAL=$(( NS * $# * 2 ))
+export ROOT NP ITERS BIN OUT TOTAL
+echo "pap_sweep: $TOTAL simulations (p=$NP, $ITERS iterations each, $JOBS at a time) -> $OUT" >&2
+i=0
 for k in $SIZES; do for d in $DELAYS; do
-  echo "scatter linear,binomial,slin,sbn,bsln,bsbn $k $d"
-  echo "gather linear_sync,binomial,sls,sbn,bsls,bsbn $k $d"
+  echo "$((i += 1)) scatter linear,binomial,slin,sbn,bsln,bsbn $k $d"
+  echo "$((i += 1)) gather linear_sync,binomial,sls,sbn,bsls,bsbn $k $d"
 done; done | xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _ || echo "pap_sweep: some runs failed" >&2
 head -1 "$(ls "$OUT"/csv/*.csv | head -1)" > "$OUT/pap.csv"
 for f in "$OUT"/csv/*.csv; do tail -n +2 "$f"; done >> "$OUT/pap.csv"
