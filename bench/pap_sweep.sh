@@ -4,16 +4,30 @@
 # bsbn) on tryton-1gbe-48, total vector N = 128K..2M floats, uniform PAPs
 # with max delay 0..500 ms. Writes OUT/pap.csv and OUT/pap_tables.md.
 #   bench/pap_sweep.sh [OUT]     env: ITERS (16), SIZES, DELAYS, NP (48), JOBS (2)
+# REAL=openmpi (or mpich) runs the same sweep on this machine with mpirun
+# instead of SMPI (one run at a time; NP defaults to 8 there).
 # The paper ran 128-256 iterations: ITERS=128 takes about 25 min on 2 cores.
 # The "0 ms" column runs with a 1 us maximum delay (collbench needs > 0),
 # so PAT prediction and exchange still run for every algorithm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/results/pap}"
-ITERS="${ITERS:-16}" NP="${NP:-48}" JOBS="${JOBS:-2}"
+REAL="${REAL:-}"
+if [ -n "$REAL" ]; then
+  NP="${NP:-8}" JOBS=1 BIN="$ROOT/build/$REAL/bench/collbench"
+  LAUNCH="mpirun -np $NP"
+  [ "$REAL" = mpich ] && LAUNCH="mpirun.mpich -np $NP"
+  # ./run's settings for Open MPI as root on an oversubscribed machine
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+else
+  NP="${NP:-48}" BIN="$ROOT/build/smpi/bench/collbench"
+  LAUNCH="$ROOT/sim/run tryton-1gbe-48 $NP --"
+fi
+ITERS="${ITERS:-16}" JOBS="${JOBS:-2}"
 SIZES="${SIZES:-128 256 512 1024 2048}"          # K floats, whole vector
 DELAYS="${DELAYS:-0 1 5 10 50 100 500}"           # ms
-BIN="$ROOT/build/smpi/bench/collbench"
 [ -x "$BIN" ] || { echo "pap_sweep: build first (./run build)" >&2; exit 2; }
 mkdir -p "$OUT/csv"
 
@@ -21,7 +35,7 @@ one() {  # index coll algs kfloats delay
   local i=$1 coll=$2 algs=$3 k=$4 d=$5 t0=$SECONDS
   local bytes=$(( (k * 1024 / NP) * 4 ))   # floats per rank, as bytes
   local md="${d}ms"; [ "$d" = 0 ] && md="1us"
-  "$ROOT/sim/run" tryton-1gbe-48 "$NP" -- "$BIN" --coll "$coll" --algs "$algs" \
+  timeout 1800 $LAUNCH "$BIN" --coll "$coll" --algs "$algs" \
     -m "$bytes" -i "$ITERS" -x 2 --pap uniform --max-delay "$md" --seed 7 -q \
     --csv "$OUT/csv/$coll-$k-$d.csv" >/dev/null
   echo "pap_sweep: [$i/$TOTAL] $coll ${k}K floats, max delay ${d} ms: $((SECONDS - t0)) s" >&2
@@ -29,7 +43,7 @@ one() {  # index coll algs kfloats delay
 export -f one
 set -- $SIZES; NS=$#; set -- $DELAYS
 TOTAL=$(( NS * $# * 2 ))
-export ROOT NP ITERS BIN OUT TOTAL
+export ROOT NP ITERS BIN OUT TOTAL LAUNCH
 echo "pap_sweep: $TOTAL simulations (p=$NP, $ITERS iterations each, $JOBS at a time) -> $OUT" >&2
 i=0
 for k in $SIZES; do for d in $DELAYS; do

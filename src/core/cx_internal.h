@@ -170,6 +170,8 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a);
 /* ----------------------------------------------------------- errors */
 /* Checks the arguments; returns MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);
+/* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
+int cx_verbose(void);
 /* Reports err through comm's error handler; returns err. */
 int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 

@@ -9,14 +9,19 @@
 #include <stdlib.h>
 #include "cx_internal.h"
 
-int cx_error(MPI_Comm comm, int err, const char *fmt, ...)
+int cx_verbose(void)
 {
     static int verbose = -1;
     if (verbose < 0) {
         const char *v = getenv("COLLX_VERBOSE");
         verbose = v ? atoi(v) : 0;
     }
-    if (verbose > 0) {
+    return verbose;
+}
+
+int cx_error(MPI_Comm comm, int err, const char *fmt, ...)
+{
+    if (cx_verbose() > 0) {
         va_list ap;
         va_start(ap, fmt);
         fputs("collx: error: ", stderr);

@@ -135,16 +135,11 @@ const cx_algorithm *cx_select(const cx_args *a)
 
 void cx_count_call(const cx_algorithm *alg, const cx_args *a)
 {
-    static int verbose = -1;
     static unsigned char shown[MAX_ALGS];
-    int i = index_of(alg);
+    int i = index_of(alg), verbose = cx_verbose();
     if (i < 0)
         return;
     calls[i]++;
-    if (verbose < 0) {
-        const char *v = getenv("COLLX_VERBOSE");
-        verbose = v ? atoi(v) : 0;
-    }
     if (verbose > 0 && a->rank == 0 && (verbose > 1 || !shown[i])) {
         shown[i] = 1;
         fprintf(stderr, "collx: %s -> %s (p=%d%s)\n", coll_mpi_names[a->coll],

@@ -94,6 +94,9 @@ int CX_Pat_init(MPI_Comm comm)
         pap_free(pap);
         return cx_error(comm, err, "CX_Pat_init: cannot start the progress thread");
     }
+    if (cx_verbose() > 0 && pap->rank == 0)
+        fprintf(stderr, "collx: CX_Pat_init: %s engine (p=%d)\n",
+                pap->engine == CX_PAP_THREAD ? "progress thread" : "eager", pap->size);
     pap->start = PMPI_Wtime();
     c->family[CX_FAMILY_PAP] = pap;
     c->family_free[CX_FAMILY_PAP] = pap_free;

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Figures of the PAP paper (Proficz 2020) from collbench CSV:
+  pap_delay.png    Figs. 14-15: mean run time r vs maximum delay (one size)
+  pap_size.png     Fig. 16: r vs total vector size (one maximum delay)
+  pap_scaling.png  Fig. 17: r vs number of processes (from pap_scaling.sh)
+usage: pap_plots.py SWEEP_CSV OUTDIR [SCALING_CSV] [--size K] [--delay MS]"""
+import argparse
+import csv
+import os
+from collections import defaultdict
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ALGS = {"scatter": ["linear", "binomial", "slin", "sbn", "bsln", "bsbn"],
+        "gather": ["linear_sync", "binomial", "sls", "sbn", "bsls", "bsbn"]}
+LABEL = {"linear": "LIN", "linear_sync": "LS", "binomial": "BNOM", "slin": "SLIN",
+         "sls": "SLS", "sbn": "SBN", "bsln": "BSLN", "bsls": "BSLS", "bsbn": "BSBN"}
+
+
+def load(path):
+    """(coll, alg, p, kfloats, delay) -> mean r in ms."""
+    val = {}
+    for r in csv.DictReader(open(path)):
+        if r["kind"] != "time" or r["metric"] != "r":
+            continue
+        p = int(r["p"])
+        k = min((128, 256, 512, 1024, 2048),
+                key=lambda s: abs(s - int(r["size_bytes"]) // 4 * p / 1024))
+        d = float(r["max_delay_ms"])
+        d = 0 if d < 0.5 else int(round(d))
+        val[(r["coll"], r["alg"], p, k, d)] = float(r["mean_us"]) / 1e3
+    return val
+
+
+def series(val, coll, alg, fixed, axis):
+    """Points (x, r) of one algorithm along axis 2 (p), 3 (size) or 4 (delay)."""
+    pts = defaultdict(float)
+    for key, v in val.items():
+        if key[0] == coll and key[1] == alg and all(key[i] == fixed[i] for i in fixed):
+            pts[key[axis]] = v
+    return sorted(pts.items())
+
+
+def figure(val, fixed, axis, xlabel, title, out, logx=False):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, coll in zip(axes, ("scatter", "gather")):
+        for alg in ALGS[coll]:
+            pts = series(val, coll, alg, fixed, axis)
+            if not pts:
+                continue
+            xs = [x for x, _ in pts]
+            ax.plot(range(len(xs)) if logx else xs, [y for _, y in pts], marker="o",
+                    label=LABEL[alg], linestyle="--" if alg.startswith("b") and alg != "binomial" else "-")
+            if logx:
+                ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+        ax.set_title(f"{coll}: {title}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("mean run time r [ms]")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print("pap_plots:", out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sweep")
+    ap.add_argument("outdir")
+    ap.add_argument("scaling", nargs="?")
+    ap.add_argument("--size", type=int, default=2048)
+    ap.add_argument("--delay", type=int, default=50)
+    o = ap.parse_args()
+    os.makedirs(o.outdir, exist_ok=True)
+    val = load(o.sweep)
+    p = max(k[2] for k in val)
+    figure(val, {2: p, 3: o.size}, 4, "maximum delay [ms]",
+           f"p={p}, N={o.size}K floats", os.path.join(o.outdir, "pap_delay.png"), logx=True)
+    figure(val, {2: p, 4: o.delay}, 3, "total vector N [K floats]",
+           f"p={p}, max delay {o.delay} ms", os.path.join(o.outdir, "pap_size.png"), logx=True)
+    if o.scaling:
+        sval = load(o.scaling)
+        figure(sval, {3: o.size, 4: o.delay}, 2, "processes (nodes)",
+               f"N={o.size}K floats, max delay {o.delay} ms",
+               os.path.join(o.outdir, "pap_scaling.png"))
+
+
+main()
