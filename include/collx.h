@@ -4,7 +4,9 @@
  * Every CX_<Coll> function has exactly the signature of MPI_<Coll>, so
  * switching is a rename. Which algorithm runs is chosen, identically on every
  * rank, by (in order): CX_Algorithm_set(), the environment variable
- * COLLX_<COLL>_ALGORITHM=<name>, the built-in default ("native" = PMPI_).
+ * COLLX_<COLL>_ALGORITHM=<name>, the first matching rule of the JSON file
+ * named by COLLX_RULES (keyed on communicator size, message size and ranks
+ * per node; format in README.md), the built-in default ("native" = PMPI_).
  *
  * Errors are reported through the communicator's error handler, like MPI:
  * with MPI_ERRORS_RETURN the call returns an MPI error class.
@@ -157,7 +159,8 @@ const char *CX_Algorithm_summary(const char *coll, int i);
  * MPI_SUCCESS, or MPI_ERR_ARG (and prints the valid names) for an unknown
  * collective or algorithm. */
 int CX_Algorithm_set(const char *coll, const char *alg);
-/* The algorithm that the next call of coll would use. */
+/* The algorithm that CX_Algorithm_set or the environment choose for coll,
+ * else "native" (rules of COLLX_RULES decide per call and are not seen). */
 const char *CX_Algorithm_get(const char *coll);
 /* How many times alg ran for coll in this process (for tests and tools). */
 long CX_Algorithm_calls(const char *coll, const char *alg);

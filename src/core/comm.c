@@ -63,6 +63,10 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
         delete_state(comm, cx_keyval, c, NULL);
         return err;
     }
+    /* Rules that key on ranks per node need it on every rank alike; learn
+     * it here, where every rank is in the same collective call. */
+    if (cx_rules_need_nodes() && (err = cx_comm_nodes(c)))
+        return err;
     *out = c;
     return MPI_SUCCESS;
 }
@@ -99,6 +103,11 @@ int cx_comm_nodes(cx_comm *c)
     err = PMPI_Comm_split(c->priv, node_rank == 0 ? 0 : MPI_UNDEFINED, c->rank,
                           &c->leaders);
     if (err)
+        return err;
+    int node_size;
+    PMPI_Comm_size(c->node, &node_size);
+    if ((err = PMPI_Allreduce(&node_size, &c->max_ranks_per_node, 1, MPI_INT, MPI_MAX,
+                              c->priv)))
         return err;
     c->nodes_ready = 1;
     return MPI_SUCCESS;

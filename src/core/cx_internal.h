@@ -53,6 +53,7 @@ typedef struct cx_comm {
     MPI_Comm node;        /* ranks sharing a node (lazy) */
     MPI_Comm leaders;     /* rank 0 of every node, MPI_COMM_NULL elsewhere */
     int nodes_ready;
+    int max_ranks_per_node; /* largest node of the comm (with the nodes) */
     void *family[8];      /* per-family cached state (orders, windows...) */
     void (*family_free[8])(void *);
     double last_end;      /* PMPI_Wtime at the end of the last blocking call */
@@ -65,6 +66,7 @@ enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
 int cx_comm_get(MPI_Comm comm, cx_comm **out);
 /* Node and leader communicators (COLLX_RANKS_PER_NODE=k fakes nodes). */
 int cx_comm_nodes(cx_comm *c);
+
 int cx_comm_next_tag(cx_comm *c);
 
 /* ----------------------------------------------------------- schedule */
@@ -163,7 +165,13 @@ extern const cx_algorithm cx_irregular_algorithms[];
 extern const cx_algorithm cx_pap_algorithms[];
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
-/* Algorithm for this call (explicit > env > default), never NULL. */
+/* Rules file (COLLX_RULES, rules.c): the matching rule's algorithm in *out,
+ * or NULL; MPI_ERR_ARG when the file cannot be used. */
+int cx_rules_select(const cx_args *a, const cx_algorithm **out);
+/* Whether the rules need ranks per node (cx_comm_get then learns it). */
+int cx_rules_need_nodes(void);
+/* Algorithm for this call (explicit > env > rules > default); NULL when
+ * the environment or the rules file names no usable algorithm. */
 const cx_algorithm *cx_select(const cx_args *a);
 void cx_count_call(const cx_algorithm *alg, const cx_args *a);
 

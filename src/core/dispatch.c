@@ -106,8 +106,8 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     const cx_algorithm *alg = cx_select(a);
     if (!alg)
         return cx_error(a->comm, MPI_ERR_ARG,
-                        "%s: unknown algorithm in the environment (see the list above)",
-                        what);
+                        "%s: the environment (COLLX_<COLL>_ALGORITHM or COLLX_RULES) "
+                        "names no usable algorithm; see the message above", what);
     alg = usable(alg, a);
     cx_count_call(alg, a);
 

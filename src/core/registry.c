@@ -1,5 +1,5 @@
-/* Algorithm registry, selection (explicit > environment > default) and the
- * public query API. */
+/* Algorithm registry, selection (explicit > environment > rules file >
+ * default) and the public query API. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +130,8 @@ const cx_algorithm *cx_select(const cx_args *a)
     const cx_algorithm *alg = from_env(a->coll, &bad);
     if (bad)
         return NULL;
+    if (!alg && cx_rules_select(a, &alg))
+        return NULL;
     return alg ? alg : cx_algorithm_find(a->coll, "native");
 }
 
@@ -209,7 +211,7 @@ const char *CX_Algorithm_get(const char *coll)
     int c = cx_coll_from_name(coll);
     if (c < 0)
         return NULL;
-    cx_args a = {.coll = (cx_coll)c};
+    cx_args a = {.coll = (cx_coll)c, .comm = MPI_COMM_NULL};  /* rules: per call */
     const cx_algorithm *alg = cx_select(&a);
     return alg ? alg->name : NULL;
 }

@@ -229,7 +229,8 @@ int main(int argc, char **argv)
         idx[i] = i;
         negative[i] = i == size - 1 ? -1 : 1;
     }
-    /* MPICH reports errors of MPI_Waitall on MPI_COMM_WORLD. */
+    /* MPICH 4.0 raises errors found by MPI_Wait and MPI_Waitall (of collx's
+     * internal requests) on MPI_COMM_WORLD's handler, not the request's. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_create_errhandler(record, &eh);

@@ -1,0 +1,255 @@
+/* Rules file: the third step of selection (after CX_Algorithm_set and
+ * COLLX_<COLL>_ALGORITHM), read once from the JSON file named by COLLX_RULES:
+ *
+ *   {"rules": [
+ *     {"collective": "gatherv", "algorithm": "tuw", "comm_size": {"min": 64}},
+ *     {"collective": "bcast", "algorithm": "binomial", "msg_size": {"max": 65536},
+ *      "ranks_per_node": {"max": 1}}
+ *   ]}
+ *
+ * The first rule whose collective matches and whose ranges (inclusive, each
+ * bound optional) all hold picks the algorithm. Every key is one all ranks
+ * know alike, so every rank picks the same: comm_size; ranks_per_node (the
+ * largest node of the communicator); msg_size in bytes, of one rank's block
+ * (gather, scatter, allgather, reduce_scatter_block) or of the buffer
+ * (bcast) — not allowed for the v-collectives, whose sizes only the root
+ * knows. A file that cannot be used makes every collective fail with
+ * MPI_ERR_ARG, after one message that says where and why. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cx_internal.h"
+#include "json.h"
+
+typedef struct { long long lo, hi; } range;
+
+typedef struct {
+    cx_coll coll;
+    const cx_algorithm *alg;
+    range comm_size, msg_size, ranks_per_node;
+} rule;
+
+static rule *rules;
+static int nrules, loaded, broken, need_nodes;
+
+static int is_v(cx_coll c)
+{
+    return c == CX_COLL_GATHERV || c == CX_COLL_SCATTERV || c == CX_COLL_ALLGATHERV ||
+           c == CX_COLL_ALLTOALLV;
+}
+
+static char *read_file(const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, len, "cannot open the file");
+        return NULL;
+    }
+    size_t cap = 4096, n = 0, k;
+    char *s = malloc(cap);
+    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t)
+                free(s);
+            s = t;
+        }
+    }
+    fclose(f);
+    if (!s)
+        snprintf(err, len, "out of memory");
+    else
+        s[n] = '\0';
+    return s;
+}
+
+/* {"min": a, "max": b}, both optional, non-negative integers. */
+static int get_range(const cx_json *r, const char *key, range *out, char *err, size_t len)
+{
+    const cx_json *v = cx_json_member(r, key);
+    out->lo = 0;
+    out->hi = LLONG_MAX;
+    if (!v)
+        return 0;
+    if (v->kind != CX_JSON_OBJECT) {
+        snprintf(err, len, "line %d: \"%s\" must be an object like {\"min\": 1, \"max\": 64}",
+                 v->line, key);
+        return -1;
+    }
+    for (const cx_json *m = v->child; m; m = m->next) {
+        int is_min = !strcmp(m->key, "min");
+        if (!is_min && strcmp(m->key, "max")) {
+            snprintf(err, len, "line %d: \"%s\" takes only \"min\" and \"max\", not \"%s\"",
+                     m->line, key, m->key);
+            return -1;
+        }
+        if (m->kind != CX_JSON_NUMBER || m->number < 0 || m->number != (long long)m->number) {
+            snprintf(err, len, "line %d: %s.%s must be a non-negative integer", m->line, key,
+                     m->key);
+            return -1;
+        }
+        *(is_min ? &out->lo : &out->hi) = (long long)m->number;
+    }
+    return 0;
+}
+
+static int parse_rule(const cx_json *r, rule *out, char *err, size_t len)
+{
+    static const char *const known[] = {"collective", "algorithm", "comm_size", "msg_size",
+                                        "ranks_per_node", "comment"};
+    if (r->kind != CX_JSON_OBJECT) {
+        snprintf(err, len, "line %d: a rule must be an object", r->line);
+        return -1;
+    }
+    for (const cx_json *m = r->child; m; m = m->next) {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(m->key, known[i]))
+            i++;
+        if (i == sizeof known / sizeof *known) {
+            snprintf(err, len, "line %d: unknown key \"%s\" (known: collective, algorithm, "
+                     "comm_size, msg_size, ranks_per_node, comment)", m->line, m->key);
+            return -1;
+        }
+    }
+    const cx_json *c = cx_json_member(r, "collective"), *a = cx_json_member(r, "algorithm");
+    if (!c || c->kind != CX_JSON_STRING || !a || a->kind != CX_JSON_STRING) {
+        snprintf(err, len, "line %d: a rule needs \"collective\" and \"algorithm\" strings",
+                 r->line);
+        return -1;
+    }
+    int coll = cx_coll_from_name(c->string);
+    if (coll < 0) {
+        snprintf(err, len, "line %d: unknown collective \"%s\"", c->line, c->string);
+        return -1;
+    }
+    out->coll = (cx_coll)coll;
+    if (!(out->alg = cx_algorithm_find(out->coll, a->string))) {
+        int n = snprintf(err, len, "line %d: \"%s\" is not a %s algorithm; valid:", a->line,
+                         a->string, c->string);
+        for (int i = 0; n >= 0 && (size_t)n < len && i < CX_Algorithm_count(c->string); i++)
+            n += snprintf(err + n, len - (size_t)n, " %s", CX_Algorithm_name(c->string, i));
+        return -1;
+    }
+    if (is_v(out->coll) && cx_json_member(r, "msg_size")) {
+        snprintf(err, len, "line %d: msg_size cannot select a %s algorithm (only the root "
+                 "knows the sizes; use comm_size or ranks_per_node)", r->line, c->string);
+        return -1;
+    }
+    if (get_range(r, "comm_size", &out->comm_size, err, len) ||
+        get_range(r, "msg_size", &out->msg_size, err, len) ||
+        get_range(r, "ranks_per_node", &out->ranks_per_node, err, len))
+        return -1;
+    if (cx_json_member(r, "ranks_per_node"))
+        need_nodes = 1;
+    return 0;
+}
+
+static int parse(const char *text, char *err, size_t len)
+{
+    cx_json *doc = cx_json_parse(text, err, len);
+    if (!doc)
+        return -1;
+    const cx_json *list = cx_json_member(doc, "rules");
+    int rc = -1;
+    if (!list || list->kind != CX_JSON_ARRAY) {
+        snprintf(err, len, "the document must be an object with a \"rules\" array");
+    } else {
+        int n = 0;
+        for (const cx_json *r = list->child; r; r = r->next)
+            n++;
+        rules = calloc((size_t)(n ? n : 1), sizeof *rules);
+        rc = rules ? 0 : -1;
+        for (const cx_json *r = list->child; r && !rc; r = r->next)
+            rc = parse_rule(r, &rules[nrules++], err, len);
+    }
+    cx_json_free(doc);
+    return rc;
+}
+
+static void load(void)
+{
+    const char *path = getenv("COLLX_RULES");
+    loaded = 1;
+    if (!path || !*path)
+        return;
+    char err[512] = "";
+    char *text = read_file(path, err, sizeof err);
+    if (!text || parse(text, err, sizeof err)) {
+        broken = 1;
+        fprintf(stderr, "collx: COLLX_RULES=%s: %s; every collective fails with MPI_ERR_ARG "
+                "until the file is fixed or COLLX_RULES unset\n", path, err);
+    }
+    free(text);
+}
+
+int cx_rules_need_nodes(void)
+{
+    if (!loaded)
+        load();
+    return need_nodes && !broken;
+}
+
+static long long bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type != MPI_DATATYPE_NULL)
+        PMPI_Type_size(type, &size);
+    return (long long)count * size;
+}
+
+/* The size every rank of the call agrees on (signatures match). */
+static long long msg_size(const cx_args *a)
+{
+    int root = a->rank == a->root;
+    switch (a->coll) {
+    case CX_COLL_GATHER:
+        return root && a->sbuf == MPI_IN_PLACE ? bytes(a->rcount, a->rtype)
+                                               : bytes(a->scount, a->stype);
+    case CX_COLL_SCATTER:
+        return root ? bytes(a->scount, a->stype) : bytes(a->rcount, a->rtype);
+    case CX_COLL_ALLGATHER:
+        return a->sbuf == MPI_IN_PLACE ? bytes(a->rcount, a->rtype)
+                                       : bytes(a->scount, a->stype);
+    case CX_COLL_BCAST:
+    case CX_COLL_REDUCE_SCATTER_BLOCK:
+        return bytes(a->rcount, a->rtype);
+    default:
+        return 0;
+    }
+}
+
+static int in(const range *r, long long v)
+{
+    return v >= r->lo && v <= r->hi;
+}
+
+int cx_rules_select(const cx_args *a, const cx_algorithm **out)
+{
+    *out = NULL;
+    if (!loaded)
+        load();
+    if (broken)
+        return MPI_ERR_ARG;
+    if (!nrules || a->comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int ppn = 0;
+    if (need_nodes) {
+        cx_comm *c;
+        int err = cx_comm_get(a->comm, &c);
+        if (err)
+            return err;
+        ppn = c->max_ranks_per_node;
+    }
+    long long m = msg_size(a);
+    for (int i = 0; i < nrules; i++) {
+        const rule *r = &rules[i];
+        if (r->coll == a->coll && in(&r->comm_size, a->size) && in(&r->msg_size, m) &&
+            (!need_nodes || in(&r->ranks_per_node, ppn))) {
+            *out = r->alg;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_SUCCESS;
+}
