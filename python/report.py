@@ -264,9 +264,10 @@ def main():
                 line = sweep(rows, title + " (SMPI)", body, res, base, metric, stat)
             if line:
                 summary.append(line)
-    pap = os.path.join(res, "pap", "pap_tables.md")
-    if os.path.exists(pap):
-        body.append(open(pap).read())
+    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md")):
+        path = os.path.join(res, *part)
+        if os.path.exists(path):
+            body.append(open(path).read())
     out.append("## Summary")
     out.append("")
     out += summary

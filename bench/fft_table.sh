@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# PAP paper Table 5: the parallel FFT (apps/fft) with every gather
+# algorithm, 8 ranks, 256K floats per iteration; in SMPI on 8 tryton-1gbe-48
+# nodes and on this machine with real MPI. Writes OUT/fft.csv and
+# OUT/fft_table.md (with the paper's Table 5 beside).
+#   bench/fft_table.sh [OUT]   env: ITERS (SMPI, 1000 as the paper),
+#                              REAL_ITERS (200), REAL (openmpi; "" = skip)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$ROOT/results/fft}"
+ITERS="${ITERS:-1000}" REAL_ITERS="${REAL_ITERS:-200}" REAL="${REAL-openmpi}"
+mkdir -p "$OUT"
+echo "fft_table: SMPI, 8 nodes, $ITERS iterations per algorithm" >&2
+"$ROOT/sim/run" tryton-1gbe-48 8 -- "$ROOT/build/smpi/apps/fft/fft" -i "$ITERS" \
+  | tee "$OUT/smpi.txt" >&2
+if [ -n "$REAL" ]; then
+  echo "fft_table: real MPI ($REAL), 8 ranks, $REAL_ITERS iterations per algorithm" >&2
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+  LAUNCH=mpirun; [ "$REAL" = mpich ] && LAUNCH=mpirun.mpich
+  OMP_NUM_THREADS=1 timeout 1800 $LAUNCH -np 8 "$ROOT/build/$REAL/apps/fft/fft" \
+    -i "$REAL_ITERS" | tee "$OUT/real.txt" >&2
+fi
+/usr/bin/python3 "$ROOT/bench/fft_table.py" "$OUT" > "$OUT/fft_table.md"
+echo "fft_table: $OUT/fft_table.md"
