@@ -96,7 +96,7 @@ if [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/pap_sweep.sh" ]; then
   timed pap_sweep env SIZES=2048 DELAYS="0 50" ITERS=8 JOBS="$JOBS" \
     "$ROOT/bench/pap_sweep.sh" "$OUT/pap"
   step "PAP FFT use case (SMPI, 8 tryton nodes, every gather algorithm)"
-  timed fft_table env ITERS=100 REAL= "$ROOT/bench/fft_table.sh" "$OUT/fft"
+  timed fft_table env ITERS=30 REAL= "$ROOT/bench/fft_table.sh" "$OUT/fft"
 fi
 
 # ---- 3. report --------------------------------------------------------------

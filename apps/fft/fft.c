@@ -8,8 +8,9 @@
  *
  * usage: fft [-n LOG2N] [-i ITERS] [--algs a,b,...] [--gflops G] [--noise F]
  *   -n      log2 of the complex points per iteration (default 17: 256K floats)
- *   --gflops  emulated compute rate per rank in SMPI (default 0.05; 0 = no
- *           emulation); on real MPI the computation is real
+ *   --gflops  emulated compute rate of one rank (all its threads) in SMPI,
+ *           independent of the host (default 0.1; 0 = no emulation); on
+ *           real MPI the computation is real
  *   --noise F each rank's compute of an iteration is stretched by up to F
  *           (uniform, per rank and iteration): imbalanced arrivals
  * Before timing, a 256-point transform is checked against a direct DFT;
@@ -34,7 +35,7 @@
 typedef float complex cplx;
 
 static int rank, size, threads = 1;
-static double gflops = 0.05, noise;
+static double gflops = 0.1, noise;
 
 /* DIF stages of lengths len = from, from/2, ..., down to `to` (inclusive) on
  * x[0..n): butterflies of each len-block, the second half twiddled. */
@@ -78,7 +79,7 @@ static void emulate(long m, int stages, double stretch)
 {
 #ifdef FFT_SMPI
     if (gflops > 0 && stages > 0)
-        smpi_execute(stretch * 5.0 * (double)m * stages / 2 / (gflops * 1e9 * threads));
+        smpi_execute(stretch * 5.0 * (double)m * stages / 2 / (gflops * 1e9));
 #else
     (void)m; (void)stages; (void)stretch;
 #endif
