@@ -2,7 +2,8 @@
 """Figures of the PAP paper (Proficz 2020) from collbench CSV:
   pap_delay.png    Figs. 14-15: mean run time r vs maximum delay (one size)
   pap_size.png     Fig. 16: r vs total vector size (one maximum delay)
-  pap_scaling.png  Fig. 17: r vs number of processes (from pap_scaling.sh)
+  pap_scaling.png  Fig. 17: r vs number of processes (from pap_scaling.sh),
+                   and pap_scaling.md, the same as a table
 usage: pap_plots.py SWEEP_CSV OUTDIR [SCALING_CSV] [--size K] [--delay MS]"""
 import argparse
 import csv
@@ -66,6 +67,23 @@ def figure(val, fixed, axis, xlabel, title, out, logx=False):
     print("pap_plots:", out)
 
 
+def scaling_table(val, size, delay, out):
+    """Markdown: mean r [ms] of every algorithm per process count."""
+    with open(out, "w") as f:
+        for coll in ("scatter", "gather"):
+            algs = ALGS[coll]
+            f.write(f"### {coll}: mean r [ms] vs processes (N={size}K floats, "
+                    f"max delay {delay} ms)\n\n| p | " + " | ".join(LABEL[a] for a in algs) +
+                    f" | {LABEL[algs[0]]} / {LABEL[algs[4]]} |\n" + "|---" * (len(algs) + 2) + "|\n")
+            for p in sorted({k[2] for k in val if k[0] == coll}):
+                r = [val.get((coll, a, p, size, delay)) for a in algs]
+                cells = ["-" if x is None else f"{x:.1f}" for x in r]
+                ratio = f"{r[0] / r[4]:.2f}" if r[0] and r[4] else "-"
+                f.write(f"| {p} | " + " | ".join(cells) + f" | {ratio} |\n")
+            f.write("\n")
+    print("pap_plots:", out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sweep")
@@ -86,6 +104,7 @@ def main():
         figure(sval, {3: o.size, 4: o.delay}, 2, "processes (nodes)",
                f"N={o.size}K floats, max delay {o.delay} ms",
                os.path.join(o.outdir, "pap_scaling.png"))
+        scaling_table(sval, o.size, o.delay, os.path.join(o.outdir, "pap_scaling.md"))
 
 
 main()

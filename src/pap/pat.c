@@ -272,7 +272,16 @@ int CX_Pat_finalize(MPI_Comm comm)
     cx_comm *c;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) || !c->family[CX_FAMILY_PAP])
         return MPI_SUCCESS;
-    pap_free(c->family[CX_FAMILY_PAP]);
+    cx_pap *pap = c->family[CX_FAMILY_PAP];
+    if (cx_verbose() > 0) {   /* collective, like finalize itself */
+        cx_pap_sync(pap);
+        long mine[2] = {pap->n_early, pap->n_adopted}, sum[2];
+        PMPI_Reduce(mine, sum, 2, MPI_LONG, MPI_SUM, 0, pap->comm);
+        if (pap->rank == 0)
+            fprintf(stderr, "collx: CX_Pat_finalize: %ld early starts on all ranks, "
+                    "%ld taken over by their calls\n", sum[0], sum[1]);
+    }
+    pap_free(pap);
     c->family[CX_FAMILY_PAP] = NULL;
     c->family_free[CX_FAMILY_PAP] = NULL;
     return MPI_SUCCESS;
