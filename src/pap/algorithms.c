@@ -4,6 +4,29 @@
  * the first exchange, they run their base algorithm in rotation order. */
 #include "pap.h"
 
+/* Whether this rank's part of the schedule depends on the order: the
+ * root's in the linear trees (whom to serve first), everyone's in the
+ * binomial trees (parents and children). A linear leaf just receives, or
+ * sends when asked: it must not wait for the exchange, i.e. for the last
+ * rank's edge, to do so. */
+static int needs_order(const cx_args *a, cx_build_fn base)
+{
+    return base == cx_build_binomial_rooted || a->rank == a->root;
+}
+
+/* Completes the exchange and returns this iteration's order, when needed. */
+static int order_for(cx_pap *pap, const cx_args *a, cx_build_fn base, int stale,
+                     const int **order)
+{
+    *order = NULL;
+    if (!needs_order(a, base))
+        return MPI_SUCCESS;
+    int err = cx_pap_complete(pap);
+    if (!err)
+        *order = cx_pap_order(pap, a->root, stale);
+    return err;
+}
+
 /* Sorted: base builder with the order of this iteration's predictions. */
 static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
 {
@@ -12,10 +35,9 @@ static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
     if (pap) {
         cx_pap_arrived(pap);
         cx_pap_sync(pap);
-        int err = cx_pap_complete(pap);
+        int err = order_for(pap, a, base, 0, &b.order);
         if (err)
             return err;
-        b.order = cx_pap_order(pap, a->root, 0);
     }
     return base(&b, s);
 }
@@ -31,9 +53,7 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
         return base(a, s);
     cx_pap_arrived(pap);
     cx_pap_sync(pap);
-    int err = cx_pap_complete(pap), adopted = 0;
-    if (!err)
-        err = cx_pap_early_adopt(pap, a, s, &adopted);
+    int adopted = 0, err = cx_pap_early_adopt(pap, a, s, &adopted);
     if (err || adopted) {
         pap->seq++;
         return err;
@@ -43,7 +63,9 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     cx_args b = *a;
     b.pcomm = pap->comm;
     /* bsbn under the eager engine picked its tree at the edge (see early.c) */
-    b.order = cx_pap_order(pap, a->root, kind == CX_BG_BSBN && pap->engine == CX_PAP_EAGER);
+    int stale = kind == CX_BG_BSBN && pap->engine == CX_PAP_EAGER;
+    if ((err = order_for(pap, a, base, stale, &b.order)))
+        return err;
     return base(&b, s);
 }
 

@@ -48,8 +48,9 @@ cx_pap *cx_pap_get(MPI_Comm comm);
 void cx_pap_arrived(cx_pap *pap);
 /* Takes the state back from the progress thread (no-op for eager). */
 void cx_pap_sync(cx_pap *pap);
-/* Completes the pending exchange, if any. */
+/* Completes the pending exchange, if any (test: without blocking). */
 int cx_pap_complete(cx_pap *pap);
+int cx_pap_test(cx_pap *pap, int *done);
 /* Predicted order, root first; stale = the vector known at the last edge.
  * NULL when nothing was exchanged yet (the builders then use rotation). */
 const int *cx_pap_order(cx_pap *pap, int root, int stale);

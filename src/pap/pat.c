@@ -111,16 +111,34 @@ int CX_Pat_start(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/* Waits for (done == NULL) or tests the exchange; on completion the new
+ * vector becomes the current one. */
+static int finish_exchange(cx_pap *pap, int *done)
+{
+    int flag = 1, err = MPI_SUCCESS;
+    if (pap->xreq != MPI_REQUEST_NULL) {
+        err = done ? PMPI_Test(&pap->xreq, &flag, MPI_STATUS_IGNORE)
+                   : PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
+        if (flag) {
+            double *t = pap->cur;
+            pap->cur = pap->next;
+            pap->next = t;
+            pap->have_cur = 1;
+        }
+    }
+    if (done)
+        *done = flag;
+    return err;
+}
+
 int cx_pap_complete(cx_pap *pap)
 {
-    if (pap->xreq == MPI_REQUEST_NULL)
-        return MPI_SUCCESS;
-    int err = PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
-    double *t = pap->cur;
-    pap->cur = pap->next;
-    pap->next = t;
-    pap->have_cur = 1;
-    return err;
+    return finish_exchange(pap, NULL);
+}
+
+int cx_pap_test(cx_pap *pap, int *done)
+{
+    return finish_exchange(pap, done);
 }
 
 void cx_pap_sync(cx_pap *pap)
