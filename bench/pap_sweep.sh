@@ -5,7 +5,8 @@
 # with max delay 0..500 ms. Writes OUT/pap.csv and OUT/pap_tables.md.
 #   bench/pap_sweep.sh [OUT]     env: ITERS (16), SIZES, DELAYS, NP (48), JOBS (2)
 # REAL=openmpi (or mpich) runs the same sweep on this machine with mpirun
-# instead of SMPI (one run at a time; NP defaults to 8 there).
+# instead of SMPI (one run at a time; NP defaults to 8 there). RESUME=1 keeps
+# the cells whose CSV is already in OUT (an interrupted sweep goes on).
 # The paper ran 128-256 iterations: ITERS=128 takes about 25 min on 2 cores.
 # The "0 ms" column runs with a 1 us maximum delay (collbench needs > 0),
 # so PAT prediction and exchange still run for every algorithm.
@@ -33,11 +34,20 @@ mkdir -p "$OUT/csv"
 
 one() {  # index coll algs kfloats delay
   local i=$1 coll=$2 algs=$3 k=$4 d=$5 t0=$SECONDS
+  if [ "${RESUME:-0}" = 1 ] && [ -s "$OUT/csv/$coll-$k-$d.csv" ]; then
+    echo "pap_sweep: [$i/$TOTAL] $coll ${k}K floats, max delay ${d} ms: kept" >&2
+    return 0
+  fi
   local bytes=$(( (k * 1024 / NP) * 4 ))   # floats per rank, as bytes
   local md="${d}ms"; [ "$d" = 0 ] && md="1us"
-  timeout 1800 $LAUNCH "$BIN" --coll "$coll" --algs "$algs" \
-    -m "$bytes" -i "$ITERS" -x 2 --pap uniform --max-delay "$md" --seed 7 -q \
-    --csv "$OUT/csv/$coll-$k-$d.csv" >/dev/null
+  local csv="$OUT/csv/$coll-$k-$d.csv"
+  if ! timeout 1800 $LAUNCH "$BIN" --coll "$coll" --algs "$algs" \
+      -m "$bytes" -i "$ITERS" -x 2 --pap uniform --max-delay "$md" --seed 7 -q \
+      --csv "$csv.part" >/dev/null; then
+    echo "pap_sweep: [$i/$TOTAL] $coll ${k}K floats, max delay ${d} ms: FAILED" >&2
+    return 1
+  fi
+  mv "$csv.part" "$csv"   # whole files only: RESUME keeps what is there
   echo "pap_sweep: [$i/$TOTAL] $coll ${k}K floats, max delay ${d} ms: $((SECONDS - t0)) s" >&2
 }
 export -f one
