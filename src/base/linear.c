@@ -22,6 +22,10 @@ int cx_build_linear_rooted(const cx_args *a, cx_sched *s, int sequential)
                                      mine.count, mine.type)
                      : cx_sched_copy(s, mine.buf, mine.count, mine.type, own.buf,
                                      own.count, own.type);
+        /* its own round: the one-peer rounds after it can then be reordered
+         * at run time (cx_sched_sort_rounds) */
+        if (sequential && !err)
+            err = cx_sched_barrier(s);
     }
     for (int v = 1; v < a->size && !err; v++) {
         int r = cx_rank_of(a, v);

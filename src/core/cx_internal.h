@@ -104,6 +104,10 @@ typedef struct cx_sched {
     MPI_Request *reqs;
     int nreqs, reqs_cap;
     int started;
+    /* Optional, called before each round starts: may reorder the rounds
+     * not started yet (cx_sched_sort_rounds), e.g. once an order is known. */
+    void (*before_round)(struct cx_sched *s, int r);
+    void *hook_ctx;
 } cx_sched;
 
 void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag);
@@ -115,6 +119,9 @@ int cx_sched_copy(cx_sched *s, const void *src, int scount, MPI_Datatype st,
                   void *dst, int dcount, MPI_Datatype dt);
 int cx_sched_reduce(cx_sched *s, const void *in, void *inout, int count,
                     MPI_Datatype t, MPI_Op op);
+/* Sorts the rounds from `from` on that only talk to one peer each (the
+ * longest such run) by key[peer], stably; other rounds stay in place. */
+int cx_sched_sort_rounds(cx_sched *s, int from, const double *key);
 /* Scratch memory that lives as long as the schedule (NULL on failure). */
 void *cx_sched_alloc(cx_sched *s, size_t bytes);
 /* Commits t and frees it with the schedule. */

@@ -126,9 +126,64 @@ int cx_sched_own_type(cx_sched *s, MPI_Datatype t)
     return PMPI_Type_commit(&s->types[s->ntypes - 1]);
 }
 
+/* Peer of round r if all its ops are messages with one peer, else -1. */
+static int single_peer(const cx_sched *s, int r)
+{
+    int b = round_begin(s, r), e = round_stop(s, r), peer = -1;
+    for (int i = b; i < e; i++) {
+        const cx_op *op = &s->ops[i];
+        if ((op->kind != CX_OP_SEND && op->kind != CX_OP_RECV) ||
+            (peer >= 0 && op->peer != peer))
+            return -1;
+        peer = op->peer;
+    }
+    return peer;
+}
+
+int cx_sched_sort_rounds(cx_sched *s, int from, const double *key)
+{
+    int to = from;
+    while (to < s->nrounds && single_peer(s, to) >= 0)
+        to++;
+    if (to - from < 2)
+        return MPI_SUCCESS;
+    int n = to - from, b0 = round_begin(s, from), nops = round_begin(s, to) - b0;
+    int *idx = malloc(sizeof(int) * (size_t)n * 3), *beg = idx + n, *end = idx + 2 * n;
+    cx_op *ops = malloc(sizeof(cx_op) * (size_t)nops);
+    if (!idx || !ops) {
+        free(idx);
+        free(ops);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n; i++) {   /* insertion sort: stable, n small */
+        beg[i] = round_begin(s, from + i);
+        end[i] = round_stop(s, from + i);
+        double k = key[s->ops[beg[i]].peer];
+        int j = i;
+        while (j > 0 && key[s->ops[beg[idx[j - 1]]].peer] > k) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = i;
+    }
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int len = end[idx[i]] - beg[idx[i]];
+        memcpy(&ops[w], &s->ops[beg[idx[i]]], sizeof(cx_op) * (size_t)len);
+        w += len;
+        s->round_end[from + i] = b0 + w;
+    }
+    memcpy(&s->ops[b0], ops, sizeof(cx_op) * (size_t)nops);
+    free(idx);
+    free(ops);
+    return MPI_SUCCESS;
+}
+
 /* Runs the local ops of round r and posts its communication. */
 static int start_round(cx_sched *s, int r)
 {
+    if (s->before_round)
+        s->before_round(s, r);
     int b = round_begin(s, r), e = round_stop(s, r), err = MPI_SUCCESS;
     s->nreqs = 0;
     err = grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs);

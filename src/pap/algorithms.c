@@ -42,6 +42,20 @@ static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
     return base(&b, s);
 }
 
+/* Round hook of a BSLN root that started before the exchange completed:
+ * the first time the exchange is found complete, the rounds not started yet
+ * are sorted by predicted arrival. */
+static void sort_when_known(cx_sched *s, int r)
+{
+    cx_pap *pap = s->hook_ctx;
+    int done = 0;
+    if (cx_pap_test(pap, &done) == MPI_SUCCESS && !done)
+        return;   /* not yet: look again before the next round */
+    s->before_round = NULL;
+    if (done)
+        cx_sched_sort_rounds(s, r, pap->cur);
+}
+
 /* Background: adopts the schedule started at the edge, or builds the same
  * one now. Both run on the PAP communicator with the PAP tag sequence, so
  * a rank that started early and one that did not still match. */
@@ -62,6 +76,19 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     s->tag = cx_pap_tag(pap->seq++);
     cx_args b = *a;
     b.pcomm = pap->comm;
+    if (kind == CX_BG_BSLN && a->rank == a->root) {
+        /* The leaves posted their receives at their edges: rather than wait
+         * for the last edge (the exchange), serve them in rank order now
+         * and in predicted order once the exchange is in. */
+        int done = 0;
+        if ((err = cx_pap_test(pap, &done)))
+            return err;
+        if (!done) {
+            s->before_round = sort_when_known;
+            s->hook_ctx = pap;
+            return base(&b, s);
+        }
+    }
     /* bsbn under the eager engine picked its tree at the edge (see early.c) */
     int stale = kind == CX_BG_BSBN && pap->engine == CX_PAP_EAGER;
     if ((err = order_for(pap, a, base, stale, &b.order)))
