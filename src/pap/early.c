@@ -70,6 +70,16 @@ static int flatten(cx_sched *s, int safe)
     return 1;
 }
 
+int cx_pap_early_needs_order(cx_pap *pap)
+{
+    if (!pap->has_reg)
+        return 0;
+    cx_args a = pap->reg;
+    const cx_algorithm *alg = cx_select(&a);
+    cx_bg_kind kind = alg ? cx_pap_bg_kind(alg) : CX_BG_NONE;
+    return kind == CX_BG_BSBN || (kind != CX_BG_NONE && a.root == pap->rank);
+}
+
 int cx_pap_early_start(cx_pap *pap, int current_order)
 {
     if (!pap->has_reg || pap->early_live)

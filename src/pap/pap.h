@@ -63,6 +63,9 @@ cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c);
 /* Early start (early.c): builds the registered call's schedule and starts
  * the part that may run before the call; and hands it to the call. */
 int cx_pap_early_start(cx_pap *pap, int current_order);
+/* Whether this rank's early part depends on the order (binomial trees, the
+ * root of the linear ones): only then must the exchange complete first. */
+int cx_pap_early_needs_order(cx_pap *pap);
 void cx_pap_early_progress(cx_pap *pap, int *done);
 int cx_pap_early_adopt(cx_pap *pap, const cx_args *a, cx_sched *s, int *adopted);
 void cx_pap_early_drop(cx_pap *pap);

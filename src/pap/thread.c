@@ -1,7 +1,8 @@
 /* Progress thread engine (needs MPI_THREAD_MULTIPLE), as in the paper:
- * after the edge it waits (polling) for the arrival exchange, builds the
- * registered call's schedule in the *current* predicted order and runs its
- * safe rounds while the application computes. The caller takes everything back with
+ * after the edge it waits (polling) for the arrival exchange when its part
+ * depends on the order, builds the registered call's schedule in the
+ * *current* predicted order and runs its safe rounds while the application
+ * computes. The caller takes everything back with
  * cx_pap_sync (which waits for the thread to stop between two steps). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <time.h>
@@ -19,18 +20,19 @@ static int stop_requested(cx_pap *pap)
     return stop;
 }
 
-/* Polls (never blocks), so the caller can take over at once. */
+/* Polls (never blocks), so the caller can take over at once. A part that
+ * does not depend on the order (a linear leaf's) starts at once. */
 static void run_job(cx_pap *pap)
 {
     const struct timespec nap = {0, PAP_POLL_NS};
-    int done = 0;
+    int need = cx_pap_early_needs_order(pap), done = !need;
     while (!done && !stop_requested(pap)) {
         if (cx_pap_test(pap, &done))
             return;
         if (!done)
             nanosleep(&nap, NULL);
     }
-    if (!done || cx_pap_early_start(pap, 1))
+    if (!done || cx_pap_early_start(pap, need))
         return;
     done = 0;
     while (!done && !stop_requested(pap)) {
