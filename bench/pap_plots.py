@@ -44,7 +44,7 @@ def series(val, coll, alg, fixed, axis):
     return sorted(pts.items())
 
 
-def figure(val, fixed, axis, xlabel, title, out, logx=False):
+def figure(val, fixed, axis, xlabel, title, out, logx=False, logy=False):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, coll in zip(axes, ("scatter", "gather")):
         for alg in ALGS[coll]:
@@ -58,7 +58,9 @@ def figure(val, fixed, axis, xlabel, title, out, logx=False):
                 ax.set_xticks(range(len(xs)), [str(x) for x in xs])
         ax.set_title(f"{coll}: {title}")
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("mean run time r [ms]")
+        ax.set_ylabel("mean run time r [ms]" + (" (log)" if logy else ""))
+        if logy:
+            ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -96,7 +98,8 @@ def main():
     val = load(o.sweep)
     p = max(k[2] for k in val)
     figure(val, {2: p, 3: o.size}, 4, "maximum delay [ms]",
-           f"p={p}, N={o.size}K floats", os.path.join(o.outdir, "pap_delay.png"), logx=True)
+           f"p={p}, N={o.size}K floats", os.path.join(o.outdir, "pap_delay.png"), logx=True,
+           logy=True)
     figure(val, {2: p, 4: o.delay}, 3, "total vector N [K floats]",
            f"p={p}, max delay {o.delay} ms", os.path.join(o.outdir, "pap_size.png"), logx=True)
     if o.scaling:
