@@ -7,8 +7,8 @@
 #                              REAL_ITERS (200), REAL (openmpi; "" = skip),
 #                              GFLOPS (0.04: SMPI compute rate of a rank),
 #                              NOISE (0: compute stretched by up to NOISE)
-# GFLOPS=0.04 makes the computation about 2/3 of an iteration in SMPI, as in
-# the paper (43.5 s of 64.9 s); on real MPI the computation is real.
+# GFLOPS=0.04 makes the computation about 60 % of an iteration in SMPI
+# (the paper: 43.5 s of 64.9 s); on real MPI the computation is real.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/results/fft}"
