@@ -3,6 +3,7 @@
 run and elapsed time per gather algorithm, with each one's total time
 relative to LS, and the paper's values beside. Also writes DIR/fft.csv."""
 import csv
+import glob
 import os
 import sys
 
@@ -27,12 +28,32 @@ def parse(path):
     return rows, head
 
 
+def mean_of_runs(paths):
+    """Per algorithm, the mean of every run's numbers (and the runs' totals)."""
+    runs = [parse(p) for p in paths]
+    runs = [r for r in runs if r[0]]
+    if not runs:
+        return [], "", 0
+    rows = []
+    for i, r0 in enumerate(runs[0][0]):
+        same = [r[0][i] for r in runs if len(r[0]) > i]
+        row = {k: sum(x[k] for x in same) / len(same) for k in ("total_s", "run_s", "elapsed_s")}
+        row.update(algorithm=r0["algorithm"], ok=all(x["ok"] for x in same),
+                   totals=[x["total_s"] for x in same])
+        rows.append(row)
+    return rows, runs[0][1], len(runs)
+
+
 out = csv.writer(open(os.path.join(D, "fft.csv"), "w"))
-out.writerow(["where", "algorithm", "total_s", "run_s", "elapsed_s", "result_ok"])
-for where, name in (("smpi", "SMPI tryton-1gbe-48, 8 nodes"), ("real", "real MPI, this machine")):
-    rows, head = parse(os.path.join(D, where + ".txt"))
+out.writerow(["where", "algorithm", "total_s", "run_s", "elapsed_s", "result_ok", "runs"])
+real_runs = sorted(glob.glob(os.path.join(D, "real-*.txt"))) or [os.path.join(D, "real.txt")]
+for where, name, paths in (("smpi", "SMPI tryton-1gbe-48, 8 nodes", [os.path.join(D, "smpi.txt")]),
+                           ("real", "real MPI, this machine", real_runs)):
+    rows, head, nruns = mean_of_runs(paths)
     if not rows:
         continue
+    if nruns > 1:
+        name += f", mean of {nruns} runs (total's min-max in brackets)"
     base = next((r for r in rows if r["algorithm"] == "linear_sync"), rows[0])
     print(f"### Table 5 shape: {name}\n\n`{head}`\n")
     print("| algorithm | total [s] | run r [s] | elapsed e [s] | total vs LS | "
@@ -40,12 +61,14 @@ for where, name in (("smpi", "SMPI tryton-1gbe-48, 8 nodes"), ("real", "real MPI
     print("|---|---|---|---|---|---|---|---|---|")
     pb = float(paper["linear_sync"]["total_s"])
     for r in rows:
-        out.writerow([where, r["algorithm"], r["total_s"], r["run_s"], r["elapsed_s"], int(r["ok"])])
+        out.writerow([where, r["algorithm"], f"{r['total_s']:.4f}", f"{r['run_s']:.5f}",
+                      f"{r['elapsed_s']:.5f}", int(r["ok"]), nruns])
         p = paper.get(r["algorithm"])
         pc = (f"{float(p['total_s']):.3f} | {float(p['run_s']):.3f} | {float(p['elapsed_s']):.3f} | "
               f"{pb / float(p['total_s']):.3f}") if p else "- | - | - | -"
         flag = "" if r["ok"] else " (WRONG RESULT)"
-        print(f"| {r['algorithm']}{flag} | {r['total_s']:.3f} | {r['run_s']:.4f} | "
+        spread = (f" [{min(r['totals']):.3f}-{max(r['totals']):.3f}]" if nruns > 1 else "")
+        print(f"| {r['algorithm']}{flag} | {r['total_s']:.3f}{spread} | {r['run_s']:.4f} | "
               f"{r['elapsed_s']:.4f} | {base['total_s'] / r['total_s']:.3f} | {pc} |")
     print()
 print("'vs LS' = total(LS) / total(algorithm); > 1 is faster than LS. "
