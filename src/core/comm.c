@@ -59,14 +59,14 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     PMPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(c->priv, &c->rank);
     PMPI_Comm_size(c->priv, &c->size);
-    if ((err = PMPI_Comm_set_attr(comm, cx_keyval, c))) {
+    /* Rules that key on ranks per node need it on every rank alike; learn
+     * it here, where every rank is in the same collective call (before the
+     * state is attached: a failure leaves no half-made state behind). */
+    if ((cx_rules_need_nodes() && (err = cx_comm_nodes(c))) ||
+        (err = PMPI_Comm_set_attr(comm, cx_keyval, c))) {
         delete_state(comm, cx_keyval, c, NULL);
         return err;
     }
-    /* Rules that key on ranks per node need it on every rank alike; learn
-     * it here, where every rank is in the same collective call. */
-    if (cx_rules_need_nodes() && (err = cx_comm_nodes(c)))
-        return err;
     *out = c;
     return MPI_SUCCESS;
 }

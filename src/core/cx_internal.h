@@ -43,6 +43,7 @@ typedef struct cx_args {
     MPI_Comm pcomm;       /* collx's private duplicate: all our traffic */
     int rank, size;
     const int *order;     /* virtual rank -> rank permutation, NULL = identity */
+    int nonblocking;      /* CX_I... call: the schedule outlives the call */
 } cx_args;
 
 /* ------------------------------------------------------- comm state */
@@ -119,8 +120,9 @@ int cx_sched_copy(cx_sched *s, const void *src, int scount, MPI_Datatype st,
                   void *dst, int dcount, MPI_Datatype dt);
 int cx_sched_reduce(cx_sched *s, const void *in, void *inout, int count,
                     MPI_Datatype t, MPI_Op op);
-/* Sorts the rounds from `from` on that only talk to one peer each (the
- * longest such run) by key[peer], stably; other rounds stay in place. */
+/* Sorts the first run of rounds at or after `from` that only talk to one
+ * peer each by key[peer], stably; other rounds stay in place. The caller
+ * knows that those rounds do not depend on each other. */
 int cx_sched_sort_rounds(cx_sched *s, int from, const double *key);
 /* Scratch memory that lives as long as the schedule (NULL on failure). */
 void *cx_sched_alloc(cx_sched *s, size_t bytes);

@@ -91,6 +91,7 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     const char *what = cx_coll_mpi_name(a->coll);
     if (req)
         *req = CX_REQUEST_NULL;
+    a->nonblocking = req != NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     PMPI_Comm_test_inter(a->comm, &inter);

@@ -1,5 +1,6 @@
 /* Recursive-descent JSON reader (RFC 8259 subset: \uXXXX escapes outside
  * ASCII become '?', which configuration files never need). */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,9 @@ static char *parse_string_raw(reader *r)
             break;
         }
         if (c == '\\') {
-            char e = *r->p++;
+            char e = *r->p;
+            if (e)
+                r->p++;
             switch (e) {
             case '"': case '\\': case '/': c = e; break;
             case 'n': c = '\n'; break;
@@ -73,14 +76,13 @@ static char *parse_string_raw(reader *r)
             case 'f': c = '\f'; break;
             case 'u': {
                 unsigned u = 0;
-                for (int i = 0; i < 4; i++) {
-                    char h = *r->p++;
-                    u = u * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0'
-                                          : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                          : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-                    if (u > 0xffff) {
-                        fail(r, "bad \\u escape");
-                        break;
+                for (int i = 0; i < 4 && !r->failed; i++) {
+                    char h = *r->p;   /* never step past the terminating NUL */
+                    if (!isxdigit((unsigned char)h))
+                        fail(r, "bad \\u escape: want 4 hex digits");
+                    else {
+                        r->p++;
+                        u = u * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
                     }
                 }
                 c = u < 128 ? (char)u : '?';

@@ -16,6 +16,7 @@
  * knows. A file that cannot be used makes every collective fail with
  * MPI_ERR_ARG, after one message that says where and why. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,9 @@ typedef struct {
 } rule;
 
 static rule *rules;
-static int nrules, loaded, broken, need_nodes;
+static int nrules, broken, need_nodes;
+/* Loaded once, by whichever thread selects first. */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static int is_v(cx_coll c)
 {
@@ -85,7 +88,8 @@ static int get_range(const cx_json *r, const char *key, range *out, char *err, s
                      m->line, key, m->key);
             return -1;
         }
-        if (m->kind != CX_JSON_NUMBER || m->number < 0 || m->number != (long long)m->number) {
+        if (m->kind != CX_JSON_NUMBER || !(m->number >= 0 && m->number < 0x1p62) ||
+            m->number != (double)(long long)m->number) {
             snprintf(err, len, "line %d: %s.%s must be a non-negative integer", m->line, key,
                      m->key);
             return -1;
@@ -171,7 +175,6 @@ static int parse(const char *text, char *err, size_t len)
 static void load(void)
 {
     const char *path = getenv("COLLX_RULES");
-    loaded = 1;
     if (!path || !*path)
         return;
     char err[512] = "";
@@ -186,8 +189,7 @@ static void load(void)
 
 int cx_rules_need_nodes(void)
 {
-    if (!loaded)
-        load();
+    pthread_once(&load_once, load);
     return need_nodes && !broken;
 }
 
@@ -228,11 +230,12 @@ static int in(const range *r, long long v)
 int cx_rules_select(const cx_args *a, const cx_algorithm **out)
 {
     *out = NULL;
-    if (!loaded)
-        load();
+    pthread_once(&load_once, load);
+    if (a->comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;   /* CX_Algorithm_get: rules decide per call */
     if (broken)
         return MPI_ERR_ARG;
-    if (!nrules || a->comm == MPI_COMM_NULL)
+    if (!nrules)
         return MPI_SUCCESS;
     int ppn = 0;
     if (need_nodes) {

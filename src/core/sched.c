@@ -142,6 +142,8 @@ static int single_peer(const cx_sched *s, int r)
 
 int cx_sched_sort_rounds(cx_sched *s, int from, const double *key)
 {
+    while (from < s->nrounds && single_peer(s, from) < 0)
+        from++;   /* e.g. the root's own copy: stays first */
     int to = from;
     while (to < s->nrounds && single_peer(s, to) >= 0)
         to++;

@@ -49,11 +49,14 @@ static void sort_when_known(cx_sched *s, int r)
 {
     cx_pap *pap = s->hook_ctx;
     int done = 0;
-    if (cx_pap_test(pap, &done) == MPI_SUCCESS && !done)
+    if (cx_pap_test(pap, &done) != MPI_SUCCESS) {
+        s->before_round = NULL;   /* no order: the rest stays in rank order */
+        return;
+    }
+    if (!done)
         return;   /* not yet: look again before the next round */
     s->before_round = NULL;
-    if (done)
-        cx_sched_sort_rounds(s, r, pap->cur);
+    cx_sched_sort_rounds(s, r, pap->cur);
 }
 
 /* Background: adopts the schedule started at the edge, or builds the same
@@ -76,10 +79,12 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     s->tag = cx_pap_tag(pap->seq++);
     cx_args b = *a;
     b.pcomm = pap->comm;
-    if (kind == CX_BG_BSLN && a->rank == a->root) {
+    if (kind == CX_BG_BSLN && a->rank == a->root && !a->nonblocking) {
         /* The leaves posted their receives at their edges: rather than wait
          * for the last edge (the exchange), serve them in rank order now
-         * and in predicted order once the exchange is in. */
+         * and in predicted order once the exchange is in. Blocking calls
+         * only: the hook uses the PAP state, which must outlive it, and the
+         * progress thread stays stopped until the call returns. */
         int done = 0;
         if ((err = cx_pap_test(pap, &done)))
             return err;

@@ -119,7 +119,7 @@ static int finish_exchange(cx_pap *pap, int *done)
     if (pap->xreq != MPI_REQUEST_NULL) {
         err = done ? PMPI_Test(&pap->xreq, &flag, MPI_STATUS_IGNORE)
                    : PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
-        if (flag) {
+        if (!err && flag) {
             double *t = pap->cur;
             pap->cur = pap->next;
             pap->next = t;
