@@ -4,8 +4,9 @@
  * rank 0 answers with its time T, r receives at t1; if the two halves of the
  * round trip are equally long, rank 0's clock read T at r-time (t0+t1)/2, so
  * offset = T - (t0+t1)/2. The error is at most half the round trip, so of
- * CB_PINGS samples we keep the one with the smallest round trip. Drift
- * during the run is not corrected (a benchmark run is short). */
+ * CB_PINGS samples we keep the one with the smallest round trip. collbench
+ * measures the offsets again before every case, so drift only matters
+ * within one case's repetitions. */
 #include "cb_clock.h"
 
 #define CB_PINGS 30

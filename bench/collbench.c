@@ -81,6 +81,8 @@ static void measure(bench *B, cb_op *op, cb_row *rows)
         if ((rc = cb_op_run(op, root_of(B, k))) != MPI_SUCCESS)
             die(B, rc, rows[0].coll);
     }
+    /* Offsets again for every case: clocks drift over a long sweep. */
+    cb_clock_init(B->comm);
     if (o->pap)
         pap_begin(op, o->root_mode == CB_ROOT_ROTATE ? -1 : root_of(B, 0));
     for (int k = 0; k < o->iters; k++) {
