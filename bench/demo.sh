@@ -29,14 +29,9 @@ SIMRUN="$ROOT/sim/run"
 for b in "$REAL" "$SIM"; do
   [ -x "$b" ] || { echo "demo: $b missing; run ./run build first" >&2; exit 2; }
 done
-case "$MPI" in
-  openmpi) MPIEXEC=(/usr/bin/mpirun.openmpi --oversubscribe -n "$NP") ;;
-  mpich)   MPIEXEC=(/usr/bin/mpiexec.mpich -n "$NP") ;;
-  *) echo "demo: COLLX_MPI must be openmpi or mpich" >&2; exit 2 ;;
-esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+. "$ROOT/bench/mpi_env.sh"
+LAUNCHER="$(mpi_launcher "$MPI")" || exit 2
+read -r -a MPIEXEC <<< "$LAUNCHER -n $NP"
 rm -rf "$OUT/real" "$OUT/smpi" "$OUT/pap" "$OUT/fft" "$OUT"/*.png "$OUT/timings.txt"
 mkdir -p "$OUT/real" "$OUT/smpi" "$OUT/log"
 T0=$(date +%s)

@@ -24,13 +24,11 @@ echo "fft_table: SMPI, 8 nodes, $ITERS iterations per algorithm" >&2
 if [ -n "$REAL" ]; then
   echo "fft_table: real MPI ($REAL), 8 ranks, $REAL_ITERS iterations per algorithm," \
        "$REAL_REPS runs" >&2
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none
-  LAUNCH=mpirun; [ "$REAL" = mpich ] && LAUNCH=mpirun.mpich
+  . "$ROOT/bench/mpi_env.sh"
+  LAUNCH="$(mpi_launcher "$REAL")"
   rm -f "$OUT"/real*.txt
   for rep in $(seq "$REAL_REPS"); do
-    OMP_NUM_THREADS=1 timeout 1800 $LAUNCH -np 8 "$ROOT/build/$REAL/apps/fft/fft" \
+    OMP_NUM_THREADS=1 timeout 1800 $LAUNCH -n 8 "$ROOT/build/$REAL/apps/fft/fft" \
       -i "$REAL_ITERS" --noise "$NOISE" | tee "$OUT/real-$rep.txt" >&2
   done
 fi

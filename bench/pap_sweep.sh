@@ -16,12 +16,8 @@ OUT="${1:-$ROOT/results/pap}"
 REAL="${REAL:-}"
 if [ -n "$REAL" ]; then
   NP="${NP:-8}" JOBS=1 BIN="$ROOT/build/$REAL/bench/collbench"
-  LAUNCH="mpirun -np $NP"
-  [ "$REAL" = mpich ] && LAUNCH="mpirun.mpich -np $NP"
-  # ./run's settings for Open MPI as root on an oversubscribed machine
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none
+  . "$ROOT/bench/mpi_env.sh"
+  LAUNCH="$(mpi_launcher "$REAL") -n $NP"
 else
   NP="${NP:-48}" BIN="$ROOT/build/smpi/bench/collbench"
   LAUNCH="$ROOT/sim/run tryton-1gbe-48 $NP --"

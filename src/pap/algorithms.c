@@ -34,7 +34,6 @@ static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
     cx_pap *pap = cx_pap_get(a->comm);
     if (pap) {
         cx_pap_arrived(pap);
-        cx_pap_sync(pap);
         int err = order_for(pap, a, base, 0, &b.order);
         if (err)
             return err;
@@ -69,7 +68,6 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     if (!pap)
         return base(a, s);
     cx_pap_arrived(pap);
-    cx_pap_sync(pap);
     int adopted = 0, err = cx_pap_early_adopt(pap, a, s, &adopted);
     if (err || adopted) {
         pap->seq++;

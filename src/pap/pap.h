@@ -44,7 +44,8 @@ typedef struct cx_pap {
 
 /* PAP state of comm when CX_Pat_init was called on it, else NULL. */
 cx_pap *cx_pap_get(MPI_Comm comm);
-/* Records the arrival (now) against this iteration's prediction. */
+/* At the call: records the arrival (now) against this iteration's
+ * prediction and takes the state back from the progress thread. */
 void cx_pap_arrived(cx_pap *pap);
 /* Takes the state back from the progress thread (no-op for eager). */
 void cx_pap_sync(cx_pap *pap);

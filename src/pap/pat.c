@@ -156,11 +156,12 @@ void cx_pap_sync(cx_pap *pap)
 
 void cx_pap_arrived(cx_pap *pap)
 {
-    if (!pap->have_raw)
-        return;
-    double err = PMPI_Wtime() - pap->raw;
-    pap->bias = pap->nobs++ ? pap->bias + PAP_EMA * (err - pap->bias) : err;
-    pap->have_raw = 0;
+    if (pap->have_raw) {
+        double err = PMPI_Wtime() - pap->raw;
+        pap->bias = pap->nobs++ ? pap->bias + PAP_EMA * (err - pap->bias) : err;
+        pap->have_raw = 0;
+    }
+    cx_pap_sync(pap);
 }
 
 int CX_Pat_edge(MPI_Comm comm, double fraction)
