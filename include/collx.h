@@ -15,6 +15,7 @@
 #define COLLX_H
 
 #include <mpi.h>
+#include "collx_colls.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,59 +24,27 @@ extern "C" {
 #define COLLX_VERSION_MAJOR 0
 #define COLLX_VERSION_MINOR 1
 
-/* ---- blocking collectives (MPI signatures) ---- */
-int CX_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-              void *recvbuf, int recvcount, MPI_Datatype recvtype,
-              int root, MPI_Comm comm);
-int CX_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, const int recvcounts[], const int displs[],
-               MPI_Datatype recvtype, int root, MPI_Comm comm);
-int CX_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, int recvcount, MPI_Datatype recvtype,
-               int root, MPI_Comm comm);
-int CX_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm);
-int CX_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-             MPI_Comm comm);
-int CX_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 MPI_Comm comm);
-int CX_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, const int recvcounts[], const int displs[],
-                  MPI_Datatype recvtype, MPI_Comm comm);
-int CX_Alltoallv(const void *sendbuf, const int sendcounts[],
-                 const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int rdispls[],
-                 MPI_Datatype recvtype, MPI_Comm comm);
-int CX_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-
-/* ---- nonblocking collectives ----
- * A CX_Request progresses only inside CX_Test/CX_Wait (and inside MPI for
- * messages already posted), like a libNBC schedule. */
+/* ---- collectives ----
+ * For every MPI-3.1 collective MPI_<Name> (list: collx_colls.h) collx has
+ *     int CX_<Name>(<the parameters of MPI_<Name>>);
+ *     int CX_I<name>(<the same>, CX_Request *request);
+ * e.g. CX_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+ * recvtype, root, comm) and CX_Iallreduce(sendbuf, recvbuf, count, datatype,
+ * op, comm, &request). Barrier, Bcast, Gather(v), Scatter(v), Allgather(v),
+ * Alltoall(v,w), Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan.
+ *
+ * A CX_Request progresses inside CX_Test/CX_Wait and inside every other
+ * collx call (and inside MPI for messages already posted), like a libNBC
+ * schedule; with COLLX_PROGRESS=thread and MPI_THREAD_MULTIPLE a progress
+ * thread also drives it. */
 typedef struct cx_request *CX_Request;
 #define CX_REQUEST_NULL ((CX_Request)0)
 
-int CX_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-               MPI_Comm comm, CX_Request *request);
-int CX_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, const int recvcounts[], const int displs[],
-                MPI_Datatype recvtype, int root, MPI_Comm comm,
-                CX_Request *request);
-int CX_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm, CX_Request *request);
-int CX_Iscatterv(const void *sendbuf, const int sendcounts[],
-                 const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 CX_Request *request);
-int CX_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-              MPI_Comm comm, CX_Request *request);
-int CX_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm, CX_Request *request);
+#define CX_PROTOTYPES(E, N, n)                                                 \
+    int CX_##N(CX_DECLS(E));                                                   \
+    int CX_I##n(CX_DECLS(E), CX_Request *request);
+CX_COLLECTIVES(CX_PROTOTYPES)
+#undef CX_PROTOTYPES
 
 /* Completes the request and sets *request to CX_REQUEST_NULL. */
 int CX_Wait(CX_Request *request);
@@ -142,9 +111,8 @@ int CX_Pat_expect_none(MPI_Comm comm);
 int CX_Pat_finalize(MPI_Comm comm);
 
 /* ---- algorithm registry and selection ----
- * coll is the lower-case collective name: "gather", "gatherv", "scatter",
- * "scatterv", "bcast", "allgather", "allgatherv", "alltoallv",
- * "reduce_scatter_block". */
+ * coll is the lower-case collective name: "barrier", "bcast", "gather",
+ * "gatherv", ..., "reduce_scatter_block", "scan", "exscan". */
 
 /* Number of collectives collx knows, and the name of the i-th. */
 int CX_Collective_count(void);

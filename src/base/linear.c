@@ -1,11 +1,11 @@
 /* Linear (flat tree) algorithms: the root talks to every rank itself, in
  * virtual-rank order. Sequential = one peer per round, as Open MPI's
  * basic_linear does; otherwise every message is posted at once (MPICH). */
-#include "blocks.h"
+#include "base.h"
 
 static int is_gather(cx_coll c)
 {
-    return c == CX_COLL_GATHER || c == CX_COLL_GATHERV;
+    return !(cx_coll_shape(c) & CX_SEND_AT_ROOT);
 }
 
 int cx_build_linear_rooted(const cx_args *a, cx_sched *s, int sequential)
@@ -16,17 +16,10 @@ int cx_build_linear_rooted(const cx_args *a, cx_sched *s, int sequential)
         return gather ? cx_sched_send(s, own.buf, own.count, own.type, a->root)
                       : cx_sched_recv(s, own.buf, own.count, own.type, a->root);
     }
-    if (!cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
-        err = gather ? cx_sched_copy(s, own.buf, own.count, own.type, mine.buf,
-                                     mine.count, mine.type)
-                     : cx_sched_copy(s, mine.buf, mine.count, mine.type, own.buf,
-                                     own.count, own.type);
-        /* its own round: the one-peer rounds after it can then be reordered
-         * at run time (cx_sched_sort_rounds) */
-        if (sequential && !err)
-            err = cx_sched_barrier(s);
-    }
+    /* its own round: the one-peer rounds after it can then be reordered
+     * at run time (cx_sched_sort_rounds) */
+    if (!(err = cx_sched_own_block(a, s)) && sequential)
+        err = cx_sched_barrier(s);
     for (int v = 1; v < a->size && !err; v++) {
         int r = cx_rank_of(a, v);
         cx_piece b = cx_all_block(a, r);
@@ -75,12 +68,7 @@ int cx_base_linear_sync(const cx_args *a, cx_sched *s)
     }
     /* The root's own block last: the rounds before it never read the send
      * buffer, so PAP's background engines may start them early. */
-    if (!err && !cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
-        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
-                            mine.type);
-    }
-    return err;
+    return err ? err : cx_sched_own_block(a, s);
 }
 
 int cx_base_bcast_linear(const cx_args *a, cx_sched *s)

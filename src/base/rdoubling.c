@@ -3,22 +3,14 @@
  * their blocks log2(p') times (a group of low ranks always carries its
  * partners' blocks too, so each exchange is at most two ranges); finally
  * r - p' returns the full result to r. */
-#include "blocks.h"
-
-/* Blocks [first, first+n) of the receive buffer as one piece. */
-static cx_piece range(const cx_args *a, int first, int n)
-{
-    cx_piece b = cx_all_block(a, first);
-    b.count *= n;
-    return b;
-}
+#include "base.h"
 
 /* Adds the exchange of group [g, g+mask) (and its partners) with peer. */
 static int exchange(const cx_args *a, cx_sched *s, int mine, int theirs, int mask,
                     int pow2, int peer)
 {
     int p = a->size, err;
-    cx_piece out = range(a, mine, mask), in = range(a, theirs, mask);
+    cx_piece out = cx_all_range(a, mine, mask), in = cx_all_range(a, theirs, mask);
     if ((err = cx_sched_send(s, out.buf, out.count, out.type, peer)) ||
         (err = cx_sched_recv(s, in.buf, in.count, in.type, peer)))
         return err;
@@ -27,12 +19,12 @@ static int exchange(const cx_args *a, cx_sched *s, int mine, int theirs, int mas
     mine_hi = mine_hi < 0 ? 0 : mine_hi > mask ? mask : mine_hi;
     theirs_hi = theirs_hi < 0 ? 0 : theirs_hi > mask ? mask : theirs_hi;
     if (mine_hi) {
-        out = range(a, mine + pow2, mine_hi);
+        out = cx_all_range(a, mine + pow2, mine_hi);
         if ((err = cx_sched_send(s, out.buf, out.count, out.type, peer)))
             return err;
     }
     if (theirs_hi) {
-        in = range(a, theirs + pow2, theirs_hi);
+        in = cx_all_range(a, theirs + pow2, theirs_hi);
         err = cx_sched_recv(s, in.buf, in.count, in.type, peer);
     }
     return err;
@@ -44,21 +36,17 @@ int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
     while (pow2 * 2 <= p)
         pow2 *= 2;
     cx_piece mine = cx_all_block(a, r);
-    if (!cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a);
-        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
-                            mine.type);
-    }
+    err = cx_sched_own_block(a, s);
     if (r >= pow2) {  /* extra rank: hand over, then receive everything */
         if (!err && !(err = cx_sched_send(s, mine.buf, mine.count, mine.type, r - pow2)))
             err = cx_sched_barrier(s);
         /* Its own block comes back unchanged; receive around it. */
         if (!err && r > 0) {
-            cx_piece low = range(a, 0, r);
+            cx_piece low = cx_all_range(a, 0, r);
             err = cx_sched_recv(s, low.buf, low.count, low.type, r - pow2);
         }
         if (!err && r + 1 < p) {
-            cx_piece high = range(a, r + 1, p - r - 1);
+            cx_piece high = cx_all_range(a, r + 1, p - r - 1);
             err = cx_sched_recv(s, high.buf, high.count, high.type, r - pow2);
         }
         return err;
@@ -75,9 +63,9 @@ int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
     }
     if (!err && r + pow2 < p) {
         int x = r + pow2;
-        cx_piece low = range(a, 0, x);
+        cx_piece low = cx_all_range(a, 0, x);
         if (!(err = cx_sched_send(s, low.buf, low.count, low.type, x)) && x + 1 < p) {
-            cx_piece high = range(a, x + 1, p - x - 1);
+            cx_piece high = cx_all_range(a, x + 1, p - x - 1);
             err = cx_sched_send(s, high.buf, high.count, high.type, x);
         }
     }

@@ -2,7 +2,7 @@
  * partial result of block r-k to its right neighbour and folds its own
  * input into the partial of block r-k-1 it receives; after p-1 rounds it
  * holds block r fully reduced. */
-#include "blocks.h"
+#include "base.h"
 
 int cx_base_reduce_scatter_ring(const cx_args *a, cx_sched *s)
 {

@@ -1,16 +1,12 @@
 /* Ring allgather / allgatherv: p-1 rounds, each rank forwards to its right
  * neighbour the block it received in the previous round. */
-#include "blocks.h"
+#include "base.h"
 
 int cx_build_ring_allgather(const cx_args *a, cx_sched *s)
 {
     int p = a->size, r = a->rank, err = MPI_SUCCESS;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
-    if (!cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, r);
-        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
-                            mine.type);
-    }
+    err = cx_sched_own_block(a, s);
     for (int k = 0; k < p - 1 && !err; k++) {
         cx_piece out = cx_all_block(a, (r - k + p) % p);
         cx_piece in = cx_all_block(a, (r - k - 1 + 2 * p) % p);

@@ -1,5 +1,10 @@
-/* One path for every call: check, select, then run the algorithm's schedule
- * (or the native PMPI_ call) blocking or as a CX_Request. */
+/* One path for every call: select, check, then run the algorithm's
+ * schedule (or the MPI library's own call) blocking or as a CX_Request.
+ * Whatever collx cannot serve (an intercommunicator, a requirement that
+ * does not hold) goes to the PMPI_ call, silently, with the reason under
+ * COLLX_VERBOSE. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "cx_internal.h"
 
@@ -9,66 +14,37 @@ struct cx_request {
     cx_sched sched;
 };
 
-static int run_native(const cx_args *a)
+static int run_native(const cx_args *a, CX_Request *req)
 {
-    switch (a->coll) {
-    case CX_COLL_GATHER:
-        return PMPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                           a->rtype, a->root, a->comm);
-    case CX_COLL_GATHERV:
-        return PMPI_Gatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
-                            a->rdispls, a->rtype, a->root, a->comm);
-    case CX_COLL_SCATTER:
-        return PMPI_Scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                            a->rtype, a->root, a->comm);
-    case CX_COLL_SCATTERV:
-        return PMPI_Scatterv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
-                             a->rcount, a->rtype, a->root, a->comm);
-    case CX_COLL_BCAST:
-        return PMPI_Bcast(a->rbuf, a->rcount, a->rtype, a->root, a->comm);
-    case CX_COLL_ALLGATHER:
-        return PMPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                              a->rtype, a->comm);
-    case CX_COLL_ALLGATHERV:
-        return PMPI_Allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
-                               a->rdispls, a->rtype, a->comm);
-    case CX_COLL_ALLTOALLV:
-        return PMPI_Alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
-                              a->rcounts, a->rdispls, a->rtype, a->comm);
-    case CX_COLL_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype,
-                                         a->op, a->comm);
-    default:
-        return MPI_ERR_INTERN;
+    if (!req)
+        return cx_native_run(a);
+    struct cx_request *r = calloc(1, sizeof *r);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    r->native = 1;
+    int err = cx_native_start(a, &r->mpi);
+    if (err) {
+        free(r);
+        return err;   /* MPI has called the error handler */
     }
+    *req = r;
+    return MPI_SUCCESS;
 }
 
-static int start_native(const cx_args *a, MPI_Request *r)
+/* Says once per algorithm (every time with COLLX_VERBOSE=2) why a call
+ * did not run it. */
+static void explain(const cx_args *a, const char *name, const char *why,
+                    const char *instead)
 {
-    switch (a->coll) {
-    case CX_COLL_GATHER:
-        return PMPI_Igather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                            a->rtype, a->root, a->comm, r);
-    case CX_COLL_GATHERV:
-        return PMPI_Igatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
-                             a->rdispls, a->rtype, a->root, a->comm, r);
-    case CX_COLL_SCATTER:
-        return PMPI_Iscatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                             a->rtype, a->root, a->comm, r);
-    case CX_COLL_SCATTERV:
-        return PMPI_Iscatterv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
-                              a->rcount, a->rtype, a->root, a->comm, r);
-    case CX_COLL_BCAST:
-        return PMPI_Ibcast(a->rbuf, a->rcount, a->rtype, a->root, a->comm, r);
-    case CX_COLL_ALLGATHER:
-        return PMPI_Iallgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                               a->rtype, a->comm, r);
-    default:
-        return MPI_ERR_INTERN;
-    }
+    static atomic_int said[CX_COLL_COUNT];
+    int v = cx_verbose();
+    if (v <= 0 || a->rank != 0 || (v < 2 && atomic_exchange(&said[a->coll], 1)))
+        return;
+    cx_say("%s: %s %s; running %s", cx_coll_mpi_name(a->coll), name, why, instead);
 }
 
-static int op_is_commutative(MPI_Op op)
+static int commutative(MPI_Op op)
 {
     int commute = 1;
     if (op != MPI_OP_NULL)
@@ -76,13 +52,75 @@ static int op_is_commutative(MPI_Op op)
     return commute;
 }
 
-/* Falls back to native when the call does not meet alg's requirements;
- * the inputs are the same on every rank, so the fallback is too. */
-static const cx_algorithm *usable(const cx_algorithm *alg, const cx_args *a)
+/* Why alg cannot serve this call (NULL: it can). Every input is the same
+ * on every rank, so is the answer. */
+static const char *unmet(const cx_algorithm *alg, const cx_args *a, cx_comm *c,
+                         int *err)
 {
-    if ((alg->requires & CX_REQ_COMMUTATIVE) && !op_is_commutative(a->op))
-        return cx_algorithm_find(a->coll, "native");
-    return alg;
+    static char why[160];
+    unsigned r = alg->requires;
+    if ((r & CX_REQ_COMMUTATIVE) && !commutative(a->op))
+        return "needs a commutative operation";
+    if ((r & CX_REQ_THREAD_MULTIPLE) && !c->thread_multiple)
+        return "needs MPI_THREAD_MULTIPLE on every rank";
+    if (r & CX_REQ_NODES) {
+        if ((*err = cx_comm_nodes(c)))
+            return "cannot learn the node layout";
+        if ((r & CX_REQ_MULTI_NODE) && c->nnodes < 2)
+            return "needs more than one node";
+        if ((r & CX_REQ_UNIFORM_NODES) && !c->uniform)
+            return "needs the same number of ranks on every node";
+        if ((r & CX_REQ_CONSECUTIVE) && !c->consecutive)
+            return "needs the ranks of every node to be consecutive";
+        if ((r & CX_REQ_SHM) && alg->shm_bytes && alg->shm_bytes(a) > cx_shm_max()) {
+            snprintf(why, sizeof why, "needs %lld bytes of node-shared memory, above "
+                     "COLLX_SHM_MAX=%lld", (long long)alg->shm_bytes(a),
+                     (long long)cx_shm_max());
+            return why;
+        }
+    }
+    return alg->check ? alg->check(a, c) : NULL;
+}
+
+/* alg, or the first of its fallbacks that can serve the call. */
+static const cx_algorithm *usable(const cx_algorithm *alg, const cx_args *a,
+                                  cx_comm *c, int *err)
+{
+    for (int hops = 0; alg->build && hops < 8; hops++) {
+        const char *why = unmet(alg, a, c, err);
+        if (*err || !why)
+            return alg;
+        const cx_algorithm *next = alg->fallback ? cx_algorithm_find(a->coll, alg->fallback)
+                                                 : NULL;
+        if (!next)
+            next = cx_native(a->coll);
+        explain(a, alg->name, why, next->name);
+        alg = next;
+    }
+    return alg->build ? cx_native(a->coll) : alg;
+}
+
+static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
+                        CX_Request *req)
+{
+    const char *what = cx_coll_mpi_name(a->coll);
+    struct cx_request *r = calloc(1, sizeof *r);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
+    cx_sched_init(&r->sched, c->priv, cx_comm_next_tag(c));
+    int err = alg->build(a, &r->sched);
+    if (!err && req) {
+        cx_sched_begin(&r->sched);
+        *req = r;
+        return MPI_SUCCESS;
+    }
+    if (!err)
+        err = cx_sched_run(&r->sched);
+    if (!req)
+        cx_comm_after_call(c);
+    cx_sched_free(&r->sched);
+    free(r);
+    return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
 int cx_dispatch(cx_args *a, CX_Request *req)
@@ -94,59 +132,42 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     a->nonblocking = req != NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
-    PMPI_Comm_test_inter(a->comm, &inter);
-    if (inter)
-        return cx_error(a->comm, MPI_ERR_COMM,
-                        "%s: intercommunicators are not supported by collx; "
-                        "call the PMPI_ version or select 'native'", what);
+    /* Nothing selects anything for this collective: straight to MPI. */
+    const cx_algorithm *alg = cx_select_global(a->coll, &err);
+    if (alg && !alg->build) {
+        cx_count_call(alg, a);
+        return run_native(a, req);
+    }
     PMPI_Comm_rank(a->comm, &a->rank);
     PMPI_Comm_size(a->comm, &a->size);
+    PMPI_Comm_test_inter(a->comm, &inter);
+    if (inter) {
+        explain(a, alg ? alg->name : "the selected algorithm",
+                "does not serve intercommunicators", "native");
+        cx_count_call(cx_native(a->coll), a);
+        return run_native(a, req);
+    }
+    if (err)
+        return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
+                        "COLLX_RULES) names no usable algorithm; see the message above",
+                        what);
     if ((err = cx_validate(a)))
         return cx_error(a->comm, err, "%s: invalid argument (root %d, p %d)", what,
                         a->root, a->size);
-    const cx_algorithm *alg = cx_select(a);
-    if (!alg)
-        return cx_error(a->comm, MPI_ERR_ARG,
-                        "%s: the environment (COLLX_<COLL>_ALGORITHM or COLLX_RULES) "
-                        "names no usable algorithm; see the message above", what);
-    alg = usable(alg, a);
-    cx_count_call(alg, a);
-
-    if (!alg->build) {
-        if (!req)
-            return run_native(a);
-        struct cx_request *r = calloc(1, sizeof *r);
-        if (!r)
-            return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
-        r->native = 1;
-        if ((err = start_native(a, &r->mpi))) {
-            free(r);
-            return cx_error(a->comm, err, "%s: native start failed", what);
-        }
-        *req = r;
-        return MPI_SUCCESS;
-    }
-
     cx_comm *c;
     if ((err = cx_comm_get(a->comm, &c)))
         return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
+    a->cc = c;
     a->pcomm = c->priv;
-    struct cx_request *r = calloc(1, sizeof *r);
-    if (!r)
-        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
-    cx_sched_init(&r->sched, c->priv, cx_comm_next_tag(c));
-    err = alg->build(a, &r->sched);
-    if (!err)
-        err = req ? cx_sched_start(&r->sched) : cx_sched_run(&r->sched);
-    if (!req)
-        c->last_end = PMPI_Wtime();   /* PAP: the next iteration starts now */
-    if (err || !req) {
-        cx_sched_free(&r->sched);
-        free(r);
-        return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
-    }
-    *req = r;
-    return MPI_SUCCESS;
+    if (!alg && !(alg = cx_select(a, c, &err)))
+        return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
+    alg = usable(alg, a, c, &err);
+    if (err)
+        return cx_error(a->comm, err, "%s: cannot check what %s needs", what, alg->name);
+    cx_count_call(alg, a);
+    if (!alg->build)
+        return run_native(a, req);
+    return run_schedule(a, alg, c, req);
 }
 
 int CX_Test(CX_Request *request, int *flag)
@@ -160,7 +181,8 @@ int CX_Test(CX_Request *request, int *flag)
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
     else
         err = cx_sched_progress(&r->sched, flag);
-    if (err || *flag) {
+    if (*flag || (err && r->native)) {
+        *flag = 1;
         if (!r->native)
             cx_sched_free(&r->sched);
         free(r);

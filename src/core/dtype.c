@@ -1,14 +1,35 @@
-/* Datatype helpers: sizes, extents and local typed copies. */
+/* Datatype helpers: 64-bit sizes, big-message types, local copies and
+ * reductions of any count (MPI's own local calls take int counts and
+ * positions, so large ones go in chunks). */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
-#include "cx_internal.h"
+#include "dtype.h"
 
-size_t cx_type_bytes(int count, MPI_Datatype t)
+/* Elements per chunk of a local call: keeps every int of MPI in range. */
+#define CHUNK_BYTES ((MPI_Count)1 << 30)
+
+int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes)
 {
-    int size = 0;
-    if (count <= 0 || t == MPI_DATATYPE_NULL)
-        return 0;
-    PMPI_Type_size(t, &size);
-    return (size_t)count * (size_t)size;
+    MPI_Count size = 0;
+    *bytes = 0;
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (t == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    int err = PMPI_Type_size_x(t, &size);
+    if (err)
+        return err;
+    if (size == MPI_UNDEFINED || size < 0)
+        return MPI_ERR_COUNT;
+    *bytes = (MPI_Count)count * size;
+    return MPI_SUCCESS;
+}
+
+MPI_Count cx_type_bytes(MPI_Aint count, MPI_Datatype t)
+{
+    MPI_Count b;
+    return cx_type_bytes_x(count, t, &b) ? 0 : b;
 }
 
 MPI_Aint cx_type_extent(MPI_Datatype t)
@@ -16,6 +37,24 @@ MPI_Aint cx_type_extent(MPI_Datatype t)
     MPI_Aint lb, extent;
     PMPI_Type_get_extent(t, &lb, &extent);
     return extent;
+}
+
+int cx_type_big(MPI_Aint count, MPI_Datatype t, MPI_Datatype *out)
+{
+    const MPI_Aint chunk = (MPI_Aint)1 << 30;
+    MPI_Aint q = count / chunk, r = count % chunk;
+    MPI_Datatype block;
+    if (q > INT_MAX)
+        return MPI_ERR_COUNT;
+    int err = PMPI_Type_contiguous((int)chunk, t, &block);
+    if (err)
+        return err;
+    int lens[2] = {(int)q, (int)r};
+    MPI_Aint disp[2] = {0, q * chunk * cx_type_extent(t)};
+    MPI_Datatype types[2] = {block, t};
+    err = PMPI_Type_create_struct(r ? 2 : 1, lens, disp, types, out);
+    PMPI_Type_free(&block);
+    return err;
 }
 
 /* A type whose count elements are one dense run of bytes starting at buf. */
@@ -31,29 +70,76 @@ static int is_dense(MPI_Datatype t)
     return lb == 0 && tlb == 0 && extent == size && textent == size;
 }
 
-int cx_copy(const void *src, int scount, MPI_Datatype st, void *dst,
-            int dcount, MPI_Datatype dt)
+/* Elements of t per chunk (at least one). */
+static MPI_Aint chunk_elems(MPI_Datatype t)
 {
-    size_t bytes = cx_type_bytes(scount, st);
+    MPI_Count size = cx_type_bytes(1, t);
+    MPI_Aint n = size > 0 ? (MPI_Aint)(CHUNK_BYTES / size) : 1;
+    return n > 0 ? n : 1;
+}
+
+/* Packs (pack = 1) count elements of t at typed into the bytes at packed,
+ * or unpacks them, chunk by chunk. */
+static int pack_any(int pack, const void *typed, MPI_Aint count, MPI_Datatype t,
+                    void *packed)
+{
+    MPI_Aint step = chunk_elems(t), ext = cx_type_extent(t);
+    MPI_Count size = cx_type_bytes(1, t);
+    if (size > INT_MAX)
+        return MPI_ERR_COUNT;   /* one element beyond MPI_Pack's int sizes */
+    for (MPI_Aint i = 0; i < count; i += step) {
+        MPI_Aint n = count - i < step ? count - i : step;
+        char *tp = (char *)typed + i * ext, *pp = (char *)packed + i * size;
+        int pos = 0, bytes = (int)(n * size), err;
+        err = pack ? PMPI_Pack(tp, (int)n, t, pp, bytes, &pos, MPI_COMM_SELF)
+                   : PMPI_Unpack(pp, bytes, &pos, tp, (int)n, t, MPI_COMM_SELF);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
+            MPI_Aint dcount, MPI_Datatype dt)
+{
+    MPI_Count bytes = cx_type_bytes(scount, st);
     if (bytes == 0 || src == dst)
         return MPI_SUCCESS;
     if (st == MPI_PACKED && dt == MPI_PACKED) {
-        memcpy(dst, src, bytes);
+        memcpy(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
-    if (st == MPI_PACKED) {
-        int pos = 0;
-        return PMPI_Unpack(src, scount, &pos, dst, dcount, dt, MPI_COMM_SELF);
-    }
-    if (dt == MPI_PACKED) {
-        int pos = 0;
-        return PMPI_Pack(src, scount, st, dst, dcount, &pos, MPI_COMM_SELF);
-    }
+    if (st == MPI_PACKED)
+        return pack_any(0, dst, dcount, dt, (void *)src);
+    if (dt == MPI_PACKED)
+        return pack_any(1, src, scount, st, dst);
     if (st == dt && is_dense(st)) {
-        memcpy(dst, src, bytes);
+        memcpy(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
-    /* Different layouts with the same signature: let MPI do the conversion. */
-    return PMPI_Sendrecv(src, scount, st, 0, 0, dst, dcount, dt, 0, 0,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    /* Different layouts with the same signature: through packed bytes
+     * (never a message to ourselves, which other threads' or the user's
+     * MPI_COMM_SELF traffic could match). */
+    void *tmp = malloc((size_t)bytes);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    int err = pack_any(1, src, scount, st, tmp);
+    if (!err)
+        err = pack_any(0, dst, dcount, dt, tmp);
+    free(tmp);
+    return err;
+}
+
+int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
+                    MPI_Op op)
+{
+    MPI_Aint step = chunk_elems(t), ext = cx_type_extent(t);
+    for (MPI_Aint i = 0; i < count; i += step) {
+        MPI_Aint n = count - i < step ? count - i : step;
+        int err = PMPI_Reduce_local((const char *)in + i * ext, (char *)inout + i * ext,
+                                    (int)n, t, op);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
 }

@@ -36,10 +36,10 @@ static int nrules, broken, need_nodes;
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
+/* Collectives whose block sizes only some ranks know. */
 static int is_v(cx_coll c)
 {
-    return c == CX_COLL_GATHERV || c == CX_COLL_SCATTERV || c == CX_COLL_ALLGATHERV ||
-           c == CX_COLL_ALLTOALLV;
+    return (cx_coll_shape(c) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) != 0;
 }
 
 static char *read_file(const char *path, char *err, size_t len)
@@ -193,33 +193,19 @@ int cx_rules_need_nodes(void)
     return need_nodes && !broken;
 }
 
-static long long bytes(int count, MPI_Datatype type)
+int cx_rules_broken(void)
 {
-    int size = 0;
-    if (type != MPI_DATATYPE_NULL)
-        PMPI_Type_size(type, &size);
-    return (long long)count * size;
+    pthread_once(&load_once, load);
+    return broken;
 }
 
-/* The size every rank of the call agrees on (signatures match). */
-static long long msg_size(const cx_args *a)
+int cx_rules_mention(cx_coll c)
 {
-    int root = a->rank == a->root;
-    switch (a->coll) {
-    case CX_COLL_GATHER:
-        return root && a->sbuf == MPI_IN_PLACE ? bytes(a->rcount, a->rtype)
-                                               : bytes(a->scount, a->stype);
-    case CX_COLL_SCATTER:
-        return root ? bytes(a->scount, a->stype) : bytes(a->rcount, a->rtype);
-    case CX_COLL_ALLGATHER:
-        return a->sbuf == MPI_IN_PLACE ? bytes(a->rcount, a->rtype)
-                                       : bytes(a->scount, a->stype);
-    case CX_COLL_BCAST:
-    case CX_COLL_REDUCE_SCATTER_BLOCK:
-        return bytes(a->rcount, a->rtype);
-    default:
-        return 0;
-    }
+    pthread_once(&load_once, load);
+    for (int i = 0; i < nrules; i++)
+        if (rules[i].coll == c)
+            return 1;
+    return 0;
 }
 
 static int in(const range *r, long long v)
@@ -227,32 +213,46 @@ static int in(const range *r, long long v)
     return v >= r->lo && v <= r->hi;
 }
 
-int cx_rules_select(const cx_args *a, const cx_algorithm **out)
+int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node)
 {
-    *out = NULL;
-    pthread_once(&load_once, load);
-    if (a->comm == MPI_COMM_NULL)
-        return MPI_SUCCESS;   /* CX_Algorithm_get: rules decide per call */
-    if (broken)
-        return MPI_ERR_ARG;
-    if (!nrules)
-        return MPI_SUCCESS;
-    int ppn = 0;
-    if (need_nodes) {
-        cx_comm *c;
-        int err = cx_comm_get(a->comm, &c);
-        if (err)
-            return err;
-        ppn = c->max_ranks_per_node;
-    }
-    long long m = msg_size(a);
-    for (int i = 0; i < nrules; i++) {
-        const rule *r = &rules[i];
-        if (r->coll == a->coll && in(&r->comm_size, a->size) && in(&r->msg_size, m) &&
-            (!need_nodes || in(&r->ranks_per_node, ppn))) {
-            *out = r->alg;
-            return MPI_SUCCESS;
+    int *cands = malloc(sizeof(int) * (size_t)(nrules + 1)), n = 0;
+    if (!cands)
+        return NULL;
+    for (int i = 0; i < nrules; i++)
+        if (rules[i].coll == c && in(&rules[i].comm_size, comm_size) &&
+            (!need_nodes || in(&rules[i].ranks_per_node, ranks_per_node)))
+            cands[n++] = i;
+    cands[n] = -1;
+    return cands;
+}
+
+/* The size every rank of the call agrees on (signatures match): bytes of
+ * one rank's block, of a reduction's vector, or of the bcast buffer. */
+static long long msg_size(const cx_args *a)
+{
+    unsigned shape = cx_coll_shape(a->coll);
+    int root = a->rank == a->root;
+    if (shape & CX_REDUCTION || !(shape & CX_SEND_ONE))
+        return cx_type_bytes(a->rcount, a->rtype);   /* bcast, reductions */
+    if ((shape & CX_SEND_AT_ROOT) && !root)
+        return cx_type_bytes(a->rcount, a->rtype);   /* scatter leaves */
+    if (a->sbuf == MPI_IN_PLACE)
+        return cx_type_bytes(a->rcount, a->rtype);
+    return cx_type_bytes(a->scount, a->stype);
+}
+
+const cx_algorithm *cx_rules_pick(const int *cands, const cx_args *a)
+{
+    long long m = -1;
+    for (const int *i = cands; *i >= 0; i++) {
+        const rule *r = &rules[*i];
+        if (r->msg_size.lo > 0 || r->msg_size.hi < LLONG_MAX) {
+            if (m < 0)
+                m = msg_size(a);
+            if (!in(&r->msg_size, m))
+                continue;
         }
+        return r->alg;
     }
-    return MPI_SUCCESS;
+    return NULL;
 }

@@ -22,7 +22,8 @@ static long long packed_offset(const tuw_plan *plan, int me, long long own, int 
 static int root_piece(const cx_args *a, cx_sched *s, const tuw_plan *plan,
                       const tuw_edge *c, cx_piece *out)
 {
-    int n = 0, contiguous = 1, total = 0;
+    int n = 0, contiguous = 1;
+    MPI_Aint total = 0;
     cx_piece first = {0}, prev = {0};
     for (int i = c->lo; i < c->hi; i++) {
         if (plan->owner[i] != c->peer)
@@ -48,7 +49,7 @@ static int root_piece(const cx_args *a, cx_sched *s, const tuw_plan *plan,
         cx_piece b = cx_all_block(a, i);
         if (plan->owner[i] != c->peer || cx_type_bytes(b.count, b.type) == 0)
             continue;
-        lens[k] = b.count;
+        lens[k] = (int)b.count;
         disp[k++] = b.buf - first.buf;
     }
     MPI_Datatype t;
@@ -63,12 +64,7 @@ static int root_piece(const cx_args *a, cx_sched *s, const tuw_plan *plan,
 
 static int root_gather(const cx_args *a, cx_sched *s, const tuw_plan *plan)
 {
-    int err = MPI_SUCCESS;
-    if (!cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
-        err = cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
-                            mine.type);
-    }
+    int err = cx_sched_own_block(a, s);
     /* All receives in one round: children complete in any order. */
     for (int c = 0; c < plan->nchild && !err; c++) {
         cx_piece b;
@@ -87,12 +83,7 @@ static int root_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
         if (!(err = root_piece(a, s, plan, &plan->child[c], &b)))
             err = cx_sched_send(s, b.buf, b.count, b.type, plan->child[c].peer);
     }
-    if (!err && !cx_own_in_place(a)) {
-        cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->root);
-        err = cx_sched_copy(s, mine.buf, mine.count, mine.type, own.buf, own.count,
-                            own.type);
-    }
-    return err;
+    return err ? err : cx_sched_own_block(a, s);
 }
 
 /* Inner gather root: own block and children's messages into one packed
@@ -112,16 +103,16 @@ int tuw_emit_gather(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     if (!tmp)
         return MPI_ERR_NO_MEM;
     err = cx_sched_copy(s, own.buf, own.count, own.type,
-                        tmp + packed_offset(plan, a->rank, ownb, a->rank), (int)ownb,
+                        tmp + packed_offset(plan, a->rank, ownb, a->rank), ownb,
                         MPI_PACKED);
     for (int c = 0; c < plan->nchild && !err; c++) {
         const tuw_edge *e = &plan->child[c];
         err = cx_sched_recv(s, tmp + packed_offset(plan, a->rank, ownb, e->lo),
-                            (int)e->bytes, MPI_PACKED, e->peer);
+                            e->bytes, MPI_PACKED, e->peer);
     }
     if (!err)
         err = cx_sched_barrier(s);
-    return err ? err : cx_sched_send(s, tmp, (int)plan->parent.bytes, MPI_PACKED, peer);
+    return err ? err : cx_sched_send(s, tmp, plan->parent.bytes, MPI_PACKED, peer);
 }
 
 /* Inner scatter root: one message from the parent, then the children's
@@ -140,14 +131,14 @@ int tuw_emit_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     char *tmp = cx_sched_alloc(s, (size_t)plan->parent.bytes);
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    if ((err = cx_sched_recv(s, tmp, (int)plan->parent.bytes, MPI_PACKED, peer)) ||
+    if ((err = cx_sched_recv(s, tmp, plan->parent.bytes, MPI_PACKED, peer)) ||
         (err = cx_sched_barrier(s)))
         return err;
     for (int c = plan->nchild - 1; c >= 0 && !err; c--) {
         const tuw_edge *e = &plan->child[c];
         err = cx_sched_send(s, tmp + packed_offset(plan, a->rank, ownb, e->lo),
-                            (int)e->bytes, MPI_PACKED, e->peer);
+                            e->bytes, MPI_PACKED, e->peer);
     }
     return err ? err : cx_sched_copy(s, tmp + packed_offset(plan, a->rank, ownb, a->rank),
-                                     (int)ownb, MPI_PACKED, own.buf, own.count, own.type);
+                                     ownb, MPI_PACKED, own.buf, own.count, own.type);
 }

@@ -75,7 +75,7 @@ int cx_pap_early_needs_order(cx_pap *pap)
     if (!pap->has_reg)
         return 0;
     cx_args a = pap->reg;
-    const cx_algorithm *alg = cx_select(&a);
+    const cx_algorithm *alg = cx_pap_reg_alg(pap);
     cx_bg_kind kind = alg ? cx_pap_bg_kind(alg) : CX_BG_NONE;
     return kind == CX_BG_BSBN || (kind != CX_BG_NONE && a.root == pap->rank);
 }
@@ -85,7 +85,7 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
     if (!pap->has_reg || pap->early_live)
         return MPI_SUCCESS;
     cx_args a = pap->reg;
-    const cx_algorithm *alg = cx_select(&a);
+    const cx_algorithm *alg = cx_pap_reg_alg(pap);
     cx_bg_kind kind = alg ? cx_pap_bg_kind(alg) : CX_BG_NONE;
     if (kind == CX_BG_NONE)
         return MPI_SUCCESS;
@@ -108,10 +108,7 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
     }
     pap->early_rounds = s->nrounds;
     pap->early_safe = safe;
-    if ((err = cx_sched_start(s))) {
-        cx_sched_free(s);
-        return err;
-    }
+    cx_sched_begin(s);
     s->nrounds = safe;
     pap->early_live = 1;
     pap->n_early++;
@@ -158,13 +155,6 @@ void cx_pap_early_drop(cx_pap *pap)
 {
     if (!pap->early_live)
         return;
-    cx_sched *e = &pap->early;
-    for (int i = 0; i < e->nreqs; i++) {
-        if (e->reqs[i] == MPI_REQUEST_NULL)
-            continue;
-        PMPI_Cancel(&e->reqs[i]);
-        PMPI_Wait(&e->reqs[i], MPI_STATUS_IGNORE);
-    }
-    cx_sched_free(e);
+    cx_sched_free(&pap->early);   /* cancels what is still posted */
     pap->early_live = 0;
 }

@@ -5,7 +5,7 @@
 #define CX_PAP_H
 
 #include <pthread.h>
-#include "../base/blocks.h"
+#include "../base/base.h"
 
 typedef enum { CX_PAP_EAGER, CX_PAP_THREAD } cx_pap_engine;
 
@@ -14,7 +14,8 @@ typedef enum { CX_BG_NONE, CX_BG_BSLN, CX_BG_BSBN, CX_BG_BSLS } cx_bg_kind;
 
 typedef struct cx_pap {
     MPI_Comm comm;          /* own duplicate: exchange + background schedules */
-    cx_comm *cc;            /* collx state of the user's comm (last_end) */
+    cx_comm *cc;            /* collx state of the user's comm (selection) */
+    double last_end;        /* end of the last blocking collx call on comm */
     int rank, size;
     cx_pap_engine engine;
     double offset;          /* local clock minus rank 0's clock */
@@ -56,6 +57,9 @@ int cx_pap_test(cx_pap *pap, int *done);
  * NULL when nothing was exchanged yet (the builders then use rotation). */
 const int *cx_pap_order(cx_pap *pap, int root, int stale);
 int cx_pap_tag(unsigned seq);
+
+/* The algorithm selected for the registered call (NULL if none). */
+const cx_algorithm *cx_pap_reg_alg(cx_pap *pap);
 
 /* Background algorithms (algorithms.c). */
 cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg);

@@ -17,7 +17,21 @@ cx_pap *cx_pap_get(MPI_Comm comm)
     cx_comm *c;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c))
         return NULL;
-    return c->family[CX_FAMILY_PAP];
+    return c->family[CX_FAMILY_PAP].state;
+}
+
+const cx_algorithm *cx_pap_reg_alg(cx_pap *pap)
+{
+    int err;
+    const cx_algorithm *alg = cx_select(&pap->reg, pap->cc, &err);
+    return err ? NULL : alg;
+}
+
+/* Core hook: a blocking collx call on comm just ended (the next iteration
+ * starts now). */
+static void after_call(void *state)
+{
+    ((cx_pap *)state)->last_end = PMPI_Wtime();
 }
 
 int cx_pap_tag(unsigned seq)
@@ -68,7 +82,7 @@ int CX_Pat_init(MPI_Comm comm)
         return cx_error(comm, MPI_ERR_COMM, "CX_Pat_init: MPI_COMM_NULL");
     if ((err = cx_comm_get(comm, &c)))
         return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
-    if (c->family[CX_FAMILY_PAP])
+    if (c->family[CX_FAMILY_PAP].state)
         return MPI_SUCCESS;
     cx_pap *pap = calloc(1, sizeof *pap);
     if (!pap)
@@ -98,8 +112,7 @@ int CX_Pat_init(MPI_Comm comm)
         fprintf(stderr, "collx: CX_Pat_init: %s engine (p=%d)\n",
                 pap->engine == CX_PAP_THREAD ? "progress thread" : "eager", pap->size);
     pap->start = PMPI_Wtime();
-    c->family[CX_FAMILY_PAP] = pap;
-    c->family_free[CX_FAMILY_PAP] = pap_free;
+    c->family[CX_FAMILY_PAP] = (cx_family_slot){pap, pap_free, after_call};
     return MPI_SUCCESS;
 }
 
@@ -179,7 +192,7 @@ int CX_Pat_edge(MPI_Comm comm, double fraction)
     if ((err = cx_pap_complete(pap)))
         return cx_error(comm, err, "CX_Pat_edge: exchange failed");
     double now = PMPI_Wtime();
-    double start = pap->start > pap->cc->last_end ? pap->start : pap->cc->last_end;
+    double start = pap->start > pap->last_end ? pap->start : pap->last_end;
     if (start > now)
         start = now;
     pap->raw = start + (now - start) / fraction;
@@ -216,6 +229,7 @@ static int expect(cx_coll coll, const void *sbuf, int scount, MPI_Datatype stype
     cx_pap_sync(pap);
     pap->reg = a;
     pap->has_reg = 1;
+    cx_pap_reg_alg(pap);   /* decided here, where every rank is: not in the thread */
     return MPI_SUCCESS;
 }
 
@@ -289,9 +303,9 @@ static void pap_free(void *p)
 int CX_Pat_finalize(MPI_Comm comm)
 {
     cx_comm *c;
-    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) || !c->family[CX_FAMILY_PAP])
+    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) || !c->family[CX_FAMILY_PAP].state)
         return MPI_SUCCESS;
-    cx_pap *pap = c->family[CX_FAMILY_PAP];
+    cx_pap *pap = c->family[CX_FAMILY_PAP].state;
     if (cx_verbose() > 0) {   /* collective, like finalize itself */
         cx_pap_sync(pap);
         long mine[2] = {pap->n_early, pap->n_adopted}, sum[2];
@@ -301,7 +315,6 @@ int CX_Pat_finalize(MPI_Comm comm)
                     "%ld taken over by their calls\n", sum[0], sum[1]);
     }
     pap_free(pap);
-    c->family[CX_FAMILY_PAP] = NULL;
-    c->family_free[CX_FAMILY_PAP] = NULL;
+    c->family[CX_FAMILY_PAP] = (cx_family_slot){0};
     return MPI_SUCCESS;
 }

@@ -139,12 +139,6 @@ static void scenarios(int c, const char *alg, MPI_Comm comm)
     }
 }
 
-static void intercomm_scenario(int c, const char *alg, MPI_Comm inter)
-{
-    args a = valid();
-    expect(c, alg, "intercommunicator", &a, inter, MPI_ERR_COMM);
-}
-
 /* After all errors, each algorithm still gives the right answer. */
 static void still_works(int c, const char *alg, MPI_Comm comm)
 {
@@ -239,32 +233,23 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--env-unknown") == 0) {
         env_unknown(comm);
     } else {
-        /* Intercommunicator: lower and upper half of the ranks. */
-        MPI_Comm half, inter = MPI_COMM_NULL;
-        if (size >= 2) {
-            int lower = rank < size / 2;
-            MPI_Comm_split(MPI_COMM_WORLD, lower, rank, &half);
-            MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, lower ? size / 2 : 0, 7,
-                                 &inter);
-            MPI_Comm_set_errhandler(inter, eh);
-            MPI_Comm_free(&half);
-        }
         check_set_unknown();
         truncation(comm);
         for (int c = 0; c < NCOLL; c++) {
             int n = CX_Algorithm_count(names[c]);
             for (int i = 0; i < n; i++) {
                 const char *alg = CX_Algorithm_name(names[c], i);
+                /* native is the MPI library's own call, with its own checks
+                 * (which may leave the other ranks waiting when only one
+                 * rank's arguments are wrong) */
+                if (strcmp(alg, "native") == 0)
+                    continue;
                 CX_Algorithm_set(names[c], alg);
                 scenarios(c, alg, comm);
-                if (inter != MPI_COMM_NULL)
-                    intercomm_scenario(c, alg, inter);
                 still_works(c, alg, comm);
             }
             CX_Algorithm_set(names[c], NULL);
         }
-        if (inter != MPI_COMM_NULL)
-            MPI_Comm_free(&inter);
     }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,26 +1,40 @@
-/* Block addressing and virtual-rank orders for the base algorithms. */
+/* Block addressing and virtual-rank orders (see blocks.h). All offsets are
+ * MPI_Aint: count x rank x extent passes 2^31 for legal calls. */
 #include "blocks.h"
 
 static int is_scatter(cx_coll c)
 {
-    return c == CX_COLL_SCATTER || c == CX_COLL_SCATTERV;
+    return (cx_coll_shape(c) & CX_SEND_AT_ROOT) != 0;
 }
 
 cx_piece cx_all_block(const cx_args *a, int i)
 {
     cx_piece p;
     if (is_scatter(a->coll)) {
-        int disp = a->scounts ? a->sdispls[i] : i * a->scount;
+        MPI_Aint disp = a->scounts ? a->sdispls[i] : (MPI_Aint)i * a->scount;
         p.count = a->scounts ? a->scounts[i] : a->scount;
         p.type = a->stype;
-        p.buf = (char *)a->sbuf + (MPI_Aint)disp * cx_type_extent(a->stype);
+        p.buf = (char *)a->sbuf + disp * cx_type_extent(a->stype);
     } else {
-        int disp = a->rcounts ? a->rdispls[i] : i * a->rcount;
+        MPI_Aint disp = a->rcounts ? a->rdispls[i] : (MPI_Aint)i * a->rcount;
         p.count = a->rcounts ? a->rcounts[i] : a->rcount;
         p.type = a->rtype;
-        p.buf = (char *)a->rbuf + (MPI_Aint)disp * cx_type_extent(a->rtype);
+        p.buf = (char *)a->rbuf + disp * cx_type_extent(a->rtype);
     }
     return p;
+}
+
+cx_piece cx_all_range(const cx_args *a, int first, int n)
+{
+    cx_piece b = cx_all_block(a, first);
+    if (a->scounts || a->rcounts) {
+        b.count = 0;
+        for (int i = first; i < first + n; i++)
+            b.count += cx_all_block(a, i).count;
+    } else {
+        b.count *= n;
+    }
+    return b;
 }
 
 int cx_own_in_place(const cx_args *a)
@@ -43,6 +57,28 @@ cx_piece cx_own_piece(const cx_args *a)
         p.type = a->stype;
     }
     return p;
+}
+
+int cx_sched_own_block(const cx_args *a, cx_sched *s)
+{
+    if (cx_own_in_place(a))
+        return MPI_SUCCESS;
+    cx_piece own = cx_own_piece(a), mine = cx_all_block(a, a->rank);
+    if (is_scatter(a->coll))
+        return cx_sched_copy(s, mine.buf, mine.count, mine.type, own.buf, own.count,
+                             own.type);
+    return cx_sched_copy(s, own.buf, own.count, own.type, mine.buf, mine.count,
+                         mine.type);
+}
+
+MPI_Count cx_block_bytes(const cx_args *a)
+{
+    if (a->rank == a->root) {
+        cx_piece b = cx_all_block(a, a->root);
+        return cx_type_bytes(b.count, b.type);
+    }
+    cx_piece own = cx_own_piece(a);
+    return cx_type_bytes(own.count, own.type);
 }
 
 int cx_rank_of(const cx_args *a, int v)

@@ -1,0 +1,77 @@
+/* Per-communicator state, cached as an attribute of the user's
+ * communicator and freed with it: a private duplicate (collx's tags never
+ * meet the application's messages), the rank maps of the node layout,
+ * node and leader communicators, a node-shared memory segment, cached
+ * selections, and one slot per family (which the core never looks into). */
+#ifndef CX_COMM_H
+#define CX_COMM_H
+
+#include <mpi.h>
+#include "colls.h"
+
+enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
+       CX_FAMILY_TOPO, CX_FAMILY_COUNT };
+
+/* A family's state on a communicator and the hooks the core calls. */
+typedef struct cx_family_slot {
+    void *state;
+    void (*release)(void *state);            /* with the communicator */
+    void (*after_call)(void *state);         /* after every blocking call */
+} cx_family_slot;
+
+struct cx_algorithm;
+
+typedef struct cx_comm {
+    MPI_Comm priv;        /* private duplicate of the user's comm */
+    int rank, size;
+    unsigned tag_seq;     /* one tag per collective call */
+    int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
+
+    /* Node layout (cx_comm_nodes). Nodes are numbered in the order of
+     * their lowest rank; a node's leader is its lowest rank. Nodes may
+     * differ in size and their ranks need not be consecutive. */
+    int nodes_ready;
+    MPI_Comm node;        /* ranks of my node, in comm rank order */
+    MPI_Comm leaders;     /* leader of every node (node i = rank i), or NULL */
+    int nnodes, my_node, local_rank, local_size;
+    int *node_of;         /* [size] node of every rank */
+    int *local_of;        /* [size] rank inside its node */
+    int *node_size;       /* [nnodes] */
+    int *node_leader;     /* [nnodes] comm rank of each node's leader */
+    int max_ranks_per_node;
+    int uniform;          /* every node has the same number of ranks */
+    int consecutive;      /* every node's ranks are consecutive */
+
+    /* Node-shared segment (cx_comm_shm). */
+    MPI_Win shm_win;
+    char *shm_base;       /* start of the node's segment in this process */
+    MPI_Aint shm_size;
+
+    /* Selection cached per collective (select.c). */
+    struct {
+        unsigned gen;
+        const struct cx_algorithm *alg; /* decided, or NULL: rules per call */
+        int *rules;                     /* candidate rules, -1 terminated */
+    } sel[CX_COLL_COUNT];
+
+    cx_family_slot family[CX_FAMILY_COUNT];
+} cx_comm;
+
+/* State of comm, created on first use (collective over comm). */
+int cx_comm_get(MPI_Comm comm, cx_comm **out);
+/* Fills the node layout (collective over comm on first use).
+ * COLLX_RANKS_PER_NODE=k fakes nodes of k consecutive ranks;
+ * COLLX_FAKE_NODES=0,1,0,2,... gives the node of every rank (repeated
+ * cyclically when shorter than the communicator) and cyclic:k places rank
+ * r on node r % k. */
+int cx_comm_nodes(cx_comm *c);
+/* Node-shared segment of at least bytes (collective over the node
+ * communicator; grown on demand, never beyond COLLX_SHM_MAX, default
+ * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */
+int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
+MPI_Aint cx_shm_max(void);
+int cx_comm_next_tag(cx_comm *c);
+/* Runs every family's after_call hook (end of a blocking call). */
+void cx_comm_after_call(cx_comm *c);
+
+#endif

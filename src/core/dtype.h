@@ -1,0 +1,34 @@
+/* Datatype helpers: sizes (64-bit), extents, big messages, and local typed
+ * copies and reductions of any count. */
+#ifndef CX_DTYPE_H
+#define CX_DTYPE_H
+
+#include <mpi.h>
+
+/* Bytes of data of count elements of t (0 for count 0; for a null type
+ * with count > 0 too: argument checks reject those before). */
+MPI_Count cx_type_bytes(MPI_Aint count, MPI_Datatype t);
+/* The same, with MPI_ERR_TYPE for a null type with count > 0. */
+int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes);
+MPI_Aint cx_type_extent(MPI_Datatype t);
+/* Address of block i of count elements of t in buf. */
+static inline char *cx_block(const void *buf, MPI_Aint i, MPI_Aint count,
+                             MPI_Datatype t)
+{
+    return (char *)buf + i * count * cx_type_extent(t);
+}
+/* One element of a new (uncommitted) type = count elements of t, for
+ * messages of more than INT_MAX elements. */
+int cx_type_big(MPI_Aint count, MPI_Datatype t, MPI_Datatype *out);
+/* Local typed copy; signatures must match (MPI_PACKED allowed on a side). */
+int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
+            MPI_Aint dcount, MPI_Datatype dt);
+/* inout = in op inout (MPI_Reduce_local for any count). */
+int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
+                    MPI_Op op);
+/* Charges local work to the simulated clock in SMPI (no-op elsewhere):
+ * bytes copied, or bytes reduced, at the platform's rates. */
+void cx_charge_copy(MPI_Count bytes);
+void cx_charge_reduce(MPI_Count bytes);
+
+#endif

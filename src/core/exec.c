@@ -1,0 +1,255 @@
+/* Executors of schedules: blocking, and step by step for requests and the
+ * progress agent. A failed step records the first error and the schedule
+ * runs on to its end, so no peer waits forever for a message of ours. */
+#include <sched.h>
+#include <stdlib.h>
+#include "sched.h"
+#include "dtype.h"
+
+int cx_grow(void **arr, int *cap, int need, size_t elem);
+
+static void note(cx_sched *s, int err)
+{
+    if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+        s->err = err;
+}
+
+static int round_begin(const cx_sched *s, int r)
+{
+    return r == 0 ? 0 : s->round_end[r - 1];
+}
+
+static void run_local(cx_sched *s, int i)
+{
+    cx_op *op = &s->ops[i];
+    MPI_Count bytes = cx_type_bytes(op->count, op->type);
+    if (op->kind == CX_OP_COPY) {
+        note(s, cx_copy(op->src, op->count, op->type, op->dst, op->dcount, op->dtype));
+        cx_charge_copy(bytes);
+    } else if (op->kind == CX_OP_REDUCE) {
+        note(s, cx_reduce_local(op->src, op->dst, op->count, op->type, op->op));
+        cx_charge_reduce(bytes);
+    } else if (op->kind == CX_OP_START) {
+        MPI_Request q = MPI_REQUEST_NULL;
+        cx_start_fn fn = op->start;
+        void *ctx = op->ctx;
+        note(s, fn(s, ctx, &q));     /* may add ops: s->ops may move */
+        note(s, cx_sched_barrier(s));
+        if (q != MPI_REQUEST_NULL)
+            s->reqs[s->nreqs++] = q;
+    } else if (op->kind == CX_OP_POLL) {
+        op->done = 0;
+        s->npolls++;
+    }
+}
+
+/* Runs the local steps of round r and posts its messages. */
+static void start_round(cx_sched *s, int r)
+{
+    if (s->before_round)
+        s->before_round(s, r);
+    int b = round_begin(s, r), e = s->round_end[r];
+    s->nreqs = 0;
+    s->npolls = 0;
+    if (cx_grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs)) {
+        note(s, MPI_ERR_NO_MEM);
+        return;
+    }
+    for (int i = b; i < e; i++)
+        run_local(s, i);
+    /* Receives first, so an early sender finds them posted. */
+    for (int i = b; i < e; i++) {
+        cx_op *op = &s->ops[i];
+        MPI_Request *q = &s->reqs[s->nreqs];
+        if (op->kind == CX_OP_RECV) {
+            int err = PMPI_Irecv(op->dst, (int)op->count, op->type, op->peer, op->tag,
+                                 op->comm, q);
+            note(s, err);
+            s->nreqs += err == MPI_SUCCESS;
+        }
+    }
+    for (int i = b; i < e; i++) {
+        cx_op *op = &s->ops[i];
+        MPI_Request *q = &s->reqs[s->nreqs];
+        if (op->kind == CX_OP_SEND) {
+            int err = PMPI_Isend(op->src, (int)op->count, op->type, op->peer, op->tag,
+                                 op->comm, q);
+            note(s, err);
+            s->nreqs += err == MPI_SUCCESS;
+        }
+    }
+}
+
+/* After a multiple completion call failed with MPI_ERR_IN_STATUS: records
+ * the failures, forgets every request that is finished; *pending = how
+ * many are still active. */
+static void settle(cx_sched *s, const MPI_Status *st, int *pending)
+{
+    *pending = 0;
+    for (int i = 0; i < s->nreqs; i++) {
+        int e = st[i].MPI_ERROR;
+        if (e == MPI_ERR_PENDING && s->reqs[i] != MPI_REQUEST_NULL) {
+            (*pending)++;
+            continue;
+        }
+        note(s, e);
+        s->reqs[i] = MPI_REQUEST_NULL;
+    }
+}
+
+/* Tests the round's requests; *flag = 1 when none is active. */
+static void test_reqs(cx_sched *s, int *flag)
+{
+    *flag = 1;
+    if (!s->nreqs)
+        return;
+    MPI_Status stack[16], *st = s->nreqs <= 16 ? stack : malloc(sizeof *st * (size_t)s->nreqs);
+    int err = PMPI_Testall(s->nreqs, s->reqs, flag, st ? st : MPI_STATUSES_IGNORE);
+    if (err == MPI_ERR_IN_STATUS && st) {
+        int pending;
+        settle(s, st, &pending);
+        *flag = pending == 0;
+    } else if (err) {
+        note(s, err);   /* the requests themselves are broken: give up on them */
+        *flag = 1;
+    }
+    if (st != stack)
+        free(st);
+    if (*flag)
+        s->nreqs = 0;
+}
+
+/* Waits for the round's requests. SMPI's MPI_Waitall is a loop of
+ * MPI_Waitany, O(n^2) simulator work (a linear gather root at p=560 took
+ * 0.7 s of host time per call); waiting in order completes the same set in
+ * the same simulated time. */
+static void wait_reqs(cx_sched *s)
+{
+    int n = s->nreqs, err = MPI_SUCCESS;
+#ifndef SMPI_H
+    MPI_Status stack[16], *st = n <= 16 ? stack : malloc(sizeof *st * (size_t)n);
+    err = PMPI_Waitall(n, s->reqs, st ? st : MPI_STATUSES_IGNORE);
+    if (err == MPI_ERR_IN_STATUS && st) {
+        int pending;
+        settle(s, st, &pending);
+        err = MPI_SUCCESS;
+    }
+    if (st != stack)
+        free(st);
+#endif
+    note(s, err);
+    for (int i = 0; i < n; i++)
+        if (s->reqs[i] != MPI_REQUEST_NULL) {
+            note(s, PMPI_Wait(&s->reqs[i], MPI_STATUS_IGNORE));
+            s->reqs[i] = MPI_REQUEST_NULL;
+        }
+    s->nreqs = 0;
+}
+
+/* Whether every poll step of the current round holds. */
+static int polls_hold(cx_sched *s)
+{
+    if (!s->npolls)
+        return 1;
+    int b = round_begin(s, s->cur), e = s->round_end[s->cur];
+    for (int i = b; i < e; i++) {
+        cx_op *op = &s->ops[i];
+        if (op->kind != CX_OP_POLL || op->done)
+            continue;
+        int done = 0, err = op->poll(s, op->ctx, &done);
+        note(s, err);
+        if (done || err) {   /* a failed poll cannot become true: move on */
+            op->done = 1;
+            s->npolls--;
+        }
+    }
+    return s->npolls == 0;
+}
+
+/* Lets other ranks (SMPI actors, oversubscribed processes) and MPI's
+ * progress engine run while a poll step waits. */
+static void idle(cx_sched *s)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
+#ifndef SMPI_H
+    sched_yield();
+#endif
+}
+
+static void next_round(cx_sched *s)
+{
+    if (++s->cur < s->nrounds)
+        start_round(s, s->cur);
+}
+
+int cx_sched_begin(cx_sched *s)
+{
+    if (s->started)
+        return MPI_SUCCESS;   /* started early (PAP background): continue it */
+    note(s, cx_sched_barrier(s));
+    s->started = 1;
+    s->cur = 0;
+    s->nreqs = 0;
+    if (s->nrounds)
+        start_round(s, 0);
+    return MPI_SUCCESS;
+}
+
+int cx_sched_progress(cx_sched *s, int *done)
+{
+    *done = 0;
+    while (s->cur < s->nrounds) {
+        int flag;
+        test_reqs(s, &flag);
+        if (!flag || !polls_hold(s))
+            return MPI_SUCCESS;
+        next_round(s);
+    }
+    *done = 1;
+    return s->err;
+}
+
+int cx_sched_finish(cx_sched *s)
+{
+    while (s->cur < s->nrounds) {
+        if (!s->npolls) {
+            wait_reqs(s);
+        } else {
+            int flag;
+            for (;;) {
+                test_reqs(s, &flag);
+                if (polls_hold(s) && flag)
+                    break;
+                idle(s);
+            }
+        }
+        next_round(s);
+    }
+    return s->err;
+}
+
+int cx_sched_run(cx_sched *s)
+{
+    cx_sched_begin(s);
+    return cx_sched_finish(s);
+}
+
+void cx_sched_free(cx_sched *s)
+{
+    for (int i = 0; i < s->nreqs; i++)   /* abandoned mid-way: cancel */
+        if (s->reqs[i] != MPI_REQUEST_NULL) {
+            PMPI_Cancel(&s->reqs[i]);
+            PMPI_Wait(&s->reqs[i], MPI_STATUS_IGNORE);
+        }
+    for (int i = 0; i < s->ntemps; i++)
+        free(s->temps[i]);
+    for (int i = 0; i < s->ntypes; i++)
+        PMPI_Type_free(&s->types[i]);
+    free(s->temps);
+    free(s->types);
+    free(s->ops);
+    free(s->round_end);
+    free(s->reqs);
+    *s = (cx_sched){0};
+}

@@ -1,0 +1,118 @@
+/* Schedules: what an algorithm emits instead of talking to MPI.
+ *
+ * A schedule is a list of rounds. Starting a round runs its local steps in
+ * order (copies and reductions, charged in SMPI at the platform's memory
+ * rate; start steps, which post any MPI request), then posts its receives,
+ * then its sends; the round ends when every request it posted has
+ * completed and every poll step of it has returned true. Each message
+ * carries its own communicator and tag (the schedule's by default).
+ *
+ * Counts are MPI_Aint: a message of more than INT_MAX elements is sent as
+ * one element of a derived type. Messages of size zero are not sent: both
+ * sides know it, since their type signatures match.
+ *
+ * Errors never strand a peer: a step that fails records the first error
+ * and the schedule goes on to its end (peers waiting for later messages of
+ * this rank, e.g. a token, still get them); the executors return that
+ * first error. */
+#ifndef CX_SCHED_H
+#define CX_SCHED_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+typedef struct cx_sched cx_sched;
+
+/* Start step: posts at most one request (*req = MPI_REQUEST_NULL for
+ * none). It may add ops to s: they go into new rounds after the last one
+ * (a schedule that is built as it runs, e.g. once a tree is known). */
+typedef int (*cx_start_fn)(cx_sched *s, void *ctx, MPI_Request *req);
+/* Poll step: *done = 1 once its condition holds. Called repeatedly; the
+ * executor calls into MPI between calls, so SMPI's clock moves. */
+typedef int (*cx_poll_fn)(cx_sched *s, void *ctx, int *done);
+
+typedef enum {
+    CX_OP_SEND, CX_OP_RECV, CX_OP_COPY, CX_OP_REDUCE, CX_OP_START, CX_OP_POLL
+} cx_op_kind;
+
+typedef struct cx_op {
+    cx_op_kind kind;
+    const void *src;      /* send / copy source / reduce input */
+    void *dst;            /* recv / copy target / reduce inout */
+    MPI_Aint count;       /* of type (send, recv, copy source, reduce) */
+    MPI_Datatype type;
+    MPI_Aint dcount;      /* copy target count */
+    MPI_Datatype dtype;   /* copy target type */
+    int peer, tag;
+    MPI_Comm comm;
+    MPI_Op op;
+    cx_start_fn start;
+    cx_poll_fn poll;
+    void *ctx;
+    int done;             /* poll step: condition seen true */
+} cx_op;
+
+struct cx_sched {
+    cx_op *ops;
+    int nops, ops_cap;
+    int *round_end;       /* round i = ops [round_end[i-1], round_end[i]) */
+    int nrounds, rounds_cap;
+    void **temps;
+    int ntemps, temps_cap;
+    MPI_Datatype *types;  /* derived types to free with the schedule */
+    int ntypes, types_cap;
+    MPI_Comm comm;        /* default communicator and tag of messages */
+    int tag;
+    /* execution state */
+    int cur;              /* round being executed */
+    MPI_Request *reqs;
+    int nreqs, reqs_cap;
+    int npolls;           /* poll steps of the current round not yet true */
+    int started;
+    int err;              /* first error of any step */
+    /* Optional, called before each round starts: may reorder the rounds
+     * not started yet (cx_sched_sort_rounds), e.g. once an order is known. */
+    void (*before_round)(struct cx_sched *s, int r);
+    void *hook_ctx;
+};
+
+void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag);
+/* Closes the current round: ops added after this go to the next one. */
+int cx_sched_barrier(cx_sched *s);
+int cx_sched_send(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
+                  int peer);
+int cx_sched_recv(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t, int peer);
+/* The same on another communicator and tag (sub-communicator schedules). */
+int cx_sched_send_on(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
+                     int peer, MPI_Comm comm, int tag);
+int cx_sched_recv_on(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
+                     int peer, MPI_Comm comm, int tag);
+int cx_sched_copy(cx_sched *s, const void *src, MPI_Aint scount, MPI_Datatype st,
+                  void *dst, MPI_Aint dcount, MPI_Datatype dt);
+/* inout = in op inout, elementwise (in is the left operand, as in
+ * MPI_Reduce_local). */
+int cx_sched_reduce(cx_sched *s, const void *in, void *inout, MPI_Aint count,
+                    MPI_Datatype t, MPI_Op op);
+int cx_sched_start(cx_sched *s, cx_start_fn fn, void *ctx);
+int cx_sched_poll(cx_sched *s, cx_poll_fn fn, void *ctx);
+/* Sorts the first run of rounds at or after `from` that only talk to one
+ * peer each by key[peer], stably; other rounds stay in place. The caller
+ * knows that those rounds do not depend on each other. */
+int cx_sched_sort_rounds(cx_sched *s, int from, const double *key);
+/* Scratch memory that lives as long as the schedule (NULL on failure). */
+void *cx_sched_alloc(cx_sched *s, size_t bytes);
+/* Scratch able to hold count elements of t laid out as t does it (lb and
+ * extent aware); returns the pointer to pass to MPI. */
+void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t);
+/* Commits t and frees it with the schedule. */
+int cx_sched_own_type(cx_sched *s, MPI_Datatype t);
+
+/* Executors (exec.c). */
+int cx_sched_run(cx_sched *s);                 /* blocking */
+int cx_sched_begin(cx_sched *s);               /* post the first round */
+int cx_sched_progress(cx_sched *s, int *done); /* nonblocking step */
+int cx_sched_finish(cx_sched *s);              /* block until done */
+/* Completes or cancels what was posted, then frees (any state). */
+void cx_sched_free(cx_sched *s);
+
+#endif

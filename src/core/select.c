@@ -1,0 +1,124 @@
+/* Which algorithm runs a call: explicit choice (CX_Algorithm_set) >
+ * environment (COLLX_<COLL>_ALGORITHM, read once) > rules file (pruned once
+ * per communicator to the rules its size and node layout can match, then
+ * only msg_size is looked at per call) > "native". Every input is one all
+ * ranks hold alike, so every rank picks the same. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cx_internal.h"
+
+static _Atomic(const cx_algorithm *) forced[CX_COLL_COUNT];
+static atomic_uint generation;
+
+static const cx_algorithm *env_alg[CX_COLL_COUNT];
+static int env_bad[CX_COLL_COUNT];
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+static void env_name(cx_coll c, char *buf, size_t len)
+{
+    snprintf(buf, len, "COLLX_%s_ALGORITHM", cx_coll_name(c));
+    for (char *p = buf; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+}
+
+static void read_env(void)
+{
+    for (int c = 0; c < CX_COLL_COUNT; c++) {
+        char var[64];
+        env_name((cx_coll)c, var, sizeof var);
+        const char *v = getenv(var);
+        if (!v || !*v)
+            continue;
+        if ((env_alg[c] = cx_algorithm_find((cx_coll)c, v)))
+            continue;
+        env_bad[c] = 1;
+        fprintf(stderr, "collx: %s=%s is not a %s algorithm; valid: ", var, v,
+                cx_coll_name((cx_coll)c));
+        cx_algorithm_list(stderr, (cx_coll)c, ", ");
+        fputc('\n', stderr);
+    }
+}
+
+unsigned cx_select_generation(void)
+{
+    return atomic_load_explicit(&generation, memory_order_relaxed);
+}
+
+const cx_algorithm *cx_select_global(cx_coll c, int *err)
+{
+    *err = MPI_SUCCESS;
+    const cx_algorithm *f = atomic_load_explicit(&forced[c], memory_order_acquire);
+    if (f)
+        return f;
+    pthread_once(&env_once, read_env);
+    if (env_bad[c]) {
+        *err = MPI_ERR_ARG;
+        return NULL;
+    }
+    if (env_alg[c])
+        return env_alg[c];
+    if (cx_rules_broken()) {
+        *err = MPI_ERR_ARG;
+        return NULL;
+    }
+    return cx_rules_mention(c) ? NULL : cx_native(c);
+}
+
+const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err)
+{
+    const cx_algorithm *g = cx_select_global(a->coll, err);
+    if (g || *err)
+        return g;
+    int **cands = &c->sel[a->coll].rules;
+    if (!*cands) {
+        int ppn = 0;
+        if (cx_rules_need_nodes()) {
+            if ((*err = cx_comm_nodes(c)))
+                return NULL;
+            ppn = c->max_ranks_per_node;
+        }
+        if (!(*cands = cx_rules_prune(a->coll, c->size, ppn))) {
+            *err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+    }
+    const cx_algorithm *alg = cx_rules_pick(*cands, a);
+    return alg ? alg : cx_native(a->coll);
+}
+
+/* ------------------------------------------------------------ public API */
+int CX_Algorithm_set(const char *coll, const char *alg)
+{
+    int c = cx_coll_from_name(coll);
+    if (c < 0) {
+        fprintf(stderr, "collx: unknown collective '%s'; valid: ", coll ? coll : "(null)");
+        for (int i = 0; i < CX_COLL_COUNT; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", cx_coll_name((cx_coll)i));
+        fputc('\n', stderr);
+        return MPI_ERR_ARG;
+    }
+    const cx_algorithm *a = NULL;
+    if (alg && *alg && !(a = cx_algorithm_find((cx_coll)c, alg))) {
+        fprintf(stderr, "collx: '%s' is not a %s algorithm; valid: ", alg, coll);
+        cx_algorithm_list(stderr, (cx_coll)c, ", ");
+        fputc('\n', stderr);
+        return MPI_ERR_ARG;
+    }
+    atomic_store_explicit(&forced[c], a, memory_order_release);
+    atomic_fetch_add(&generation, 1);
+    return MPI_SUCCESS;
+}
+
+const char *CX_Algorithm_get(const char *coll)
+{
+    int c = cx_coll_from_name(coll), err;
+    if (c < 0)
+        return NULL;
+    const cx_algorithm *alg = cx_select_global((cx_coll)c, &err);
+    if (err)
+        return NULL;
+    return alg ? alg->name : "native";   /* rules decide per call */
+}

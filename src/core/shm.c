@@ -1,0 +1,60 @@
+/* The node-shared segment of a communicator: one MPI_Win_allocate_shared
+ * window on the node communicator, created on first need and grown on
+ * demand. The node's first rank allocates it all and the others pass size
+ * 0 (SMPI addresses the segment by rank x own size: unequal sizes would be
+ * out of bounds), then everyone finds it with MPI_Win_shared_query. */
+#include <stdlib.h>
+#include "comm.h"
+
+#define SHM_MAX_DEFAULT ((MPI_Aint)256 << 20)
+
+MPI_Aint cx_shm_max(void)
+{
+    const char *v = getenv("COLLX_SHM_MAX");
+    long long m = v ? atoll(v) : 0;
+    return m > 0 ? (MPI_Aint)m : SHM_MAX_DEFAULT;
+}
+
+void cx_comm_free_shm(cx_comm *c)
+{
+    if (c->shm_win != MPI_WIN_NULL)
+        PMPI_Win_free(&c->shm_win);
+    c->shm_base = NULL;
+    c->shm_size = 0;
+}
+
+int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
+{
+    int err;
+    *base = NULL;
+    if (bytes > cx_shm_max())
+        return MPI_ERR_NO_MEM;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (c->shm_win != MPI_WIN_NULL && bytes <= c->shm_size) {
+        *base = c->shm_base;
+        return MPI_SUCCESS;
+    }
+    /* Grow geometrically (bounded by the cap), so that a sweep of sizes
+     * reallocates O(log) times. */
+    MPI_Aint want = c->shm_size ? c->shm_size : 4096;
+    while (want < bytes)
+        want *= 2;
+    if (want > cx_shm_max())
+        want = bytes;
+    cx_comm_free_shm(c);
+    void *mine;
+    err = PMPI_Win_allocate_shared(c->local_rank == 0 ? want : 0, 1, MPI_INFO_NULL,
+                                   c->node, &mine, &c->shm_win);
+    if (err)
+        return err;
+    MPI_Aint size;
+    int disp;
+    if ((err = PMPI_Win_shared_query(c->shm_win, 0, &size, &disp, &c->shm_base))) {
+        cx_comm_free_shm(c);
+        return err;
+    }
+    c->shm_size = want;
+    *base = c->shm_base;
+    return MPI_SUCCESS;
+}
