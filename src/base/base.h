@@ -18,7 +18,25 @@ int cx_build_ring_allgather(const cx_args *a, cx_sched *s);
 int cx_base_bcast_linear(const cx_args *a, cx_sched *s);
 int cx_base_bcast_binomial(const cx_args *a, cx_sched *s);
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s);
-int cx_base_alltoallv_pairwise(const cx_args *a, cx_sched *s);
 int cx_base_reduce_scatter_ring(const cx_args *a, cx_sched *s);
+int cx_base_barrier_dissemination(const cx_args *a, cx_sched *s);
+int cx_base_reduce_binomial(const cx_args *a, cx_sched *s);
+int cx_base_allreduce_reduce_bcast(const cx_args *a, cx_sched *s);
+int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s);
+int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s);
+int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s);
+int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s);
+int cx_base_scan_rdoubling(const cx_args *a, cx_sched *s);
+int cx_base_exscan_rdoubling(const cx_args *a, cx_sched *s);
+
+/* Alltoall(v,w) block views: block i to receive; the blocks to send (the
+ * send buffer's, or with MPI_IN_PLACE packed copies taken first). */
+cx_piece cx_alltoall_in_block(const cx_args *a, int i);
+int cx_alltoall_out_blocks(const cx_args *a, cx_sched *s, cx_piece **out);
+
+/* Reductions: whether op is commutative; the input (sbuf, or rbuf with
+ * MPI_IN_PLACE). */
+int cx_op_commutative(MPI_Op op);
+const void *cx_reduce_input(const cx_args *a);
 
 #endif

@@ -1,0 +1,150 @@
+/* Allreduce by recursive doubling and by Rabenseifner's reduce-scatter +
+ * allgather. For p not a power of two both first fold the 2 rem lowest
+ * ranks in pairs (the even one hands its data to the odd one and sits out)
+ * and unfold at the end (Thakur, Rabenseifner & Gropp 2005). Recursive
+ * doubling keeps the canonical order (a group always holds a contiguous
+ * range of ranks; the lower range goes on the left), so it serves
+ * non-commutative operations; Rabenseifner's needs a commutative one. */
+#include "base.h"
+
+typedef struct fold {
+    int pow2, rem, newrank;   /* newrank -1: sits out */
+} fold;
+
+static fold fold_of(int r, int p)
+{
+    fold f = {1, 0, 0};
+    while (f.pow2 * 2 <= p)
+        f.pow2 *= 2;
+    f.rem = p - f.pow2;
+    f.newrank = r < 2 * f.rem ? (r % 2 ? r / 2 : -1) : r - f.rem;
+    return f;
+}
+
+static int real_rank(const fold *f, int n)
+{
+    return n < f->rem ? 2 * n + 1 : n + f->rem;
+}
+
+/* Fold-in: acc holds this rank's data; an odd low rank combines its even
+ * neighbour's data into acc (which may be swapped with tmp). */
+static int fold_in(const cx_args *a, cx_sched *s, const fold *f, char **acc, char **tmp)
+{
+    int r = a->rank, err;
+    MPI_Aint n = a->rcount;
+    MPI_Datatype t = a->rtype;
+    if (r >= 2 * f->rem)
+        return MPI_SUCCESS;
+    if (f->newrank < 0)
+        return cx_sched_send(s, *acc, n, t, r + 1);
+    if ((err = cx_sched_recv(s, *tmp, n, t, r - 1)) || (err = cx_sched_barrier(s)))
+        return err;
+    return cx_sched_reduce(s, *tmp, *acc, n, t, a->op);   /* acc = left op acc */
+}
+
+/* Fold-out: the result goes back to the even ranks that sat out. */
+static int fold_out(const cx_args *a, cx_sched *s, const fold *f, const void *res)
+{
+    int r = a->rank, err;
+    if (r >= 2 * f->rem)
+        return MPI_SUCCESS;
+    if (f->newrank < 0) {
+        if ((err = cx_sched_barrier(s)))
+            return err;
+        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, r + 1);
+    }
+    return cx_sched_send(s, res, a->rcount, a->rtype, r - 1);
+}
+
+int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
+{
+    fold f = fold_of(a->rank, a->size);
+    MPI_Aint n = a->rcount;
+    MPI_Datatype t = a->rtype;
+    char *acc = cx_sched_alloc_typed(s, n, t), *tmp = cx_sched_alloc_typed(s, n, t);
+    int err;
+    if (!acc || !tmp)
+        return MPI_ERR_NO_MEM;
+    if ((err = cx_sched_copy(s, cx_reduce_input(a), n, t, acc, n, t)) ||
+        (err = fold_in(a, s, &f, &acc, &tmp)) || (err = cx_sched_barrier(s)))
+        return err;
+    for (int mask = 1; f.newrank >= 0 && mask < f.pow2; mask <<= 1) {
+        int partner = f.newrank ^ mask, peer = real_rank(&f, partner);
+        if ((err = cx_sched_send(s, acc, n, t, peer)) ||
+            (err = cx_sched_recv(s, tmp, n, t, peer)) || (err = cx_sched_barrier(s)))
+            return err;
+        if (partner < f.newrank) {          /* acc = theirs op acc */
+            err = cx_sched_reduce(s, tmp, acc, n, t, a->op);
+        } else {                            /* tmp = acc op theirs */
+            err = cx_sched_reduce(s, acc, tmp, n, t, a->op);
+            char *x = acc;
+            acc = tmp;
+            tmp = x;
+        }
+        if (err)
+            return err;
+    }
+    if (f.newrank >= 0 &&
+        (err = cx_sched_copy(s, acc, n, t, a->rbuf, n, t)))
+        return err;
+    return fold_out(a, s, &f, acc);
+}
+
+/* Rabenseifner: the vector is cut into pow2 blocks; recursive halving
+ * leaves block newrank fully reduced at newrank, recursive doubling
+ * gathers the blocks back. Works on rbuf in place. */
+static void block_range(MPI_Aint n, int pow2, int lo, int hi, MPI_Aint *off,
+                        MPI_Aint *len)
+{
+    MPI_Aint q = n / pow2, r = n % pow2;
+    *off = lo * q + (lo < r ? lo : r);
+    MPI_Aint end = hi * q + (hi < r ? hi : r);
+    *len = end - *off;
+}
+
+int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s)
+{
+    fold f = fold_of(a->rank, a->size);
+    MPI_Aint n = a->rcount, ext = cx_type_extent(a->rtype);
+    MPI_Datatype t = a->rtype;
+    char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);
+    int err;
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if ((a->sbuf != MPI_IN_PLACE &&
+         (err = cx_sched_copy(s, a->sbuf, n, t, acc, n, t))) ||
+        (err = fold_in(a, s, &f, &acc, &tmp)) || (err = cx_sched_barrier(s)))
+        return err;
+    int lo = 0, hi = f.pow2;   /* blocks this rank is responsible for */
+    for (int mask = f.pow2 / 2; f.newrank >= 0 && mask >= 1; mask >>= 1) {
+        int partner = f.newrank ^ mask, peer = real_rank(&f, partner), mid = lo + (hi - lo) / 2;
+        int keep_lo = f.newrank < partner ? lo : mid, keep_hi = f.newrank < partner ? mid : hi;
+        int give_lo = f.newrank < partner ? mid : lo, give_hi = f.newrank < partner ? hi : mid;
+        MPI_Aint koff, klen, goff, glen;
+        block_range(n, f.pow2, keep_lo, keep_hi, &koff, &klen);
+        block_range(n, f.pow2, give_lo, give_hi, &goff, &glen);
+        if ((err = cx_sched_send(s, acc + goff * ext, glen, t, peer)) ||
+            (err = cx_sched_recv(s, tmp + koff * ext, klen, t, peer)) ||
+            (err = cx_sched_barrier(s)) ||
+            (err = cx_sched_reduce(s, tmp + koff * ext, acc + koff * ext, klen, t, a->op)))
+            return err;
+        lo = keep_lo;
+        hi = keep_hi;
+    }
+    for (int mask = 1; f.newrank >= 0 && mask < f.pow2; mask <<= 1) {
+        int partner = f.newrank ^ mask, peer = real_rank(&f, partner);
+        int plo = lo ^ mask, phi = plo + (hi - lo);   /* the partner's range */
+        MPI_Aint off, len, poff, plen;
+        block_range(n, f.pow2, lo, hi, &off, &len);
+        block_range(n, f.pow2, plo, phi, &poff, &plen);
+        if ((err = cx_sched_barrier(s)) ||
+            (err = cx_sched_send(s, acc + off * ext, len, t, peer)) ||
+            (err = cx_sched_recv(s, acc + poff * ext, plen, t, peer)))
+            return err;
+        lo = lo < plo ? lo : plo;
+        hi = lo + 2 * (phi - plo);
+    }
+    if ((err = cx_sched_barrier(s)))
+        return err;
+    return fold_out(a, s, &f, acc);
+}
