@@ -1,7 +1,8 @@
 /* Build functions of the tuw algorithms.
  *
  * gatherv/scatterv: every rank runs the distributed construction (Lemma 3)
- * from its own block size; non-roots never look at the root-only arrays.
+ * from its own block size, as steps of the schedule (a nonblocking call
+ * returns at once); non-roots never look at the root-only arrays.
  * The root also knows every block size, so it replays the same merges
  * locally: that tells it, beyond its own children, which subtrees send
  * directly (graceful degradation, counted by the construction) and which
@@ -27,14 +28,21 @@ static int emit(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     return is_scatter(a) ? tuw_emit_scatter(a, s, plan) : tuw_emit_gather(a, s, plan);
 }
 
-static int build_irregular(const cx_args *a, cx_sched *s)
+/* What the data phase needs once the construction is complete: the
+ * arguments (copied: the caller's record is gone after CX_Igatherv
+ * returns) and the plan the construction filled. */
+typedef struct irregular {
+    cx_args a;
+    tuw_plan dist;
+} irregular;
+
+static int construction_done(cx_sched *s, void *arg)
 {
-    long long thr = tuw_threshold();
-    tuw_plan dist, full;
-    int err = tuw_construct(my_bytes(a), a->size, a->root, a->rank, thr, a->pcomm,
-                            s->tag, s, &dist);
-    if (err || a->rank != a->root)
-        return err ? err : emit(a, s, &dist);
+    irregular *x = arg;
+    const cx_args *a = &x->a;
+    if (a->rank != a->root)
+        return emit(a, s, &x->dist);
+    tuw_plan full;
     long long *m = malloc((size_t)a->size * sizeof *m);
     if (!m)
         return MPI_ERR_NO_MEM;
@@ -42,16 +50,30 @@ static int build_irregular(const cx_args *a, cx_sched *s)
         cx_piece b = cx_all_block(a, i);
         m[i] = (long long)cx_type_bytes(b.count, b.type);
     }
-    err = tuw_simulate(m, a->size, a->root, a->rank, thr, s, &full);
+    int err = tuw_simulate(m, a->size, a->root, a->rank, tuw_threshold(), s, &full);
     free(m);
     if (err)
         return err;
     /* The replay must agree with what the other ranks built: same data
      * forwarded to the root, same number of direct subtrees. It cannot
      * differ unless the ranks' block sizes disagree with the root's counts. */
-    if (full.final.M != dist.final.M || full.final.nd != dist.final.nd)
+    if (full.final.M != x->dist.final.M || full.final.nd != x->dist.final.nd)
         return MPI_ERR_TRUNCATE;
     return emit(a, s, &full);
+}
+
+/* gatherv/scatterv: every rank runs the distributed construction from its
+ * own block size, inside the schedule; the data phase is added when it
+ * completes. */
+static int build_irregular(const cx_args *a, cx_sched *s)
+{
+    irregular *x = cx_sched_alloc(s, sizeof *x);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    x->a = *a;
+    tuw_build *b = tuw_build_new(my_bytes(a), a->size, a->root, a->rank, tuw_threshold(),
+                                 s->comm, s->tag, s, &x->dist, construction_done, x);
+    return b ? tuw_construct_steps(s, b) : MPI_ERR_NO_MEM;
 }
 
 static int build_regular(const cx_args *a, cx_sched *s)

@@ -64,8 +64,15 @@ long long tuw_threshold(void);
 int tuw_simulate(const long long *m, int p, int root, int me, long long threshold,
                  cx_sched *s, tuw_plan *plan);
 /* Lemma 3: the distributed construction from this rank's block size alone,
- * in ceil(log2 p) rounds of at most two constant-size exchanges, blocking on
- * comm with tag. */
+ * in ceil(log2 p) rounds of at most two constant-size exchanges on comm
+ * with tag. As schedule steps: tuw_build_new prepares it (memory from s),
+ * tuw_construct_steps adds it to s; when the plan is complete, done(s, arg)
+ * runs and may add the data phase. tuw_construct runs it blocking. */
+typedef struct tuw_build tuw_build;
+tuw_build *tuw_build_new(long long mine, int p, int root, int me, long long threshold,
+                         MPI_Comm comm, int tag, cx_sched *s, tuw_plan *plan,
+                         int (*done)(cx_sched *s, void *arg), void *arg);
+int tuw_construct_steps(cx_sched *s, tuw_build *b);
 int tuw_construct(long long mine, int p, int root, int me, long long threshold,
                   MPI_Comm comm, int tag, cx_sched *s, tuw_plan *plan);
 
