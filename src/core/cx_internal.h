@@ -10,6 +10,7 @@
 #include "sched.h"
 #include "comm.h"
 #include "registry.h"
+#include "progress.h"
 
 /* Checks the arguments (validate.c); MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);

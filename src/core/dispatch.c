@@ -12,7 +12,19 @@ struct cx_request {
     int native;
     MPI_Request mpi;      /* native nonblocking call */
     cx_sched sched;
+    cx_job job;           /* on the progress agent while in flight */
+    int err;              /* the schedule's result once the agent finished it */
 };
+
+/* The agent's step for a request's schedule. */
+static int request_step(void *ctx)
+{
+    struct cx_request *r = ctx;
+    int done = 0, err = cx_sched_progress(&r->sched, &done);
+    if (done)
+        r->err = err;
+    return done;
+}
 
 static int run_native(const cx_args *a, CX_Request *req)
 {
@@ -111,6 +123,9 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
     int err = alg->build(a, &r->sched);
     if (!err && req) {
         cx_sched_begin(&r->sched);
+        if (cx_progress_thread_wanted())
+            cx_progress_thread();
+        cx_progress_add(&r->job, request_step, r);
         *req = r;
         return MPI_SUCCESS;
     }
@@ -130,6 +145,7 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     if (req)
         *req = CX_REQUEST_NULL;
     a->nonblocking = req != NULL;
+    cx_progress_poke();   /* requests in flight move on in every collx call */
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Nothing selects anything for this collective: straight to MPI. */
@@ -172,17 +188,23 @@ int cx_dispatch(cx_args *a, CX_Request *req)
 
 int CX_Test(CX_Request *request, int *flag)
 {
-    int err;
+    int err = MPI_SUCCESS;
     struct cx_request *r = *request;
     *flag = 1;
     if (!r)
         return MPI_SUCCESS;
-    if (r->native)
+    if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
-    else
+        *flag |= err != MPI_SUCCESS;
+    } else if (cx_progress_remove(&r->job)) {
+        err = r->err;                      /* the agent finished it */
+    } else {
         err = cx_sched_progress(&r->sched, flag);
-    if (*flag || (err && r->native)) {
-        *flag = 1;
+        if (!*flag)
+            cx_progress_add(&r->job, request_step, r);
+    }
+    cx_progress_poke();
+    if (*flag) {
         if (!r->native)
             cx_sched_free(&r->sched);
         free(r);
@@ -200,7 +222,7 @@ int CX_Wait(CX_Request *request)
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
     } else {
-        err = cx_sched_finish(&r->sched);
+        err = cx_progress_remove(&r->job) ? r->err : cx_sched_finish(&r->sched);
         cx_sched_free(&r->sched);
     }
     free(r);

@@ -4,7 +4,6 @@
 #ifndef CX_PAP_H
 #define CX_PAP_H
 
-#include <pthread.h>
 #include "../base/base.h"
 
 typedef enum { CX_PAP_EAGER, CX_PAP_THREAD } cx_pap_engine;
@@ -36,11 +35,9 @@ typedef struct cx_pap {
     cx_sched early;
     int early_live, early_rounds, early_safe;
     long n_early, n_adopted;  /* statistics for tests and tools */
-    /* progress thread */
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int th_on, th_job, th_busy, th_stop, th_quit;
+    /* thread engine: a job of the core progress agent (background.c) */
+    cx_job job;
+    int job_on, job_state;
 } cx_pap;
 
 /* PAP state of comm when CX_Pat_init was called on it, else NULL. */
@@ -75,9 +72,9 @@ void cx_pap_early_progress(cx_pap *pap, int *done);
 int cx_pap_early_adopt(cx_pap *pap, const cx_args *a, cx_sched *s, int *adopted);
 void cx_pap_early_drop(cx_pap *pap);
 
-/* Progress thread (thread.c). */
+/* Thread engine (background.c): the progress agent's thread must run;
+ * kick hands the edge's work to it. */
 int cx_pap_thread_start(cx_pap *pap);
 void cx_pap_thread_kick(cx_pap *pap);
-void cx_pap_thread_stop(cx_pap *pap);
 
 #endif

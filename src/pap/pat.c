@@ -154,19 +154,6 @@ int cx_pap_test(cx_pap *pap, int *done)
     return finish_exchange(pap, done);
 }
 
-void cx_pap_sync(cx_pap *pap)
-{
-    if (!pap->th_on)
-        return;
-    pthread_mutex_lock(&pap->mu);
-    pap->th_job = 0;          /* not picked up yet: the caller does it */
-    pap->th_stop = 1;
-    while (pap->th_busy)
-        pthread_cond_wait(&pap->cv, &pap->mu);
-    pap->th_stop = 0;
-    pthread_mutex_unlock(&pap->mu);
-}
-
 void cx_pap_arrived(cx_pap *pap)
 {
     if (pap->have_raw) {
@@ -286,8 +273,7 @@ const int *cx_pap_order(cx_pap *pap, int root, int stale)
 static void pap_free(void *p)
 {
     cx_pap *pap = p;
-    if (pap->th_on)
-        cx_pap_thread_stop(pap);
+    cx_pap_sync(pap);
     cx_pap_early_drop(pap);
     if (pap->xreq != MPI_REQUEST_NULL)
         PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);

@@ -1,0 +1,31 @@
+/* The progress agent: one per process, shared by every family. Work that
+ * must advance while the application is away from MPI (a nonblocking
+ * collective's schedule, PAP's early start, RMA forwarding) is a job: a
+ * nonblocking step function called until it says it is finished. Jobs run
+ * inside every collx call and CX_Test/CX_Wait (inline progress), and on a
+ * progress thread when one is running (it needs MPI_THREAD_MULTIPLE; SMPI
+ * has none, there eager posting is the background progress). */
+#ifndef CX_PROGRESS_H
+#define CX_PROGRESS_H
+
+typedef struct cx_job {
+    int (*step)(void *ctx);   /* one nonblocking step; 1 = finished */
+    void *ctx;
+    int finished;
+    struct cx_job *next;
+} cx_job;
+
+/* Hands job to the agent (the caller keeps the memory). */
+void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx);
+/* Takes job back: afterwards the agent never calls it again (waits if it
+ * runs right now). Returns whether it had finished. */
+int cx_progress_remove(cx_job *job);
+/* One pass over every job (cheap when there are none). */
+void cx_progress_poke(void);
+/* Starts the progress thread if every condition holds (MPI_THREAD_MULTIPLE
+ * provided, not SMPI); 1 if it runs. Stopped at MPI_Finalize. */
+int cx_progress_thread(void);
+/* COLLX_PROGRESS=thread: the user asked for the thread for all requests. */
+int cx_progress_thread_wanted(void);
+
+#endif
