@@ -5,8 +5,10 @@
 #include "cb_colls.h"
 
 static const char *const names[CB_NCOLL] = {
-    "gather", "gatherv", "scatter", "scatterv", "bcast", "allgather",
-    "allgatherv", "alltoallv", "reduce_scatter_block"};
+#define CB_NAME(E, N, n) #n,
+    CX_COLLECTIVES(CB_NAME)
+#undef CB_NAME
+};
 
 int cb_coll_from_name(const char *name)
 {
@@ -66,27 +68,41 @@ int cb_op_setup(cb_op *op, cb_coll coll, const int *m, int local,
     int p = op->p, r = op->rank;
     int is_root = any_root || r == root;
     long long sum = 0;
-    op->counts = malloc(sizeof(int) * (size_t)p);
-    op->displs = malloc(sizeof(int) * (size_t)p);
-    op->scounts = malloc(sizeof(int) * (size_t)p);
-    op->sdispls = malloc(sizeof(int) * (size_t)p);
+    op->counts = malloc(sizeof(int) * (size_t)p * 6);
+    op->displs = op->counts + p;
+    op->scounts = op->counts + 2 * p;
+    op->sdispls = op->counts + 3 * p;
+    op->sbytes = op->counts + 4 * p;
+    op->rbytes = op->counts + 5 * p;
+    op->types = malloc(sizeof(MPI_Datatype) * (size_t)p);
     for (int i = 0; i < p; i++) {
         op->counts[i] = m[i];
         op->displs[i] = (int)sum;
+        op->rbytes[i] = (int)(sum * sizeof(int));
         sum += m[i];
         op->scounts[i] = m[r];
         op->sdispls[i] = i * m[r];
+        op->sbytes[i] = (int)(i * m[r] * sizeof(int));
+        op->types[i] = MPI_INT;
     }
     long long c = m[0];
+    /* Elements of the send and receive buffers (one layout per
+     * collective: the list's entries differ in meaning, not only shape). */
     switch (coll) {
+    case CB_BARRIER: op->stotal = 0; op->rtotal = 0; break;
+    case CB_BCAST: op->stotal = c; op->rtotal = 0; break;
     case CB_GATHER: op->stotal = c; op->rtotal = is_root ? p * c : 0; break;
     case CB_GATHERV: op->stotal = m[r]; op->rtotal = is_root ? sum : 0; break;
     case CB_SCATTER: op->stotal = is_root ? p * c : 0; op->rtotal = c; break;
     case CB_SCATTERV: op->stotal = is_root ? sum : 0; op->rtotal = m[r]; break;
-    case CB_BCAST: op->stotal = c; op->rtotal = 0; break;
     case CB_ALLGATHER: op->stotal = c; op->rtotal = p * c; break;
     case CB_ALLGATHERV: op->stotal = m[r]; op->rtotal = sum; break;
-    case CB_ALLTOALLV: op->stotal = (long long)p * m[r]; op->rtotal = sum; break;
+    case CB_ALLTOALL: op->stotal = p * c; op->rtotal = p * c; break;
+    case CB_ALLTOALLV: case CB_ALLTOALLW:
+        op->stotal = (long long)p * m[r]; op->rtotal = sum; break;
+    case CB_REDUCE: op->stotal = c; op->rtotal = is_root ? c : 0; break;
+    case CB_ALLREDUCE: case CB_SCAN: case CB_EXSCAN: op->stotal = c; op->rtotal = c; break;
+    case CB_REDUCE_SCATTER: op->stotal = sum; op->rtotal = m[r]; break;
     case CB_REDUCE_SCATTER_BLOCK: op->stotal = p * c; op->rtotal = c; break;
     default: return MPI_ERR_ARG;
     }
@@ -99,53 +115,94 @@ int cb_op_setup(cb_op *op, cb_coll coll, const int *m, int local,
     return MPI_SUCCESS;
 }
 
+/* The arguments of any collective, named like the fields of
+ * collx_colls.h, so that every call below comes from the list. */
+typedef struct {
+    const void *sbuf;
+    int scount;
+    const int *scounts, *sdispls;
+    MPI_Datatype stype;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rtype;
+    const MPI_Datatype *rtypes;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+} cb_args;
+
+#define CB_ARG(kind, name, field) , x->field
+static int call_collx(cb_coll c, const cb_args *x)
+{
+    switch (c) {
+#define CB_CASE(E, N, n) case CB_##E: return CX_##N(CX_DROP_FIRST(CX_PARAMS_##E(CB_ARG)));
+    CX_COLLECTIVES(CB_CASE)
+#undef CB_CASE
+    default: return MPI_ERR_ARG;
+    }
+}
+
+static int call_pmpi(cb_coll c, const cb_args *x)
+{
+    switch (c) {
+#define CB_CASE(E, N, n) case CB_##E: return PMPI_##N(CX_DROP_FIRST(CX_PARAMS_##E(CB_ARG)));
+    CX_COLLECTIVES(CB_CASE)
+#undef CB_CASE
+    default: return MPI_ERR_ARG;
+    }
+}
+
+/* Arguments of op's collective: v-collectives and reduce_scatter get the
+ * block sizes m[], alltoallv sends m[me] to everyone, alltoallw does the
+ * same with byte displacements; regular ones use c per rank. */
+static cb_args args_of(const cb_op *op, int root, int *rbuf, int c)
+{
+    int r = op->rank, v = op->coll == CB_GATHERV || op->coll == CB_SCATTERV ||
+                          op->coll == CB_ALLGATHERV;
+    cb_args x = {.sbuf = op->sbuf, .scount = v ? op->m[r] : c, .stype = MPI_INT,
+                 .rbuf = rbuf, .rcount = v ? op->m[r] : c, .rtype = MPI_INT,
+                 .rcounts = op->counts, .rdispls = op->displs, .op = MPI_SUM,
+                 .root = root, .comm = op->comm};
+    switch (op->coll) {
+    case CB_SCATTERV:
+        x.scounts = op->counts;
+        x.sdispls = op->displs;
+        break;
+    case CB_ALLTOALLV:
+        x.scounts = op->scounts;
+        x.sdispls = op->sdispls;
+        break;
+    case CB_ALLTOALLW:
+        x.scounts = op->scounts;
+        x.sdispls = op->sbytes;
+        x.rdispls = op->rbytes;
+        x.stypes = x.rtypes = op->types;
+        break;
+    case CB_BCAST:
+        x.rbuf = op->sbuf;   /* in place in sbuf */
+        break;
+    default:
+        break;
+    }
+    return x;
+}
+
 /* collx calls (the selected algorithm); ref = 1: the PMPI_ reference. */
 static int call(cb_op *op, int root, int *rbuf, int ref)
 {
-    MPI_Comm comm = op->comm;
-    int *s = op->sbuf, c = op->m[0], r = op->rank;
-    MPI_Datatype T = MPI_INT;
+    int c = op->m[0];
     if (op->padded_g2) {
         /* Guideline (2): agree on the padded block size first */
         int mx;
-        int rc = MPI_Allreduce(&op->local, &mx, 1, MPI_INT, MPI_MAX, comm);
+        int rc = MPI_Allreduce(&op->local, &mx, 1, MPI_INT, MPI_MAX, op->comm);
         if (rc != MPI_SUCCESS)
             return rc;
         c = mx;
     }
-    switch (op->coll) {
-    case CB_GATHER:
-        return ref ? PMPI_Gather(s, c, T, rbuf, c, T, root, comm)
-                   : CX_Gather(s, c, T, rbuf, c, T, root, comm);
-    case CB_GATHERV:
-        return ref ? PMPI_Gatherv(s, op->m[r], T, rbuf, op->counts, op->displs, T, root, comm)
-                   : CX_Gatherv(s, op->m[r], T, rbuf, op->counts, op->displs, T, root, comm);
-    case CB_SCATTER:
-        return ref ? PMPI_Scatter(s, c, T, rbuf, c, T, root, comm)
-                   : CX_Scatter(s, c, T, rbuf, c, T, root, comm);
-    case CB_SCATTERV:
-        return ref ? PMPI_Scatterv(s, op->counts, op->displs, T, rbuf, op->m[r], T, root, comm)
-                   : CX_Scatterv(s, op->counts, op->displs, T, rbuf, op->m[r], T, root, comm);
-    case CB_BCAST:
-        (void)rbuf; /* in place in sbuf */
-        return ref ? PMPI_Bcast(s, c, T, root, comm) : CX_Bcast(s, c, T, root, comm);
-    case CB_ALLGATHER:
-        return ref ? PMPI_Allgather(s, c, T, rbuf, c, T, comm)
-                   : CX_Allgather(s, c, T, rbuf, c, T, comm);
-    case CB_ALLGATHERV:
-        return ref ? PMPI_Allgatherv(s, op->m[r], T, rbuf, op->counts, op->displs, T, comm)
-                   : CX_Allgatherv(s, op->m[r], T, rbuf, op->counts, op->displs, T, comm);
-    case CB_ALLTOALLV:
-        return ref ? PMPI_Alltoallv(s, op->scounts, op->sdispls, T, rbuf,
-                                    op->counts, op->displs, T, comm)
-                   : CX_Alltoallv(s, op->scounts, op->sdispls, T, rbuf,
-                                  op->counts, op->displs, T, comm);
-    case CB_REDUCE_SCATTER_BLOCK:
-        return ref ? PMPI_Reduce_scatter_block(s, rbuf, c, T, MPI_SUM, comm)
-                   : CX_Reduce_scatter_block(s, rbuf, c, T, MPI_SUM, comm);
-    default:
-        return MPI_ERR_ARG;
-    }
+    cb_args x = args_of(op, root, rbuf, c);
+    return ref ? call_pmpi(op->coll, &x) : call_collx(op->coll, &x);
 }
 
 int cb_op_run(cb_op *op, int root) { return call(op, root, op->rbuf, 0); }
@@ -175,9 +232,10 @@ int cb_op_validate(cb_op *op, int root)
             call(op, root, ref, 1) != MPI_SUCCESS)
             ok = 0;
     }
-    /* non-roots of rooted gathers have no result to compare */
-    int has_result = !((op->coll == CB_GATHER || op->coll == CB_GATHERV) &&
-                       op->rank != root);
+    /* non-roots of gathers and reduce, rank 0 of exscan: no result */
+    int has_result = !((op->coll == CB_GATHER || op->coll == CB_GATHERV ||
+                        op->coll == CB_REDUCE) && op->rank != root) &&
+                     !(op->coll == CB_EXSCAN && op->rank == 0);
     if (ok && has_result && n > 0 && memcmp(mine, ref, sizeof(int) * (size_t)n))
         ok = 0;
     int all;
@@ -193,8 +251,6 @@ void cb_op_free(cb_op *op)
     free_ints(op->sbuf, op->shared && op->stotal > 4096);
     free_ints(op->rbuf, op->shared);
     free(op->counts);
-    free(op->displs);
-    free(op->scounts);
-    free(op->sdispls);
+    free(op->types);
     memset(op, 0, sizeof *op);
 }

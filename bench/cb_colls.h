@@ -1,13 +1,17 @@
 /* One benchmarked operation: a collective (through collx, so the algorithm
- * chosen with CX_Algorithm_set runs), its buffers, and its validation. */
+ * chosen with CX_Algorithm_set runs), its buffers, and its validation. The
+ * collectives are those of include/collx_colls.h. */
 #ifndef CB_COLLS_H
 #define CB_COLLS_H
 
 #include <mpi.h>
+#include "collx_colls.h"
 
 typedef enum {
-    CB_GATHER, CB_GATHERV, CB_SCATTER, CB_SCATTERV, CB_BCAST, CB_ALLGATHER,
-    CB_ALLGATHERV, CB_ALLTOALLV, CB_REDUCE_SCATTER_BLOCK, CB_NCOLL
+#define CB_ENUM(E, N, n) CB_##E,
+    CX_COLLECTIVES(CB_ENUM)
+#undef CB_ENUM
+    CB_NCOLL
 } cb_coll;
 
 int cb_coll_from_name(const char *name); /* -1 if unknown */
@@ -22,6 +26,8 @@ typedef struct {
     int local;           /* this rank's true block (the allreduce input) */
     int *counts, *displs;    /* v-side counts and displacements */
     int *scounts, *sdispls;  /* alltoallv send side */
+    int *sbytes, *rbytes;    /* alltoallw displacements (bytes) */
+    MPI_Datatype *types;     /* alltoallw: MPI_INT everywhere */
     int *sbuf, *rbuf;
     long long stotal, rtotal;
     int shared;          /* buffers from SMPI_SHARED_MALLOC */

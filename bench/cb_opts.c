@@ -9,17 +9,23 @@
 #include "cb_opts.h"
 #include "cb_problem.h"
 
+#include "collx_colls.h"
+
 static const char *const colls[] = {
-    "gather", "gatherv", "scatter", "scatterv", "bcast", "allgather",
-    "allgatherv", "alltoallv", "reduce_scatter_block", NULL};
+#define CB_NAME(E, N, n) #n,
+    CX_COLLECTIVES(CB_NAME)
+#undef CB_NAME
+    NULL};
 
 void cb_opts_usage(void *file, const char *prog)
 {
     FILE *f = file;
     fprintf(f,
-"usage: %s --coll NAME [options]\n"
-"  --coll C          gather|gatherv|scatter|scatterv|bcast|allgather|\n"
-"                    allgatherv|alltoallv|reduce_scatter_block\n"
+"usage: %s --coll NAME [options]\n", prog);
+    fprintf(f, "  --coll C          ");
+    for (int i = 0; colls[i]; i++)
+        fprintf(f, "%s%s", colls[i], !colls[i + 1] ? "\n" : i % 5 == 4 ? "|\n                    " : "|");
+    fprintf(f,
 "  --algs A,B,...    algorithms to compare (default: every registered one)\n"
 "  -m MIN:MAX        bytes per rank, powers of two between (default 4:4096)\n"
 "  -i N              timed repetitions (default 100)\n"
@@ -43,7 +49,7 @@ void cb_opts_usage(void *file, const char *prog)
 "  --csv FILE        tidy CSV, one row per case and metric\n"
 "  --json FILE       the same rows as JSON\n"
 "  -q                no progress line on stderr\n"
-"  -h, --help        this text\n", prog);
+"  -h, --help        this text\n");
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -130,10 +136,12 @@ static void defaults(cb_opts *o)
     o->nb = 5;
 }
 
+/* Collectives whose block sizes differ per rank (Träff's problems). */
 static int is_v_coll(const char *c)
 {
     return !strcmp(c, "gatherv") || !strcmp(c, "scatterv") ||
-           !strcmp(c, "allgatherv") || !strcmp(c, "alltoallv");
+           !strcmp(c, "allgatherv") || !strcmp(c, "alltoallv") ||
+           !strcmp(c, "alltoallw") || !strcmp(c, "reduce_scatter");
 }
 
 /* One option with its value (val is NULL for flags). */

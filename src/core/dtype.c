@@ -78,25 +78,54 @@ static MPI_Aint chunk_elems(MPI_Datatype t)
     return n > 0 ? n : 1;
 }
 
+/* MPICH refuses a NULL buffer in MPI_Pack/Unpack even for a type of
+ * absolute addresses (MPI_BOTTOM): the same bytes, described from the
+ * type's true lower bound (*shifted is to be freed). */
+static int bottom_view(const void **buf, MPI_Datatype *t, MPI_Datatype *shifted)
+{
+    MPI_Aint lb, ext, tlb, text, disp;
+    MPI_Datatype one;
+    int len = 1, err;
+    *shifted = MPI_DATATYPE_NULL;
+    if (*buf != MPI_BOTTOM)
+        return MPI_SUCCESS;
+    PMPI_Type_get_extent(*t, &lb, &ext);
+    PMPI_Type_get_true_extent(*t, &tlb, &text);
+    disp = -tlb;
+    if ((err = PMPI_Type_create_struct(1, &len, &disp, t, &one)))
+        return err;
+    err = PMPI_Type_create_resized(one, lb - tlb, ext, shifted);
+    PMPI_Type_free(&one);
+    if (!err && !(err = PMPI_Type_commit(shifted))) {
+        *buf = (const char *)MPI_BOTTOM + tlb;
+        *t = *shifted;
+    }
+    return err;
+}
+
 /* Packs (pack = 1) count elements of t at typed into the bytes at packed,
  * or unpacks them, chunk by chunk. */
 static int pack_any(int pack, const void *typed, MPI_Aint count, MPI_Datatype t,
                     void *packed)
 {
+    MPI_Datatype shifted;
+    int err = bottom_view(&typed, &t, &shifted);
+    if (err)
+        return err;
     MPI_Aint step = chunk_elems(t), ext = cx_type_extent(t);
     MPI_Count size = cx_type_bytes(1, t);
     if (size > INT_MAX)
-        return MPI_ERR_COUNT;   /* one element beyond MPI_Pack's int sizes */
-    for (MPI_Aint i = 0; i < count; i += step) {
+        err = MPI_ERR_COUNT;    /* one element beyond MPI_Pack's int sizes */
+    for (MPI_Aint i = 0; i < count && !err; i += step) {
         MPI_Aint n = count - i < step ? count - i : step;
         char *tp = (char *)typed + i * ext, *pp = (char *)packed + i * size;
-        int pos = 0, bytes = (int)(n * size), err;
+        int pos = 0, bytes = (int)(n * size);
         err = pack ? PMPI_Pack(tp, (int)n, t, pp, bytes, &pos, MPI_COMM_SELF)
                    : PMPI_Unpack(pp, bytes, &pos, tp, (int)n, t, MPI_COMM_SELF);
-        if (err)
-            return err;
     }
-    return MPI_SUCCESS;
+    if (shifted != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&shifted);
+    return err;
 }
 
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,

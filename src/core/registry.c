@@ -29,11 +29,17 @@ static atomic_int shown[MAX_ALGS];
 static int nall;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
+#define NTABLES (sizeof tables / sizeof *tables)
+static int table_first[NTABLES], table_len[NTABLES];
+
 static void build_index(void)
 {
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+    for (size_t t = 0; t < NTABLES; t++) {
+        table_first[t] = nall;
         for (const cx_algorithm *a = tables[t]; a->name && nall < MAX_ALGS; a++)
             all[nall++] = a;
+        table_len[t] = nall - table_first[t];
+    }
 }
 
 static void ensure_index(void)
@@ -46,12 +52,13 @@ const cx_algorithm *cx_native(cx_coll c)
     return &native_algorithms[c];
 }
 
+/* Every call is counted: a range check per table, not a search. */
 int cx_algorithm_index(const cx_algorithm *alg)
 {
     ensure_index();
-    for (int i = 0; i < nall; i++)
-        if (all[i] == alg)
-            return i;
+    for (size_t t = 0; t < NTABLES; t++)
+        if (alg >= tables[t] && alg < tables[t] + table_len[t])
+            return table_first[t] + (int)(alg - tables[t]);
     return -1;
 }
 

@@ -13,8 +13,12 @@
 static _Atomic(const cx_algorithm *) forced[CX_COLL_COUNT];
 static atomic_uint generation;
 
+/* What the environment and the rules file decide, per collective: fixed
+ * for the whole run, so worked out once. */
 static const cx_algorithm *env_alg[CX_COLL_COUNT];
 static int env_bad[CX_COLL_COUNT];
+static const cx_algorithm *static_choice[CX_COLL_COUNT];  /* NULL: per comm */
+static int static_err[CX_COLL_COUNT];
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static void env_name(cx_coll c, char *buf, size_t len)
@@ -40,6 +44,14 @@ static void read_env(void)
         cx_algorithm_list(stderr, (cx_coll)c, ", ");
         fputc('\n', stderr);
     }
+    for (int c = 0; c < CX_COLL_COUNT; c++) {
+        if (env_bad[c] || (!env_alg[c] && cx_rules_broken()))
+            static_err[c] = MPI_ERR_ARG;
+        else if (env_alg[c])
+            static_choice[c] = env_alg[c];
+        else if (!cx_rules_mention((cx_coll)c))
+            static_choice[c] = cx_native((cx_coll)c);
+    }
 }
 
 unsigned cx_select_generation(void)
@@ -54,17 +66,8 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
     if (f)
         return f;
     pthread_once(&env_once, read_env);
-    if (env_bad[c]) {
-        *err = MPI_ERR_ARG;
-        return NULL;
-    }
-    if (env_alg[c])
-        return env_alg[c];
-    if (cx_rules_broken()) {
-        *err = MPI_ERR_ARG;
-        return NULL;
-    }
-    return cx_rules_mention(c) ? NULL : cx_native(c);
+    *err = static_err[c];
+    return static_choice[c];
 }
 
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err)
