@@ -12,7 +12,11 @@ cfg      extra --cfg options for sim/run: LogGP-style per-message CPU
          overheads (smpi/os, smpi/or, smpi/ois: "size:seconds:seconds_per_byte"
          sections separated by ';', the section with the largest size <= the
          message size applies) and SMPI's latency/bandwidth correction
-         factors (1 = take the XML numbers literally).
+         factors (1 = take the XML numbers literally); and collx's rates for
+         local work, "collx:copy_bw=B" and "collx:reduce_bw=B" (bytes per
+         second of one core's memcpy and of MPI_Reduce_local's vector),
+         which sim/run exports as COLLX_SMPI_COPY_BW / COLLX_SMPI_REDUCE_BW
+         (with simulate-computation off, local work is otherwise free).
 """
 import os
 
@@ -45,34 +49,34 @@ PLATFORMS = {
         # Factors 1: calibrated on the paper's own baseline (LIN scatter, 2M
         # floats, 0 ms: 65 ms on Tryton). SimGrid's GigE factors charge
         # ~350 us latency per large message and give 88 ms; factors 1 give 69.
-        lo=("10GBps", "1us"), ovh=TCP_OVH, factors=UNIT, ppn=1),
+        lo=("10GBps", "1us"), ovh=TCP_OVH, factors=UNIT, ppn=1, mem=(8e9, 8e9)),
     "ib-qdr-36x16": dict(
         doc="Traff Tables 1-3: 36 nodes x 2x8-core Opteron 6134, QDR InfiniBand",
         clusters=[dict(id="qdr", n=36, cores=16, bw="3.2GBps", lat="0.7us")],
-        lo=("4GBps", "0.25us"), ovh=IB_QDR_OVH, factors=UNIT, ppn=16),
+        lo=("4GBps", "0.25us"), ovh=IB_QDR_OVH, factors=UNIT, ppn=16, mem=(4e9, 4e9)),
     "opa-400x16": dict(
         doc="Traff Tables 4-11 scale (p=1600..6400): 400 nodes x 16 cores, 100 Gbps Omni-Path class",
         clusters=[dict(id="opa", n=400, cores=16, bw="10GBps", lat="0.5us")],
-        lo=("6GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16),
+        lo=("6GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
     "cse-2switch-30x8": dict(
         doc="Topology paper 5: 30 nodes x 8 cores, 1 Gbps, two switches of 15 joined by one 1 Gbps uplink",
         clusters=[dict(id="cseA", n=15, cores=8, bw="125MBps", lat="15us"),
                   dict(id="cseB", n=15, cores=8, bw="125MBps", lat="15us")],
         uplink=("125MBps", "20us"),
-        lo=("5GBps", "0.5us"), ovh=TCP_OVH, factors=GIGE, ppn=8),
+        lo=("5GBps", "0.5us"), ovh=TCP_OVH, factors=GIGE, ppn=8, mem=(5e9, 5e9)),
     "ib-6x8": dict(
         doc="RMA paper 3, cluster 1: 6 nodes x 2x4-core Xeon E5620, QDR InfiniBand (MVAPICH2)",
         clusters=[dict(id="ib", n=6, cores=8, bw="3.2GBps", lat="0.7us")],
-        lo=("5GBps", "0.25us"), ovh=IB_QDR_OVH, factors=UNIT, ppn=8),
+        lo=("5GBps", "0.25us"), ovh=IB_QDR_OVH, factors=UNIT, ppn=8, mem=(5e9, 5e9)),
     "gige-18x8": dict(
         doc="RMA paper 3, cluster 2: 18 nodes x 2x4-core Xeon E5420, Gigabit Ethernet (MPICH)",
         clusters=[dict(id="gige", n=18, cores=8, bw="125MBps", lat="15us")],
-        lo=("4GBps", "0.5us"), ovh=TCP_OVH, factors=GIGE, ppn=8),
+        lo=("4GBps", "0.5us"), ovh=TCP_OVH, factors=GIGE, ppn=8, mem=(3e9, 3e9)),
     "fattree-256x16": dict(
         doc="Hierarchical paper scale: 256 nodes x 16 cores (4096 ranks), 2-level full-bisection fat tree, 100 Gbps",
         clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
                        topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
-        lo=("8GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16),
+        lo=("8GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
 }
 
 
@@ -118,6 +122,7 @@ def write(name, P):
             f.write("--cfg=smpi/%s:%s\n" % (k, P["ovh"][k]))
         for o in P["factors"]:
             f.write(o + "\n")
+        f.write("collx:copy_bw=%.3g\ncollx:reduce_bw=%.3g\n" % P["mem"])
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static cx_job *jobs;
 static atomic_int njobs;
+#ifndef SMPI_H
 static pthread_t thread;
 static int thread_on, thread_quit;
+#endif
 
 void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx)
 {
