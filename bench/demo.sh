@@ -50,7 +50,9 @@ timed() {  # name command...: runs, logs, records the wall time
 
 # ---- 1. real MPI on this machine ----------------------------------------
 step "real MPI ($MPI, $NP ranks)"
-for c in gather scatter bcast allgather gatherv alltoallv reduce_scatter_block; do
+REAL_COLLS="gather scatter bcast allgather gatherv alltoall alltoallv reduce allreduce reduce_scatter_block scan barrier"
+for c in $REAL_COLLS; do
+  step "  real $c"
   timed "real_$c" "${MPIEXEC[@]}" "$REAL" --coll "$c" -m 8:64K -i 30 -x 3 -c -q \
     --csv "$OUT/real/$c.csv"
 done
@@ -60,31 +62,46 @@ step "SMPI sweeps ($JOBS in parallel)"
 PROBS=same,random,spikes,decreasing,alternating,twoblocks
 BS=1,10,100,1000,10000
 smpi_jobs() {
-  # name platform np collbench-args... (one per line, run by xargs)
-  echo "traff_gatherv ib-qdr-36x16 560 --coll gatherv --guidelines --guide-algs native,linear,binomial --g2-algs native,binomial --problem $PROBS -b $BS -x 1 -i 2"
+  # name est_seconds platform np collbench-args... (one per line, run by
+  # xargs); est = host seconds of one run on a 2-core machine, for the ETA
+  echo "traff_gatherv 110 ib-qdr-36x16 560 --coll gatherv --guidelines --guide-algs native,linear,binomial --g2-algs native,binomial --problem $PROBS -b $BS -x 1 -i 2"
   [ "${DEMO_QUICK:-0}" = 1 ] ||
-  echo "traff_scatterv ib-qdr-36x16 560 --coll scatterv --guidelines --guide-algs native,linear,binomial --g2-algs native,binomial --problem $PROBS -b $BS -x 1 -i 2"
-  echo "sweep_bcast_ib-6x8 ib-6x8 48 --coll bcast -m 2K:32M -x 1 -i 3"
-  echo "sweep_bcast_gige-18x8 gige-18x8 96 --coll bcast -m 2K:64K -x 1 -i 3"
-  echo "sweep_allgather_cse-2switch cse-2switch-30x8 240 --coll allgather -m 64:4K -x 1 -i 2"
-  echo "sweep_allgather_fattree fattree-256x16 256 --coll allgather -m 64:2K -x 1 -i 2"
-  echo "sweep_alltoallv_fattree fattree-256x16 256 --coll alltoallv -m 64:1K -x 1 -i 2"
-  echo "sweep_reduce_scatter_block_fattree fattree-256x16 256 --coll reduce_scatter_block -m 64:4K -x 1 -i 2"
+  echo "traff_scatterv 110 ib-qdr-36x16 560 --coll scatterv --guidelines --guide-algs native,linear,binomial --g2-algs native,binomial --problem $PROBS -b $BS -x 1 -i 2"
+  echo "sweep_bcast_ib-6x8 15 ib-6x8 48 --coll bcast -m 2K:32M -x 1 -i 3"
+  echo "sweep_bcast_gige-18x8 15 gige-18x8 96 --coll bcast -m 2K:64K -x 1 -i 3"
+  echo "sweep_allgather_cse-2switch 40 cse-2switch-30x8 240 --coll allgather -m 64:4K -x 1 -i 2"
+  echo "sweep_allgather_fattree 40 fattree-256x16 256 --coll allgather -m 64:2K -x 1 -i 2"
+  echo "sweep_alltoallv_fattree 60 fattree-256x16 256 --coll alltoallv -m 64:1K -x 1 -i 2"
+  echo "sweep_reduce_scatter_block_fattree 40 fattree-256x16 256 --coll reduce_scatter_block -m 64:4K -x 1 -i 2"
+  echo "sweep_allreduce_fattree 40 fattree-256x16 256 --coll allreduce -m 64:64K -x 1 -i 2"
 }
+# Progress: each run says when it starts and ends, with an estimate of the
+# time left (the estimates of the runs not finished yet, over JOBS).
 one_smpi() {
-  local name=$1 plat=$2 np=$3; shift 3
+  local name=$1 est=$2 plat=$3 np=$4; shift 4
   local s=$(date +%s)
+  echo "[demo] start  $name ($plat, p=$np, ~${est}s)" >&2
   if "$SIMRUN" "$plat" "$np" -- "$SIM" -q --csv "$OUT/smpi/$name.csv" "$@" \
        > "$OUT/log/$name.txt" 2>&1; then
     printf "%-28s %4d s  (%s, p=%s)\n" "$name" $(( $(date +%s) - s )) "$plat" "$np" >> "$OUT/timings.txt"
+    echo "$est" >> "$OUT/.smpi_done"
+    local done_est left
+    done_est=$(awk '{s += $1} END {print s + 0}' "$OUT/.smpi_done")
+    left=$(( (SMPI_EST - done_est) / SMPI_JOBS ))
+    echo "[demo] done   $name in $(( $(date +%s) - s ))s; SMPI part: ~${left}s left" >&2
   else
     echo "demo: SMPI step $name failed; see $OUT/log/$name.txt" >&2
     echo "$name: FAILED" >> "$OUT/timings.txt"
   fi
 }
 export -f one_smpi
-export SIMRUN SIM OUT
+SMPI_EST=$(smpi_jobs | awk '{s += $2} END {print s}')
+SMPI_JOBS=$JOBS
+rm -f "$OUT/.smpi_done"
+export SIMRUN SIM OUT SMPI_EST SMPI_JOBS
+step "  $(smpi_jobs | wc -l) simulations, about $(( SMPI_EST / JOBS ))s"
 smpi_jobs | xargs -P "$JOBS" -L 1 bash -c 'one_smpi "$@"' _
+rm -f "$OUT/.smpi_done"
 
 if [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/pap_sweep.sh" ]; then
   step "PAP sweep (tryton-1gbe-48, 2M floats, max delay 0/50 ms)"
