@@ -115,23 +115,8 @@ int cb_op_setup(cb_op *op, cb_coll coll, const int *m, int local,
     return MPI_SUCCESS;
 }
 
-/* The arguments of any collective, named like the fields of
- * collx_colls.h, so that every call below comes from the list. */
-typedef struct {
-    const void *sbuf;
-    int scount;
-    const int *scounts, *sdispls;
-    MPI_Datatype stype;
-    const MPI_Datatype *stypes;
-    void *rbuf;
-    int rcount;
-    const int *rcounts, *rdispls;
-    MPI_Datatype rtype;
-    const MPI_Datatype *rtypes;
-    MPI_Op op;
-    int root;
-    MPI_Comm comm;
-} cb_args;
+/* Every call below comes from the list, with CX_Call's fields. */
+typedef CX_Call cb_args;
 
 #define CB_ARG(kind, name, field) , x->field
 static int call_collx(cb_coll c, const cb_args *x)

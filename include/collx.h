@@ -40,6 +40,27 @@ extern "C" {
 typedef struct cx_request *CX_Request;
 #define CX_REQUEST_NULL ((CX_Request)0)
 
+/* The arguments of any collective call, one field per `field` name of the
+ * parameter lists in collx_colls.h, so that a tool can call every
+ * collective through the list (collbench does; so does collx's core). */
+#define CX_CALL_FIELDS                                                         \
+    const void *sbuf;                                                          \
+    int scount;                                                                \
+    const int *scounts, *sdispls;                                              \
+    MPI_Datatype stype;                                                        \
+    const MPI_Datatype *stypes;                                                \
+    void *rbuf;                                                                \
+    int rcount;                                                                \
+    const int *rcounts, *rdispls;                                              \
+    MPI_Datatype rtype;                                                        \
+    const MPI_Datatype *rtypes;                                                \
+    MPI_Op op;                                                                 \
+    int root;                                                                  \
+    MPI_Comm comm
+typedef struct CX_Call {
+    CX_CALL_FIELDS;
+} CX_Call;
+
 #define CX_PROTOTYPES(E, N, n)                                                 \
     int CX_##N(CX_DECLS(E));                                                   \
     int CX_I##n(CX_DECLS(E), CX_Request *request);

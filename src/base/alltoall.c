@@ -6,43 +6,27 @@
  * sends it. */
 #include "base.h"
 
-/* Block i to send (out) or receive (in). */
-static cx_piece out_block(const cx_args *a, int i)
+/* Block i of one side (the three collectives differ only here). */
+static cx_piece side_block(const cx_args *a, int send, int i)
 {
-    cx_piece b;
+    const char *buf = send ? a->sbuf : a->rbuf;
+    const int *counts = send ? a->scounts : a->rcounts;
+    const int *displs = send ? a->sdispls : a->rdispls;
+    MPI_Datatype t = send ? a->stype : a->rtype;
     if (a->coll == CX_COLL_ALLTOALL) {
-        b.count = a->scount;
-        b.type = a->stype;
-        b.buf = cx_block(a->sbuf, i, a->scount, a->stype);
-    } else if (a->coll == CX_COLL_ALLTOALLV) {
-        b.count = a->scounts[i];
-        b.type = a->stype;
-        b.buf = (char *)a->sbuf + a->sdispls[i] * cx_type_extent(a->stype);
-    } else {   /* alltoallw: displacements in bytes */
-        b.count = a->scounts[i];
-        b.type = a->stypes[i];
-        b.buf = (char *)a->sbuf + a->sdispls[i];
+        int n = send ? a->scount : a->rcount;
+        return (cx_piece){cx_block(buf, i, n, t), n, t};
     }
-    return b;
+    if (a->coll == CX_COLL_ALLTOALLV)
+        return (cx_piece){(char *)buf + displs[i] * cx_type_extent(t), counts[i], t};
+    /* alltoallw: a type per block, displacements in bytes */
+    return (cx_piece){(char *)buf + displs[i], counts[i],
+                      send ? a->stypes[i] : a->rtypes[i]};
 }
 
 cx_piece cx_alltoall_in_block(const cx_args *a, int i)
 {
-    cx_piece b;
-    if (a->coll == CX_COLL_ALLTOALL) {
-        b.count = a->rcount;
-        b.type = a->rtype;
-        b.buf = cx_block(a->rbuf, i, a->rcount, a->rtype);
-    } else if (a->coll == CX_COLL_ALLTOALLV) {
-        b.count = a->rcounts[i];
-        b.type = a->rtype;
-        b.buf = (char *)a->rbuf + a->rdispls[i] * cx_type_extent(a->rtype);
-    } else {
-        b.count = a->rcounts[i];
-        b.type = a->rtypes[i];
-        b.buf = (char *)a->rbuf + a->rdispls[i];
-    }
-    return b;
+    return side_block(a, 0, i);
 }
 
 /* The outgoing blocks: the send buffer's, or (MPI_IN_PLACE) packed copies
@@ -55,7 +39,7 @@ int cx_alltoall_out_blocks(const cx_args *a, cx_sched *s, cx_piece **out)
         return MPI_ERR_NO_MEM;
     if (a->sbuf != MPI_IN_PLACE) {
         for (int i = 0; i < p; i++)
-            o[i] = out_block(a, i);
+            o[i] = side_block(a, 1, i);
         return MPI_SUCCESS;
     }
     MPI_Aint total = 0;

@@ -5,7 +5,7 @@
 #define CX_COLLS_H
 
 #include <mpi.h>
-#include "collx_colls.h"
+#include "collx.h"
 
 typedef enum {
 #define CX_ENUM(E, N, n) CX_COLL_##E,
@@ -64,19 +64,7 @@ int cx_coll_from_name(const char *name);   /* -1 if unknown */
  * collective does not have are 0/NULL. */
 typedef struct cx_args {
     cx_coll coll;
-    const void *sbuf;
-    int scount;
-    const int *scounts, *sdispls;
-    MPI_Datatype stype;
-    const MPI_Datatype *stypes;
-    void *rbuf;
-    int rcount;
-    const int *rcounts, *rdispls;
-    MPI_Datatype rtype;
-    const MPI_Datatype *rtypes;
-    MPI_Op op;
-    int root;
-    MPI_Comm comm;        /* the user's communicator */
+    CX_CALL_FIELDS;       /* as passed; comm is the user's communicator */
     /* filled by the dispatcher */
     MPI_Comm pcomm;       /* collx's private duplicate: all our traffic */
     int rank, size;
