@@ -143,6 +143,10 @@ int CX_Algorithm_count(const char *coll);
 /* Name / one-line description of the i-th algorithm of coll, NULL if none. */
 const char *CX_Algorithm_name(const char *coll, int i);
 const char *CX_Algorithm_summary(const char *coll, int i);
+/* What the i-th algorithm of coll needs and what runs when it cannot serve
+ * a call, as text into buf (e.g. "commutative op; else recursive_doubling");
+ * "" when it serves every call. Returns the length, -1 if there is none. */
+int CX_Algorithm_needs(const char *coll, int i, char *buf, int len);
 /* Forces the algorithm for coll in this process (NULL or "" = back to the
  * environment/default). Every rank must make the same choice. Returns
  * MPI_SUCCESS, or MPI_ERR_ARG (and prints the valid names) for an unknown

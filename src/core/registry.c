@@ -138,6 +138,34 @@ const char *CX_Algorithm_summary(const char *coll, int i)
     return a ? a->summary : NULL;
 }
 
+int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)
+{
+    static const struct { unsigned bit; const char *text; } reqs[] = {
+        {CX_REQ_COMMUTATIVE, "commutative op"},
+        {CX_REQ_MULTI_NODE, "more than one node"},
+        {CX_REQ_UNIFORM_NODES, "same ranks on every node"},
+        {CX_REQ_CONSECUTIVE, "consecutive ranks per node"},
+        {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
+        {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
+    };
+    int c = cx_coll_from_name(coll), n = 0;
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    if (!a || !buf || len <= 0)
+        return -1;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof reqs / sizeof *reqs; k++)
+        if (a->requires & reqs[k].bit)
+            n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "%s%s",
+                          n ? ", " : "", reqs[k].text);
+    if (a->check)
+        n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "%s%s", n ? ", " : "",
+                      "checks each call");
+    if (n && a->build)
+        n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "; else %s",
+                      a->fallback ? a->fallback : "native");
+    return n;
+}
+
 long CX_Algorithm_calls(const char *coll, const char *alg)
 {
     int c = cx_coll_from_name(coll);
