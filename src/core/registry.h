@@ -33,6 +33,7 @@ typedef struct cx_algorithm {
     /* Further per-call check (same answer on every rank): NULL when the
      * call can be served, else the reason. */
     const char *(*check)(const cx_args *a, cx_comm *c);
+    const void *family_data;  /* what the family needs to know of it */
 } cx_algorithm;
 
 /* A table entry: CX_ALG(GATHER, "name", build, requires, "summary"

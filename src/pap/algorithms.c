@@ -4,6 +4,14 @@
  * the first exchange, they run their base algorithm in rotation order. */
 #include "pap.h"
 
+/* At the call: the arrival is recorded against this iteration's
+ * prediction and the state taken back from the progress thread. */
+static void arrived(cx_pap *pap)
+{
+    cx_pap_record_arrival(pap);
+    cx_pap_sync(pap);
+}
+
 /* Whether this rank's part of the schedule depends on the order: the
  * root's in the linear trees (whom to serve first), everyone's in the
  * binomial trees (parents and children). A linear leaf just receives, or
@@ -33,7 +41,7 @@ static int sorted(const cx_args *a, cx_sched *s, cx_build_fn base)
     cx_args b = *a;
     cx_pap *pap = cx_pap_get(a->comm);
     if (pap) {
-        cx_pap_arrived(pap);
+        arrived(pap);
         int err = order_for(pap, a, base, 0, &b.order);
         if (err)
             return err;
@@ -67,7 +75,7 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     cx_pap *pap = cx_pap_get(a->comm);
     if (!pap)
         return base(a, s);
-    cx_pap_arrived(pap);
+    arrived(pap);
     int adopted = 0, err = cx_pap_early_adopt(pap, a, s, &adopted);
     if (err || adopted) {
         pap->seq++;
@@ -129,26 +137,8 @@ static int gather_bsls(const cx_args *a, cx_sched *s)
     return background(a, s, CX_BG_BSLS);
 }
 
-cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c)
-{
-    (void)c;
-    switch (k) {
-    case CX_BG_BSLN: return cx_base_linear_seq;
-    case CX_BG_BSLS: return cx_base_linear_sync;
-    default: return cx_build_binomial_rooted;
-    }
-}
-
-cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg)
-{
-    if (alg->build == scatter_bsln)
-        return CX_BG_BSLN;
-    if (alg->build == gather_bsls)
-        return CX_BG_BSLS;
-    if (alg->build == bg_binomial)
-        return CX_BG_BSBN;
-    return CX_BG_NONE;
-}
+static const cx_bg_kind bg_bsln = CX_BG_BSLN, bg_bsbn = CX_BG_BSBN,
+                        bg_bsls = CX_BG_BSLS;
 
 const cx_algorithm cx_pap_algorithms[] = {
     CX_ALG(SCATTER, "slin", scatter_slin, 0,
@@ -156,15 +146,19 @@ const cx_algorithm cx_pap_algorithms[] = {
     CX_ALG(SCATTER, "sbn", sorted_binomial, 0,
      "binomial tree over the predicted arrival order, root shuffles blocks"),
     CX_ALG(SCATTER, "bsln", scatter_bsln, 0,
-     "slin whose receives are posted at the edge (background progress)"),
+     "slin whose receives are posted at the edge (background progress)",
+     .family_data = &bg_bsln),
     CX_ALG(SCATTER, "bsbn", bg_binomial, 0,
-     "sbn whose non-root ranks start receiving/forwarding at the edge"),
+     "sbn whose non-root ranks start receiving/forwarding at the edge",
+     .family_data = &bg_bsbn),
     CX_ALG(GATHER, "sls", gather_sls, 0,
      "linear synchronized, ranks asked in predicted arrival order"),
     CX_ALG(GATHER, "sbn", sorted_binomial, 0,
      "binomial tree over the predicted arrival order, root unshuffles blocks"),
     CX_ALG(GATHER, "bsls", gather_bsls, 0,
-     "sls whose root asks and receives from the edge on (background progress)"),
+     "sls whose root asks and receives from the edge on (background progress)",
+     .family_data = &bg_bsls),
     CX_ALG(GATHER, "bsbn", bg_binomial, 0,
-     "sbn whose receives (inner ranks and root) start at the edge"),
+     "sbn whose receives (inner ranks and root) start at the edge",
+     .family_data = &bg_bsbn),
     CX_ALG_END};

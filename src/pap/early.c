@@ -10,6 +10,22 @@
 #include <string.h>
 #include "pap.h"
 
+cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c)
+{
+    (void)c;
+    switch (k) {
+    case CX_BG_BSLN: return cx_base_linear_seq;
+    case CX_BG_BSLS: return cx_base_linear_sync;
+    default: return cx_build_binomial_rooted;
+    }
+}
+
+/* Background algorithms carry their kind as family data (algorithms.c). */
+cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg)
+{
+    return alg->family_data ? *(const cx_bg_kind *)alg->family_data : CX_BG_NONE;
+}
+
 static int is_gather(cx_coll c)
 {
     return c == CX_COLL_GATHER || c == CX_COLL_GATHERV;

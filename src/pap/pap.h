@@ -43,8 +43,8 @@ typedef struct cx_pap {
 /* PAP state of comm when CX_Pat_init was called on it, else NULL. */
 cx_pap *cx_pap_get(MPI_Comm comm);
 /* At the call: records the arrival (now) against this iteration's
- * prediction and takes the state back from the progress thread. */
-void cx_pap_arrived(cx_pap *pap);
+ * prediction. */
+void cx_pap_record_arrival(cx_pap *pap);
 /* Takes the state back from the progress thread (no-op for eager). */
 void cx_pap_sync(cx_pap *pap);
 /* Completes the pending exchange, if any (test: without blocking). */
@@ -58,7 +58,8 @@ int cx_pap_tag(unsigned seq);
 /* The algorithm selected for the registered call (NULL if none). */
 const cx_algorithm *cx_pap_reg_alg(cx_pap *pap);
 
-/* Background algorithms (algorithms.c). */
+/* Background algorithms: their kind (registry data), and the base
+ * builder of a kind (early.c). */
 cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg);
 cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c);
 

@@ -7,36 +7,13 @@
 #include <string.h>
 #include "pap.h"
 
-/* Weight of the newest prediction error in the bias (EMA). */
-#define PAP_EMA 0.3
-
 static void pap_free(void *p);
-
-cx_pap *cx_pap_get(MPI_Comm comm)
-{
-    cx_comm *c;
-    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c))
-        return NULL;
-    return c->family[CX_FAMILY_PAP].state;
-}
-
-const cx_algorithm *cx_pap_reg_alg(cx_pap *pap)
-{
-    int err;
-    const cx_algorithm *alg = cx_select(&pap->reg, pap->cc, &err);
-    return err ? NULL : alg;
-}
 
 /* Core hook: a blocking collx call on comm just ended (the next iteration
  * starts now). */
 static void after_call(void *state)
 {
     ((cx_pap *)state)->last_end = PMPI_Wtime();
-}
-
-int cx_pap_tag(unsigned seq)
-{
-    return (int)(seq % 32000u) + 1;
 }
 
 /* Offset of the local clock against rank 0's: after a barrier everybody
@@ -124,46 +101,6 @@ int CX_Pat_start(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-/* Waits for (done == NULL) or tests the exchange; on completion the new
- * vector becomes the current one. */
-static int finish_exchange(cx_pap *pap, int *done)
-{
-    int flag = 1, err = MPI_SUCCESS;
-    if (pap->xreq != MPI_REQUEST_NULL) {
-        err = done ? PMPI_Test(&pap->xreq, &flag, MPI_STATUS_IGNORE)
-                   : PMPI_Wait(&pap->xreq, MPI_STATUS_IGNORE);
-        if (!err && flag) {
-            double *t = pap->cur;
-            pap->cur = pap->next;
-            pap->next = t;
-            pap->have_cur = 1;
-        }
-    }
-    if (done)
-        *done = flag;
-    return err;
-}
-
-int cx_pap_complete(cx_pap *pap)
-{
-    return finish_exchange(pap, NULL);
-}
-
-int cx_pap_test(cx_pap *pap, int *done)
-{
-    return finish_exchange(pap, done);
-}
-
-void cx_pap_arrived(cx_pap *pap)
-{
-    if (pap->have_raw) {
-        double err = PMPI_Wtime() - pap->raw;
-        pap->bias = pap->nobs++ ? pap->bias + PAP_EMA * (err - pap->bias) : err;
-        pap->have_raw = 0;
-    }
-    cx_pap_sync(pap);
-}
-
 int CX_Pat_edge(MPI_Comm comm, double fraction)
 {
     cx_pap *pap = cx_pap_get(comm);
@@ -245,29 +182,6 @@ int CX_Pat_expect_none(MPI_Comm comm)
         pap->has_reg = 0;
     }
     return MPI_SUCCESS;
-}
-
-const int *cx_pap_order(cx_pap *pap, int root, int stale)
-{
-    const double *t = stale ? pap->snap : pap->cur;
-    if (!(stale ? pap->have_snap : pap->have_cur))
-        return NULL;
-    int n = 0;
-    for (int r = 0; r < pap->size; r++)
-        if (r != root)
-            pap->order[1 + n++] = r;
-    /* Insertion sort by (predicted arrival, rank): same result everywhere. */
-    int *o = pap->order + 1;
-    for (int i = 1; i < n; i++) {
-        int r = o[i], j = i;
-        while (j > 0 && (t[o[j - 1]] > t[r] || (t[o[j - 1]] == t[r] && o[j - 1] > r))) {
-            o[j] = o[j - 1];
-            j--;
-        }
-        o[j] = r;
-    }
-    pap->order[0] = root;
-    return pap->order;
 }
 
 static void pap_free(void *p)
