@@ -69,7 +69,7 @@ static int commutative(MPI_Op op)
 static const char *unmet(const cx_algorithm *alg, const cx_args *a, cx_comm *c,
                          int *err)
 {
-    static char why[160];
+    static _Thread_local char why[160];   /* threads may fall back at once */
     unsigned r = alg->requires;
     if ((r & CX_REQ_COMMUTATIVE) && !commutative(a->op))
         return "needs a commutative operation";

@@ -53,7 +53,8 @@ static void start_round(cx_sched *s, int r)
     int b = round_begin(s, r), e = s->round_end[r];
     s->nreqs = 0;
     s->npolls = 0;
-    if (cx_grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs)) {
+    if (cx_grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs) ||
+        cx_grow((void **)&s->stats, &s->stats_cap, e - b, sizeof *s->stats)) {
         note(s, MPI_ERR_NO_MEM);
         return;
     }
@@ -105,18 +106,15 @@ static void test_reqs(cx_sched *s, int *flag)
     *flag = 1;
     if (!s->nreqs)
         return;
-    MPI_Status stack[16], *st = s->nreqs <= 16 ? stack : malloc(sizeof *st * (size_t)s->nreqs);
-    int err = PMPI_Testall(s->nreqs, s->reqs, flag, st ? st : MPI_STATUSES_IGNORE);
-    if (err == MPI_ERR_IN_STATUS && st) {
+    int err = PMPI_Testall(s->nreqs, s->reqs, flag, s->stats);
+    if (err == MPI_ERR_IN_STATUS) {
         int pending;
-        settle(s, st, &pending);
+        settle(s, s->stats, &pending);
         *flag = pending == 0;
     } else if (err) {
         note(s, err);   /* the requests themselves are broken: give up on them */
         *flag = 1;
     }
-    if (st != stack)
-        free(st);
     if (*flag)
         s->nreqs = 0;
 }
@@ -129,15 +127,12 @@ static void wait_reqs(cx_sched *s)
 {
     int n = s->nreqs, err = MPI_SUCCESS;
 #ifndef SMPI_H
-    MPI_Status stack[16], *st = n <= 16 ? stack : malloc(sizeof *st * (size_t)n);
-    err = PMPI_Waitall(n, s->reqs, st ? st : MPI_STATUSES_IGNORE);
-    if (err == MPI_ERR_IN_STATUS && st) {
+    err = PMPI_Waitall(n, s->reqs, s->stats);
+    if (err == MPI_ERR_IN_STATUS) {
         int pending;
-        settle(s, st, &pending);
+        settle(s, s->stats, &pending);
         err = MPI_SUCCESS;
     }
-    if (st != stack)
-        free(st);
 #endif
     note(s, err);
     for (int i = 0; i < n; i++)
@@ -262,5 +257,6 @@ void cx_sched_free(cx_sched *s)
     free(s->ops);
     free(s->round_end);
     free(s->reqs);
+    free(s->stats);
     *s = (cx_sched){0};
 }

@@ -66,7 +66,8 @@ struct cx_sched {
     /* execution state */
     int cur;              /* round being executed */
     MPI_Request *reqs;
-    int nreqs, reqs_cap;
+    MPI_Status *stats;    /* as many as reqs */
+    int nreqs, reqs_cap, stats_cap;
     int npolls;           /* poll steps of the current round not yet true */
     int started;
     int err;              /* first error of any step */

@@ -2,7 +2,9 @@
  * window on the node communicator, created on first need and grown on
  * demand. The node's first rank allocates it all and the others pass size
  * 0 (SMPI addresses the segment by rank x own size: unequal sizes would be
- * out of bounds), then everyone finds it with MPI_Win_shared_query. */
+ * out of bounds), then everyone finds it with MPI_Win_shared_query. The
+ * window stays in a lock_all epoch, so MPI_Win_sync may order stores and
+ * loads between the node's ranks. */
 #include <stdlib.h>
 #include "comm.h"
 
@@ -17,8 +19,10 @@ MPI_Aint cx_shm_max(void)
 
 void cx_comm_free_shm(cx_comm *c)
 {
-    if (c->shm_win != MPI_WIN_NULL)
+    if (c->shm_win != MPI_WIN_NULL) {
+        PMPI_Win_unlock_all(c->shm_win);
         PMPI_Win_free(&c->shm_win);
+    }
     c->shm_base = NULL;
     c->shm_size = 0;
 }
@@ -52,6 +56,14 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
     int disp;
     if ((err = PMPI_Win_shared_query(c->shm_win, 0, &size, &disp, &c->shm_base))) {
         cx_comm_free_shm(c);
+        return err;
+    }
+    /* One passive-target epoch for the window's whole life: MPI_Win_sync
+     * (the memory barrier between a store and another rank's load) is
+     * only legal inside one. */
+    if ((err = PMPI_Win_lock_all(MPI_MODE_NOCHECK, c->shm_win))) {
+        PMPI_Win_free(&c->shm_win);
+        c->shm_base = NULL;
         return err;
     }
     c->shm_size = want;
