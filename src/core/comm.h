@@ -46,6 +46,8 @@ typedef struct cx_comm {
     MPI_Win shm_win;
     char *shm_base;       /* start of the node's segment in this process */
     MPI_Aint shm_size;
+    MPI_Win *shm_old;     /* outgrown segments, kept until the comm is freed */
+    int nshm_old;
 
     /* Selection cached per collective (select.c). */
     struct {

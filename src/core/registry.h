@@ -67,6 +67,12 @@ const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err);
 /* Generation of explicit choices (CX_Algorithm_set bumps it). */
 unsigned cx_select_generation(void);
 
+/* Adds the collective a, on a->comm (a communicator collx owns: node,
+ * leaders...), to s: natively (alg NULL or "native", or an algorithm that
+ * needs more than a commutative op) or with alg as a child schedule. The
+ * steps go into the current round (a child: that round and the next). */
+int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
+
 /* Rules file (rules.c). */
 int cx_rules_broken(void);
 int cx_rules_mention(cx_coll c);

@@ -17,14 +17,37 @@ MPI_Aint cx_shm_max(void)
     return m > 0 ? (MPI_Aint)m : SHM_MAX_DEFAULT;
 }
 
+static void free_win(MPI_Win *w)
+{
+    PMPI_Win_unlock_all(*w);
+    PMPI_Win_free(w);
+}
+
 void cx_comm_free_shm(cx_comm *c)
 {
-    if (c->shm_win != MPI_WIN_NULL) {
-        PMPI_Win_unlock_all(c->shm_win);
-        PMPI_Win_free(&c->shm_win);
-    }
+    if (c->shm_win != MPI_WIN_NULL)
+        free_win(&c->shm_win);
+    for (int i = 0; i < c->nshm_old; i++)
+        free_win(&c->shm_old[i]);
+    free(c->shm_old);
+    c->shm_old = NULL;
+    c->nshm_old = 0;
     c->shm_base = NULL;
     c->shm_size = 0;
+}
+
+/* An outgrown segment may still be read by a call in flight: it is kept
+ * (geometric growth bounds them to the size of the last one). */
+static int retire(cx_comm *c)
+{
+    MPI_Win *n = realloc(c->shm_old, sizeof *n * (size_t)(c->nshm_old + 1));
+    if (!n)
+        return MPI_ERR_NO_MEM;
+    c->shm_old = n;
+    c->shm_old[c->nshm_old++] = c->shm_win;
+    c->shm_win = MPI_WIN_NULL;
+    c->shm_base = NULL;
+    return MPI_SUCCESS;
 }
 
 int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
@@ -46,7 +69,8 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
         want *= 2;
     if (want > cx_shm_max())
         want = bytes;
-    cx_comm_free_shm(c);
+    if (c->shm_win != MPI_WIN_NULL && (err = retire(c)))
+        return err;
     void *mine;
     err = PMPI_Win_allocate_shared(c->local_rank == 0 ? want : 0, 1, MPI_INFO_NULL,
                                    c->node, &mine, &c->shm_win);
@@ -55,7 +79,7 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
     MPI_Aint size;
     int disp;
     if ((err = PMPI_Win_shared_query(c->shm_win, 0, &size, &disp, &c->shm_base))) {
-        cx_comm_free_shm(c);
+        PMPI_Win_free(&c->shm_win);
         return err;
     }
     /* One passive-target epoch for the window's whole life: MPI_Win_sync

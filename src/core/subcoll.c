@@ -1,0 +1,73 @@
+/* A collective on another communicator as a step of a schedule, e.g. the
+ * inter-node phase of a hierarchical algorithm on the leader communicator
+ * (the paper's "unmodified, hierarchy-unaware collective"): natively, as a
+ * start step that posts PMPI_I<coll>, or with a collx algorithm, as a child
+ * schedule begun by a start step and driven by a poll step. */
+#include <stdlib.h>
+#include "cx_internal.h"
+
+typedef struct subcoll {
+    cx_args a;
+    const cx_algorithm *alg;
+    cx_sched child;
+} subcoll;
+
+static int start_native(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    return cx_native_start(&((subcoll *)ctx)->a, req);
+}
+
+static int start_child(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    subcoll *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    /* The communicator is collx's own (node, leaders...), used by this
+     * call only: the parent's tag keeps it apart from other calls. */
+    cx_sched_init(&x->child, x->a.comm, s->tag);
+    int err = x->alg->build(&x->a, &x->child);
+    cx_sched_begin(&x->child);
+    return err;
+}
+
+static int poll_child(cx_sched *s, void *ctx, int *done)
+{
+    subcoll *x = ctx;
+    (void)s;
+    int err = cx_sched_progress(&x->child, done);
+    if (*done)
+        cx_sched_free(&x->child);
+    return err;
+}
+
+/* Whether alg can run on a communicator that has no collx state: only the
+ * operation can be checked there. */
+static int servable(const cx_algorithm *alg, const cx_args *a)
+{
+    if (alg->requires & ~(unsigned)CX_REQ_COMMUTATIVE)
+        return 0;
+    int commute = 1;
+    if ((alg->requires & CX_REQ_COMMUTATIVE) && a->op != MPI_OP_NULL)
+        PMPI_Op_commutative(a->op, &commute);
+    return commute && !alg->check;
+}
+
+int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
+{
+    subcoll *x = cx_sched_alloc(s, sizeof *x);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    x->a = *a;
+    PMPI_Comm_rank(a->comm, &x->a.rank);
+    PMPI_Comm_size(a->comm, &x->a.size);
+    x->a.pcomm = a->comm;
+    x->a.order = NULL;
+    x->a.cc = NULL;
+    if (!alg || !alg->build || !servable(alg, &x->a))
+        return cx_sched_start(s, start_native, x);
+    x->alg = alg;
+    int err = cx_sched_start(s, start_child, x);
+    if (!err)
+        err = cx_sched_barrier(s);
+    return err ? err : cx_sched_poll(s, poll_child, x);
+}
