@@ -1,42 +1,75 @@
-/* One contract case: a collective call's arguments and its input buffers. */
+/* One contract case: a collective call's arguments and its input buffers.
+ * The collectives and their parameters come from collx_colls.h. */
 #ifndef CASES_H
 #define CASES_H
 
+#include "collx_colls.h"
 #include "contract.h"
 
-enum { C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV, C_BCAST, C_ALLGATHER,
-       C_ALLGATHERV, C_ALLTOALLV, C_REDUCE_SCATTER_BLOCK, C_NCOLL };
+/* C_BARRIER, C_BCAST, ...: the collectives of collx_colls.h, in its order. */
+enum {
+#define C_ENUM(E, N, l) C_##E,
+    CX_COLLECTIVES(C_ENUM)
+#undef C_ENUM
+    C_NCOLL
+};
+
+/* One bit per parameter field of CX_PARAMS_<UPPER>: what a collective has
+ * decides which dimensions the test runs (roots, layouts, ops, in place). */
+enum {
+    F_sbuf = 1 << 0, F_scount = 1 << 1, F_scounts = 1 << 2, F_sdispls = 1 << 3,
+    F_stype = 1 << 4, F_stypes = 1 << 5, F_rbuf = 1 << 6, F_rcount = 1 << 7,
+    F_rcounts = 1 << 8, F_rdispls = 1 << 9, F_rtype = 1 << 10, F_rtypes = 1 << 11,
+    F_op = 1 << 12, F_root = 1 << 13, F_comm = 1 << 14
+};
 
 enum { LAYOUT_ASC, LAYOUT_REV_GAPS };
 enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST };
+/* Who runs a call: the MPI library's PMPI_<Name>, collx, or the MPI
+ * library's nonblocking PMPI_I<name> + MPI_Wait. */
+enum { RUN_PMPI, RUN_CX, RUN_PMPI_NB };
 
 typedef struct call {
     int coll, root, layout, in_place;
     int rank, size;
-    MPI_Comm comm;
+    const tcase *tc;      /* datatype case (collectives without an op) */
+    int tci;              /* its index */
+    const rcase *rc;      /* reduction case (collectives with an op) */
+    int struct_ok;        /* the MPI is a valid reference for this count with
+                           * the struct type (see struct_large_broken) */
+    /* The MPI arguments, named as the fields of CX_PARAMS_<UPPER>; the
+     * buffers are passed separately (invoke.c). */
     int scount, *scounts, *sdispls;
-    MPI_Datatype stype;
+    MPI_Datatype stype, *stypes;
     int rcount, *rcounts, *rdispls;
-    MPI_Datatype rtype;
+    MPI_Datatype rtype, *rtypes;
     MPI_Op op;
+    MPI_Comm comm;
     int s_in_place, r_in_place;   /* which buffer argument is MPI_IN_PLACE */
-    tbuf sbuf, ssave;             /* send input, and a copy to detect writes */
+    tbuf sdata, ssave;            /* send input, and a copy to detect writes */
     tbuf rinit;                   /* receive buffer before the call */
+    tbuf alt;                     /* in-place input as a separate send buffer
+                                   * (for a reference MPI that crashes in place) */
     size_t rkeep;                 /* data bytes of rbuf defined after the call */
+    int late;                     /* rank that enters late (-1: none) */
+    double t_enter, t_exit;       /* this rank's last call (CLOCK_MONOTONIC) */
 } call;
 
 extern const char *const coll_names[C_NCOLL];
-int coll_is_rooted(int coll);
-int coll_is_v(int coll);
-int coll_has_nb(int coll);
+extern const unsigned coll_fields[C_NCOLL];
+static inline int coll_has(int coll, unsigned fields)
+{
+    return (coll_fields[coll] & fields) != 0;
+}
 
 /* Fills c's arguments and buffers (c->coll, root, layout, in_place, rank,
- * size, comm set by the caller) for element count n of case tc. */
-void call_setup(call *c, const tcase *tc, int n);
+ * size, comm, tc or rc, struct_ok set by the caller) for element count n.
+ * Every collective has its setup_<lower>(c, n, salt) (setup.h). */
+void call_setup(call *c, int n);
 void call_free(call *c);
 
-/* Runs the call with receive buffer rdata: native PMPI_ (cx = 0), or the
- * collx call (cx = 1) blocking or nonblocking (mode). */
-int call_run(const call *c, int cx, int mode, char *rdata);
+/* Runs the call with receive buffer rdata: by = RUN_*, mode = MODE_* (for
+ * RUN_CX: CX_<Name>, or CX_I<name> + CX_Wait or CX_Test polling). */
+int call_run(call *c, int by, int mode, char *rdata);
 
 #endif

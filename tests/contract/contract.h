@@ -1,5 +1,6 @@
 /* Contract test: every registered algorithm against the PMPI_ result.
- * Shared pieces: typed sides, buffers with guards, value filling. */
+ * Shared pieces: typed sides, reduction cases, buffers with guards, value
+ * filling. */
 #ifndef CONTRACT_H
 #define CONTRACT_H
 
@@ -12,6 +13,9 @@
 #define SENTINEL 0xA5
 #define GAPFILL 0x5A
 
+/* Most basic elements (ints or doubles) in one element of a side. */
+#define MAX_NEL 4
+
 /* One side of a call: datatype, count multiplier and its basic elements
  * (offset, 'i' int or 'd' double) inside one extent. */
 typedef struct tside {
@@ -19,17 +23,31 @@ typedef struct tside {
     MPI_Datatype type;
     int mul;
     int nel;
-    int off[2];
-    char kind[2];
+    int off[MAX_NEL];
+    char kind[MAX_NEL];
     MPI_Aint ext;
 } tside;
 
+/* A datatype case of the data-movement collectives. */
 typedef struct tcase {
     const char *name;
-    int reducible;   /* usable for reduce_scatter_block (one homogeneous type) */
     int mixed;       /* 1: send type != receive type; 2: also rank-dependent */
     const tside *same;
 } tcase;
+
+/* Values written by fill_vals: any order of a commutative operation must
+ * give the same bits (sums of integers stay exact in doubles, products of
+ * +-1 and +-2 too; 16-bit values for the user-defined operations). */
+enum { VALS_WIDE, VALS_PROD, VALS_U16 };
+
+/* A reduction case: datatype, operation and the values it is fed. */
+typedef struct rcase {
+    const char *name;
+    const tside *side;
+    MPI_Op op;
+    int vals;
+    int large;       /* also run at the large count */
+} rcase;
 
 void types_init(void);
 void types_free(void);
@@ -38,6 +56,19 @@ const tcase *tcase_get(int i);
 /* The send / receive side of case tc on rank r. */
 const tside *send_side(const tcase *tc, int r);
 const tside *recv_side(const tcase *tc, int r);
+/* The side whose datatype is t, NULL if none. */
+const tside *side_of_type(MPI_Datatype t);
+/* Sides of the reduction cases: "int", "double", "vector", "mat", "matgap". */
+const tside *side_named(const char *name);
+
+/* Reduction cases (after types_init: user-defined operations). */
+void rcases_init(void);
+void rcases_free(void);
+int rcase_count(void);
+const rcase *rcase_get(int i);
+/* Calls of a user-defined operation with a datatype other than the
+ * reduction's since the last call (MPI passes the call's datatype). */
+long user_op_misuse(void);
 
 /* A buffer with GUARD bytes on each side; data points past the front guard. */
 typedef struct tbuf {
@@ -54,6 +85,10 @@ void tbuf_copy(tbuf *dst, const tbuf *src);   /* same size, guards included */
 ptrdiff_t tbuf_diff(const tbuf *a, const tbuf *b, size_t *ndiff);
 
 /* Writes count elements of side t at p (values depend on seed). */
-void fill_side(char *p, int count, const tside *t, unsigned seed);
+void fill_vals(char *p, int count, const tside *t, unsigned seed, int vals);
+#define fill_side(p, count, t, seed) fill_vals(p, count, t, seed, VALS_WIDE)
+
+/* Prints "nodes: <node of rank 0> <node of rank 1> ..." on rank 0. */
+void print_nodes(MPI_Comm comm);
 
 #endif

@@ -1,11 +1,9 @@
-/* Datatype cases of the contract test and guarded buffers. */
-#include <stdint.h>
-#include <stdlib.h>
+/* Datatype cases of the contract test: the sides every collective uses. */
 #include <string.h>
 #include "contract.h"
 
 /* Derived types built at start-up (the tside tables point at them). */
-static MPI_Datatype t_vec, t_struct, t_contig2;
+static MPI_Datatype t_vec, t_struct, t_contig2, t_mat, t_matgap;
 
 static tside s_int = {"int", MPI_INT, 1, 1, {0}, {'i'}, 4};
 static tside s_dbl = {"double", MPI_DOUBLE, 1, 1, {0}, {'d'}, 8};
@@ -16,35 +14,53 @@ static tside s_struct = {"struct", MPI_DATATYPE_NULL, 1, 2, {0, 8}, {'i', 'd'}, 
 /* Same signature as 2 ints: 2n MPI_INT or n contiguous(2, MPI_INT). */
 static tside s_int2 = {"2xint", MPI_INT, 2, 1, {0}, {'i'}, 4};
 static tside s_contig2 = {"contig2", MPI_DATATYPE_NULL, 1, 2, {0, 4}, {'i', 'i'}, 8};
+/* 2x2 matrices of the non-commutative operation: contiguous(4, int), and
+ * vector(2,2,3,int) resized to 6 ints (holes after each row pair). */
+static tside s_mat = {"mat", MPI_DATATYPE_NULL, 1, 4, {0, 4, 8, 12},
+                      {'i', 'i', 'i', 'i'}, 16};
+static tside s_matgap = {"matgap", MPI_DATATYPE_NULL, 1, 4, {0, 4, 12, 16},
+                         {'i', 'i', 'i', 'i'}, 24};
+
+static const tside *const all_sides[] = {&s_int, &s_dbl, &s_vec, &s_struct,
+                                         &s_contig2, &s_mat, &s_matgap};
 
 static const tcase cases[] = {
-    {"int", 1, 0, &s_int},
-    {"double", 1, 0, &s_dbl},
-    {"vector", 1, 0, &s_vec},
-    {"struct", 0, 0, &s_struct},
-    {"mixed", 0, 1, NULL},
-    {"mixed-rank", 0, 2, NULL},
+    {"int", 0, &s_int},
+    {"double", 0, &s_dbl},
+    {"vector", 0, &s_vec},
+    {"struct", 0, &s_struct},
+    {"mixed", 1, NULL},
+    {"mixed-rank", 2, NULL},
 };
+
+static void resized(MPI_Datatype in, MPI_Aint ext, MPI_Datatype *out)
+{
+    MPI_Type_create_resized(in, 0, ext, out);
+    MPI_Type_free(&in);
+    MPI_Type_commit(out);
+}
 
 void types_init(void)
 {
-    MPI_Datatype v, st;
+    MPI_Datatype v, st, m;
     int bl[2] = {1, 1};
     MPI_Aint disp[2] = {0, 8};
     MPI_Datatype tt[2] = {MPI_INT, MPI_DOUBLE};
     MPI_Type_vector(2, 1, 3, MPI_INT, &v);
-    MPI_Type_create_resized(v, 0, 20, &t_vec);
-    MPI_Type_free(&v);
+    resized(v, 20, &t_vec);
     MPI_Type_create_struct(2, bl, disp, tt, &st);
-    MPI_Type_create_resized(st, 0, 24, &t_struct);
-    MPI_Type_free(&st);
+    resized(st, 24, &t_struct);
+    MPI_Type_vector(2, 2, 3, MPI_INT, &m);
+    resized(m, 24, &t_matgap);
     MPI_Type_contiguous(2, MPI_INT, &t_contig2);
-    MPI_Type_commit(&t_vec);
-    MPI_Type_commit(&t_struct);
     MPI_Type_commit(&t_contig2);
+    MPI_Type_contiguous(4, MPI_INT, &t_mat);
+    MPI_Type_commit(&t_mat);
     s_vec.type = t_vec;
     s_struct.type = t_struct;
     s_contig2.type = t_contig2;
+    s_mat.type = t_mat;
+    s_matgap.type = t_matgap;
 }
 
 void types_free(void)
@@ -52,6 +68,8 @@ void types_free(void)
     MPI_Type_free(&t_vec);
     MPI_Type_free(&t_struct);
     MPI_Type_free(&t_contig2);
+    MPI_Type_free(&t_mat);
+    MPI_Type_free(&t_matgap);
 }
 
 int tcase_count(void) { return (int)(sizeof cases / sizeof *cases); }
@@ -74,64 +92,18 @@ const tside *recv_side(const tcase *tc, int r)
     return tc->mixed == 2 && r % 3 == 2 ? &s_int2 : &s_vec;
 }
 
-void tbuf_alloc(tbuf *b, size_t data_bytes, int fill)
+const tside *side_of_type(MPI_Datatype t)
 {
-    b->bytes = data_bytes;
-    b->base = malloc(data_bytes + 2 * GUARD);
-    if (!b->base)
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    memset(b->base, SENTINEL, GUARD);
-    memset(b->base + GUARD, fill, data_bytes);
-    memset(b->base + GUARD + data_bytes, SENTINEL, GUARD);
-    b->data = b->base + GUARD;
+    for (size_t i = 0; i < sizeof all_sides / sizeof *all_sides; i++)
+        if (all_sides[i]->type == t)
+            return all_sides[i];
+    return NULL;
 }
 
-void tbuf_free(tbuf *b)
+const tside *side_named(const char *name)
 {
-    free(b->base);
-    b->base = b->data = NULL;
-}
-
-void tbuf_copy(tbuf *dst, const tbuf *src)
-{
-    memcpy(dst->base, src->base, src->bytes + 2 * GUARD);
-}
-
-ptrdiff_t tbuf_diff(const tbuf *a, const tbuf *b, size_t *ndiff)
-{
-    size_t n = a->bytes + 2 * GUARD;
-    ptrdiff_t first = PTRDIFF_MIN;
-    *ndiff = 0;
-    if (memcmp(a->base, b->base, n) == 0)
-        return first;
-    for (size_t i = 0; i < n; i++)
-        if (a->base[i] != b->base[i]) {
-            if (first == PTRDIFF_MIN)
-                first = (ptrdiff_t)i - GUARD;
-            ++*ndiff;
-        }
-    return first;
-}
-
-/* Integer values in [-1000, 1000]: sums over a few ranks stay exact. */
-static int value(unsigned seed, size_t i)
-{
-    uint32_t h = seed * 2654435761u + (uint32_t)i * 40503u;
-    h ^= h >> 13;
-    return (int)(h % 2001u) - 1000;
-}
-
-void fill_side(char *p, int count, const tside *t, unsigned seed)
-{
-    for (int e = 0; e < count * t->mul; e++)
-        for (int k = 0; k < t->nel; k++) {
-            int v = value(seed, (size_t)e * t->nel + k);
-            char *at = p + (MPI_Aint)e * t->ext + t->off[k];
-            if (t->kind[k] == 'i') {
-                memcpy(at, &v, sizeof v);
-            } else {
-                double d = v;
-                memcpy(at, &d, sizeof d);
-            }
-        }
+    for (size_t i = 0; i < sizeof all_sides / sizeof *all_sides; i++)
+        if (strcmp(all_sides[i]->name, name) == 0)
+            return all_sides[i];
+    return NULL;
 }

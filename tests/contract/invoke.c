@@ -1,81 +1,65 @@
 /* Calls a collective the PMPI_ way or the collx way (CX_ / CX_I + wait or
- * test polling) with the arguments of a contract case. */
+ * test polling) with the arguments of a contract case. Every call is
+ * generated from collx_colls.h: the parameter P(kind, name, field) is the
+ * buffer for the buffer kinds and c->field otherwise. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep */
 #include <sched.h>
+#include <time.h>
 #include "collx.h"
 #include "cases.h"
 
 const char *const coll_names[C_NCOLL] = {
-    "gather", "gatherv", "scatter", "scatterv", "bcast", "allgather",
-    "allgatherv", "alltoallv", "reduce_scatter_block"};
+#define NAME(E, N, l) #l,
+    CX_COLLECTIVES(NAME)
+#undef NAME
+};
 
-int coll_is_rooted(int coll) { return coll <= C_BCAST; }
+#define FIELD_BIT(kind, name, field) | F_##field
+const unsigned coll_fields[C_NCOLL] = {
+#define FIELDS(E, N, l) [C_##E] = 0u CX_PARAMS_##E(FIELD_BIT),
+    CX_COLLECTIVES(FIELDS)
+#undef FIELDS
+};
 
-int coll_is_v(int coll)
-{
-    return coll == C_GATHERV || coll == C_SCATTERV || coll == C_ALLGATHERV ||
-           coll == C_ALLTOALLV;
-}
-
-int coll_has_nb(int coll) { return coll <= C_ALLGATHER; }
+#define A_SBUF(f) s
+#define A_RBUF(f) r
+#define A_INT(f) c->f
+#define A_INTS(f) c->f
+#define A_TYPE(f) c->f
+#define A_TYPES(f) c->f
+#define A_OP(f) c->f
+#define A_COMM(f) c->f
+#define ARG(kind, name, field) , A_##kind(field)
+#define ARGS(E) CX_DROP_FIRST(CX_PARAMS_##E(ARG))
 
 static int native(const call *c, const void *s, void *r)
 {
     switch (c->coll) {
-    case C_GATHER:
-        return PMPI_Gather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                           c->comm);
-    case C_GATHERV:
-        return PMPI_Gatherv(s, c->scount, c->stype, r, c->rcounts, c->rdispls,
-                            c->rtype, c->root, c->comm);
-    case C_SCATTER:
-        return PMPI_Scatter(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                            c->comm);
-    case C_SCATTERV:
-        return PMPI_Scatterv(s, c->scounts, c->sdispls, c->stype, r, c->rcount,
-                             c->rtype, c->root, c->comm);
-    case C_BCAST:
-        return PMPI_Bcast(r, c->rcount, c->rtype, c->root, c->comm);
-    case C_ALLGATHER:
-        return PMPI_Allgather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->comm);
-    case C_ALLGATHERV:
-        return PMPI_Allgatherv(s, c->scount, c->stype, r, c->rcounts, c->rdispls,
-                               c->rtype, c->comm);
-    case C_ALLTOALLV:
-        return PMPI_Alltoallv(s, c->scounts, c->sdispls, c->stype, r, c->rcounts,
-                              c->rdispls, c->rtype, c->comm);
-    case C_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(s, r, c->rcount, c->rtype, c->op, c->comm);
+#define NATIVE(E, N, l) case C_##E: return PMPI_##N(ARGS(E));
+        CX_COLLECTIVES(NATIVE)
+#undef NATIVE
     }
     return MPI_ERR_INTERN;
+}
+
+static int native_nb(const call *c, const void *s, void *r)
+{
+    MPI_Request q = MPI_REQUEST_NULL;
+    int err = MPI_ERR_INTERN;
+    switch (c->coll) {
+#define NATIVE_NB(E, N, l) case C_##E: err = PMPI_I##l(ARGS(E), &q); break;
+        CX_COLLECTIVES(NATIVE_NB)
+#undef NATIVE_NB
+    }
+    return err ? err : PMPI_Wait(&q, MPI_STATUS_IGNORE);
 }
 
 static int blocking(const call *c, const void *s, void *r)
 {
     switch (c->coll) {
-    case C_GATHER:
-        return CX_Gather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                         c->comm);
-    case C_GATHERV:
-        return CX_Gatherv(s, c->scount, c->stype, r, c->rcounts, c->rdispls, c->rtype,
-                          c->root, c->comm);
-    case C_SCATTER:
-        return CX_Scatter(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                          c->comm);
-    case C_SCATTERV:
-        return CX_Scatterv(s, c->scounts, c->sdispls, c->stype, r, c->rcount,
-                           c->rtype, c->root, c->comm);
-    case C_BCAST:
-        return CX_Bcast(r, c->rcount, c->rtype, c->root, c->comm);
-    case C_ALLGATHER:
-        return CX_Allgather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->comm);
-    case C_ALLGATHERV:
-        return CX_Allgatherv(s, c->scount, c->stype, r, c->rcounts, c->rdispls,
-                             c->rtype, c->comm);
-    case C_ALLTOALLV:
-        return CX_Alltoallv(s, c->scounts, c->sdispls, c->stype, r, c->rcounts,
-                            c->rdispls, c->rtype, c->comm);
-    case C_REDUCE_SCATTER_BLOCK:
-        return CX_Reduce_scatter_block(s, r, c->rcount, c->rtype, c->op, c->comm);
+#define BLOCKING(E, N, l) case C_##E: return CX_##N(ARGS(E));
+        CX_COLLECTIVES(BLOCKING)
+#undef BLOCKING
     }
     return MPI_ERR_INTERN;
 }
@@ -83,32 +67,19 @@ static int blocking(const call *c, const void *s, void *r)
 static int start(const call *c, const void *s, void *r, CX_Request *q)
 {
     switch (c->coll) {
-    case C_GATHER:
-        return CX_Igather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                          c->comm, q);
-    case C_GATHERV:
-        return CX_Igatherv(s, c->scount, c->stype, r, c->rcounts, c->rdispls,
-                           c->rtype, c->root, c->comm, q);
-    case C_SCATTER:
-        return CX_Iscatter(s, c->scount, c->stype, r, c->rcount, c->rtype, c->root,
-                           c->comm, q);
-    case C_SCATTERV:
-        return CX_Iscatterv(s, c->scounts, c->sdispls, c->stype, r, c->rcount,
-                            c->rtype, c->root, c->comm, q);
-    case C_BCAST:
-        return CX_Ibcast(r, c->rcount, c->rtype, c->root, c->comm, q);
-    case C_ALLGATHER:
-        return CX_Iallgather(s, c->scount, c->stype, r, c->rcount, c->rtype, c->comm, q);
+#define START(E, N, l) case C_##E: return CX_I##l(ARGS(E), q);
+        CX_COLLECTIVES(START)
+#undef START
     }
     return MPI_ERR_INTERN;
 }
 
-int call_run(const call *c, int cx, int mode, char *rdata)
+static int run(const call *c, int by, int mode, const void *s, void *r)
 {
-    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sbuf.data;
-    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
-    if (!cx)
+    if (by == RUN_PMPI)
         return native(c, s, r);
+    if (by == RUN_PMPI_NB)
+        return native_nb(c, s, r);
     if (mode == MODE_BLOCKING)
         return blocking(c, s, r);
     CX_Request q = CX_REQUEST_NULL;
@@ -122,5 +93,26 @@ int call_run(const call *c, int cx, int mode, char *rdata)
         sched_yield();
     if (!err && q != CX_REQUEST_NULL)
         return MPI_ERR_REQUEST;  /* a completed request must be released */
+    return err;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int call_run(call *c, int by, int mode, char *rdata)
+{
+    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
+    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
+    if (c->late == c->rank) {   /* the others must wait for this rank */
+        struct timespec d = {0, 5000000};
+        nanosleep(&d, NULL);
+    }
+    c->t_enter = now();
+    int err = run(c, by, mode, s, r);
+    c->t_exit = now();
     return err;
 }
