@@ -57,6 +57,7 @@ typedef struct cx_comm {
     } sel[CX_COLL_COUNT];
 
     cx_family_slot family[CX_FAMILY_COUNT];
+    struct cx_comm *next_live;  /* list of states with a node segment */
 } cx_comm;
 
 /* State of comm, created on first use (collective over comm). */

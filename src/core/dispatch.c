@@ -73,6 +73,8 @@ static const char *unmet(const cx_algorithm *alg, const cx_args *a, cx_comm *c,
     unsigned r = alg->requires;
     if ((r & CX_REQ_COMMUTATIVE) && !commutative(a->op))
         return "needs a commutative operation";
+    if ((r & CX_REQ_BLOCKING) && a->nonblocking)
+        return "serves blocking calls only";
     if ((r & CX_REQ_THREAD_MULTIPLE) && !c->thread_multiple)
         return "needs MPI_THREAD_MULTIPLE on every rank";
     if (r & CX_REQ_NODES) {

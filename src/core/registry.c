@@ -20,6 +20,7 @@ static const cx_algorithm *const tables[] = {
     cx_base_algorithms,
     cx_irregular_algorithms,
     cx_pap_algorithms,
+    cx_hier_algorithms,
 };
 
 #define MAX_ALGS 512
@@ -147,6 +148,7 @@ int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)
         {CX_REQ_CONSECUTIVE, "consecutive ranks per node"},
         {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
         {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
+        {CX_REQ_BLOCKING, "a blocking call"},
     };
     int c = cx_coll_from_name(coll), n = 0;
     const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);

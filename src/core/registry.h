@@ -17,7 +17,7 @@ enum {
     CX_REQ_CONSECUTIVE = 1u << 3,     /* every node's ranks consecutive */
     CX_REQ_THREAD_MULTIPLE = 1u << 4, /* MPI_THREAD_MULTIPLE on every rank */
     CX_REQ_SHM = 1u << 5,             /* a node segment of shm_bytes(a) */
-    CX_REQ_PREDEFINED_OP = 1u << 6,   /* a predefined op (e.g. reproducible) */
+    CX_REQ_BLOCKING = 1u << 6,        /* a blocking call (not CX_I...) */
 };
 #define CX_REQ_NODES (CX_REQ_MULTI_NODE | CX_REQ_UNIFORM_NODES | \
                       CX_REQ_CONSECUTIVE | CX_REQ_SHM)
@@ -47,6 +47,7 @@ typedef struct cx_algorithm {
 extern const cx_algorithm cx_base_algorithms[];
 extern const cx_algorithm cx_irregular_algorithms[];
 extern const cx_algorithm cx_pap_algorithms[];
+extern const cx_algorithm cx_hier_algorithms[];
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 const cx_algorithm *cx_native(cx_coll c);

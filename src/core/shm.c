@@ -5,6 +5,7 @@
  * out of bounds), then everyone finds it with MPI_Win_shared_query. The
  * window stays in a lock_all epoch, so MPI_Win_sync may order stores and
  * loads between the node's ranks. */
+#include <pthread.h>
 #include <stdlib.h>
 #include "comm.h"
 
@@ -23,8 +24,58 @@ static void free_win(MPI_Win *w)
     PMPI_Win_free(w);
 }
 
+/* Windows must be freed while MPI still works: Open MPI deletes
+ * MPI_COMM_WORLD's attributes (and so its collx state) after its one-sided
+ * components are gone, but MPI_COMM_SELF's first. States that hold a
+ * segment are listed; an attribute on MPI_COMM_SELF frees their windows
+ * at MPI_Finalize. */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static cx_comm *live;
+static int self_keyval = MPI_KEYVAL_INVALID;
+
+static void unlist(cx_comm *c)
+{
+    pthread_mutex_lock(&live_mu);
+    for (cx_comm **p = &live; *p; p = &(*p)->next_live)
+        if (*p == c) {
+            *p = c->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_mu);
+}
+
+static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra);
+
+static int list(cx_comm *c)
+{
+    int err = MPI_SUCCESS;
+    pthread_mutex_lock(&live_mu);
+    if (self_keyval == MPI_KEYVAL_INVALID &&
+        !(err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &self_keyval,
+                                        NULL)))
+        err = PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+    if (!err) {
+        c->next_live = live;
+        live = c;
+    }
+    pthread_mutex_unlock(&live_mu);
+    return err;
+}
+
+void cx_comm_free_shm(cx_comm *c);
+
+static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)attr; (void)extra;
+    while (live)
+        cx_comm_free_shm(live);   /* unlists it */
+    return MPI_SUCCESS;
+}
+
 void cx_comm_free_shm(cx_comm *c)
 {
+    if (c->shm_win != MPI_WIN_NULL || c->nshm_old)
+        unlist(c);
     if (c->shm_win != MPI_WIN_NULL)
         free_win(&c->shm_win);
     for (int i = 0; i < c->nshm_old; i++)
@@ -70,6 +121,8 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
     if (want > cx_shm_max())
         want = bytes;
     if (c->shm_win != MPI_WIN_NULL && (err = retire(c)))
+        return err;
+    if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && (err = list(c)))
         return err;
     void *mine;
     err = PMPI_Win_allocate_shared(c->local_rank == 0 ? want : 0, 1, MPI_INFO_NULL,

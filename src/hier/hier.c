@@ -1,0 +1,104 @@
+/* What every hierarchical algorithm shares: the slot of the segment a call
+ * uses, the node-by-node layout of the pieces, node barriers, the leaders'
+ * collective. */
+#include <stdlib.h>
+#include <string.h>
+#include "hier.h"
+
+/* Per communicator: calls counted, so consecutive calls use different
+ * slots. A rank reaches call k+2 (which reuses call k's slot) only after
+ * every rank of its node passed call k+1's first node barrier, i.e. after
+ * they finished reading call k's slot. */
+typedef struct hier_state {
+    unsigned seq;
+} hier_state;
+
+MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
+{
+    MPI_Aint align = 64;
+    return 2 * ((slot_bytes + align - 1) / align * align);
+}
+
+static hier_state *state_of(cx_comm *c)
+{
+    cx_family_slot *f = &c->family[CX_FAMILY_HIER];
+    if (!f->state && (f->state = calloc(1, sizeof(hier_state))))
+        f->release = free;
+    return f->state;
+}
+
+int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_bytes,
+               MPI_Aint bytes, MPI_Aint slot_bytes)
+{
+    cx_comm *c = a->cc;
+    int err, p = a->size;
+    char *seg;
+    hier_state *st;
+    memset(h, 0, sizeof *h);
+    h->a = a;
+    h->c = c;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (!(st = state_of(c)))
+        return MPI_ERR_NO_MEM;
+    /* The slots are the two halves of the whole segment, whatever this
+     * call needs: consecutive calls never overlap. */
+    if ((err = cx_comm_shm(c, hier_shm_bytes(slot_bytes), &seg)))
+        return err;
+    h->slot = seg + (st->seq++ % 2) * (c->shm_size / 2 / 64 * 64);
+    h->node_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(c->nnodes + 1));
+    h->rank_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)p);
+    if (!h->node_off || !h->rank_off)
+        return MPI_ERR_NO_MEM;
+    /* Node n's region holds its ranks' pieces in local order. */
+    MPI_Aint *fill = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)c->nnodes);
+    if (!fill)
+        return MPI_ERR_NO_MEM;
+    memset(fill, 0, sizeof(MPI_Aint) * (size_t)c->nnodes);
+    for (int r = 0; r < p; r++)
+        fill[c->node_of[r]] += piece_bytes ? piece_bytes[r] : bytes;
+    h->node_off[0] = 0;
+    for (int n = 0; n < c->nnodes; n++)
+        h->node_off[n + 1] = h->node_off[n] + fill[n];
+    memcpy(fill, h->node_off, sizeof(MPI_Aint) * (size_t)c->nnodes);
+    for (int r = 0; r < p; r++) {   /* ranks in order = local order */
+        h->rank_off[r] = fill[c->node_of[r]];
+        fill[c->node_of[r]] += piece_bytes ? piece_bytes[r] : bytes;
+    }
+    return MPI_SUCCESS;
+}
+
+int hier_node_barrier(hier *h, cx_sched *s)
+{
+    cx_args b = {.coll = CX_COLL_BARRIER, .comm = h->c->node};
+    int err = cx_sched_barrier(s);
+    if (!err && h->c->local_size > 1)
+        err = cx_sched_collective(s, &b, NULL);
+    return err ? err : cx_sched_barrier(s);
+}
+
+/* COLLX_HIER_INTER=<name>: the leaders' algorithm, where c has one. */
+static const cx_algorithm *inter_alg(cx_coll coll)
+{
+    const char *v = getenv("COLLX_HIER_INTER");
+    return v && *v ? cx_algorithm_find(coll, v) : NULL;
+}
+
+int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
+{
+    if (h->c->leaders == MPI_COMM_NULL || h->c->nnodes < 2)
+        return MPI_SUCCESS;
+    inter->comm = h->c->leaders;
+    int err = cx_sched_collective(s, inter, inter_alg(inter->coll));
+    return err ? err : cx_sched_barrier(s);
+}
+
+const char *hier_check_order(const cx_args *a, cx_comm *c)
+{
+    int commute = 1;
+    PMPI_Op_commutative(a->op, &commute);
+    if (!commute && !c->consecutive)
+        return "keeps the canonical order of a non-commutative operation only when "
+               "every node's ranks are consecutive";
+    return NULL;
+}

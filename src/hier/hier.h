@@ -1,0 +1,54 @@
+/* Hierarchical, node-aware collectives (Parsons & Pai 2014): the ranks of
+ * a node exchange data through the node-shared segment, and only the node
+ * leaders talk over the network, with an unmodified collective of the MPI
+ * library (or any collx algorithm: COLLX_HIER_INTER=<name>) on the leader
+ * communicator. Any number of ranks per node, different on every node,
+ * and any placement: node regions in the segment are laid out node by
+ * node, and every rank finds its data through the rank maps. */
+#ifndef CX_HIER_H
+#define CX_HIER_H
+
+#include "../core/blocks.h"
+
+/* One call's view of the node: its communicator state, the slot of the
+ * segment the call uses, and where each node's region starts. */
+typedef struct hier {
+    const cx_args *a;
+    cx_comm *c;
+    char *slot;
+    MPI_Aint *node_off;   /* [nnodes + 1] byte offset of each node's region */
+    MPI_Aint *rank_off;   /* [size] byte offset of each rank's piece */
+} hier;
+
+/* Bytes of the node segment a call needs: two slots of slot_bytes (calls
+ * alternate between them, so a call never waits for the previous one's
+ * readers). */
+MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes);
+/* Prepares h for a call whose rank r puts piece_bytes[r] (NULL: bytes
+ * each) into the slot, node by node; sets up the segment (collective over
+ * the node). */
+int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_bytes,
+               MPI_Aint bytes, MPI_Aint slot_bytes);
+/* Steps: a barrier of the node (closes the round before and after it), and
+ * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's
+ * algorithm if set). */
+int hier_node_barrier(hier *h, cx_sched *s);
+int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
+/* Requirement check: non-commutative reductions need each node's ranks
+ * to be consecutive (the node combines its ranks first). */
+const char *hier_check_order(const cx_args *a, cx_comm *c);
+
+/* Registered builders. */
+int cx_hier_barrier(const cx_args *a, cx_sched *s);
+int cx_hier_bcast(const cx_args *a, cx_sched *s);
+int cx_hier_gather(const cx_args *a, cx_sched *s);
+int cx_hier_scatter(const cx_args *a, cx_sched *s);
+int cx_hier_allgather(const cx_args *a, cx_sched *s);
+int cx_hier_reduce(const cx_args *a, cx_sched *s);
+int cx_hier_allreduce(const cx_args *a, cx_sched *s);
+MPI_Aint cx_hier_shm_blocks(const cx_args *a);
+MPI_Aint cx_hier_shm_bcast(const cx_args *a);
+MPI_Aint cx_hier_shm_reduce(const cx_args *a);
+MPI_Aint cx_hier_shm_allgatherv(const cx_args *a);
+
+#endif

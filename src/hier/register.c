@@ -1,0 +1,30 @@
+/* The hierarchical family (Parsons & Pai 2014). */
+#include "hier.h"
+
+#define HIER_NEEDS (CX_REQ_SHM | CX_REQ_BLOCKING)
+
+const cx_algorithm cx_hier_algorithms[] = {
+    CX_ALG(BARRIER, "hier", cx_hier_barrier, CX_REQ_BLOCKING,
+           "node barrier, leaders' barrier, node barrier"),
+    CX_ALG(BCAST, "hier", cx_hier_bcast, HIER_NEEDS,
+           "root -> node segment, leaders' bcast, segment -> every rank",
+           .shm_bytes = cx_hier_shm_bcast),
+    CX_ALG(GATHER, "hier", cx_hier_gather, HIER_NEEDS,
+           "blocks -> node segment, leaders' gatherv into the root's node",
+           .shm_bytes = cx_hier_shm_blocks),
+    CX_ALG(SCATTER, "hier", cx_hier_scatter, HIER_NEEDS,
+           "root -> its node segment, leaders' scatterv, segment -> every rank",
+           .shm_bytes = cx_hier_shm_blocks),
+    CX_ALG(ALLGATHER, "hier", cx_hier_allgather, HIER_NEEDS,
+           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank",
+           .shm_bytes = cx_hier_shm_blocks),
+    CX_ALG(ALLGATHERV, "hier", cx_hier_allgather, HIER_NEEDS,
+           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank",
+           .shm_bytes = cx_hier_shm_allgatherv),
+    CX_ALG(REDUCE, "hier", cx_hier_reduce, HIER_NEEDS,
+           "node reduction in the segment, leaders' reduce, result -> root",
+           .shm_bytes = cx_hier_shm_reduce, .check = hier_check_order),
+    CX_ALG(ALLREDUCE, "hier", cx_hier_allreduce, HIER_NEEDS,
+           "node reduction in the segment, leaders' allreduce, result -> every rank",
+           .shm_bytes = cx_hier_shm_reduce, .check = hier_check_order),
+    CX_ALG_END};

@@ -1,0 +1,121 @@
+/* Hierarchical bcast, gather and scatter. The segment's slot holds packed
+ * bytes (by type signature: derived and differing send/receive types
+ * work): the whole message (bcast) or every rank's block, node by node. */
+#include "hier.h"
+
+MPI_Aint cx_hier_shm_bcast(const cx_args *a)
+{
+    return hier_shm_bytes((MPI_Aint)cx_type_bytes(a->rcount, a->rtype));
+}
+
+/* Regular collectives: p blocks of the block size every rank agrees on. */
+MPI_Aint cx_hier_shm_blocks(const cx_args *a)
+{
+    return hier_shm_bytes((MPI_Aint)a->size * (MPI_Aint)cx_block_bytes(a));
+}
+
+int cx_hier_bcast(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
+    int err = hier_begin(&h, a, s, NULL, 0, bytes);
+    if (err || bytes == 0)
+        return err;
+    int root_node = h.c->node_of[a->root];
+    cx_args inter = {.coll = CX_COLL_BCAST, .rbuf = h.slot, .rcount = (int)bytes,
+                     .rtype = MPI_BYTE, .root = root_node};
+    if (a->rank == a->root)
+        err = cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, h.slot, bytes, MPI_PACKED);
+    if (!err && h.c->my_node == root_node)   /* the root's data is in */
+        err = hier_node_barrier(&h, s);
+    if (!err)
+        err = hier_leaders(&h, s, &inter);
+    if (!err)
+        err = hier_node_barrier(&h, s);
+    if (!err && a->rank != a->root)
+        err = cx_sched_copy(s, h.slot, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    return err;
+}
+
+/* Counts and displacements (bytes) of the nodes' regions, as ints. */
+static int node_counts(hier *h, cx_sched *s, int **counts, int **displs)
+{
+    int n = h->c->nnodes;
+    *counts = cx_sched_alloc(s, sizeof(int) * (size_t)n * 2);
+    if (!*counts)
+        return MPI_ERR_NO_MEM;
+    *displs = *counts + n;
+    for (int i = 0; i < n; i++) {
+        (*counts)[i] = (int)(h->node_off[i + 1] - h->node_off[i]);
+        (*displs)[i] = (int)h->node_off[i];
+    }
+    return MPI_SUCCESS;
+}
+
+int cx_hier_gather(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a);
+    int err = hier_begin(&h, a, s, NULL, bb, (MPI_Aint)a->size * bb), *counts, *displs;
+    if (err || bb == 0 || (err = node_counts(&h, s, &counts, &displs)))
+        return err;
+    int root_node = h.c->node_of[a->root], me = h.c->my_node;
+    cx_piece own = cx_own_piece(a);
+    err = cx_sched_copy(s, own.buf, own.count, own.type, h.slot + h.rank_off[a->rank], bb,
+                        MPI_PACKED);
+    /* Leaders send their node's region to the root's node, in place. */
+    cx_args inter = {.coll = CX_COLL_GATHERV, .sbuf = h.slot + h.node_off[me],
+                     .scount = counts[me], .stype = MPI_BYTE, .rbuf = h.slot,
+                     .rcounts = counts, .rdispls = displs, .rtype = MPI_BYTE,
+                     .root = root_node};
+    if (me == root_node)
+        inter.sbuf = MPI_IN_PLACE;
+    if (!err)
+        err = hier_node_barrier(&h, s);
+    if (!err)
+        err = hier_leaders(&h, s, &inter);
+    if (err || me != root_node)
+        return err;
+    if ((err = hier_node_barrier(&h, s)) || a->rank != a->root)
+        return err;
+    for (int r = 0; r < a->size && !err; r++) {
+        cx_piece b = cx_all_block(a, r);
+        if (r != a->rank || !cx_own_in_place(a))
+            err = cx_sched_copy(s, h.slot + h.rank_off[r], bb, MPI_PACKED, b.buf, b.count,
+                                b.type);
+    }
+    return err;
+}
+
+int cx_hier_scatter(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a);
+    int err = hier_begin(&h, a, s, NULL, bb, (MPI_Aint)a->size * bb), *counts, *displs;
+    if (err || bb == 0 || (err = node_counts(&h, s, &counts, &displs)))
+        return err;
+    int root_node = h.c->node_of[a->root], me = h.c->my_node;
+    for (int r = 0; a->rank == a->root && r < a->size && !err; r++) {
+        cx_piece b = cx_all_block(a, r);
+        err = cx_sched_copy(s, b.buf, b.count, b.type, h.slot + h.rank_off[r], bb,
+                            MPI_PACKED);
+    }
+    cx_args inter = {.coll = CX_COLL_SCATTERV, .sbuf = h.slot, .scounts = counts,
+                     .sdispls = displs, .stype = MPI_BYTE,
+                     .rbuf = h.slot + h.node_off[me], .rcount = counts[me],
+                     .rtype = MPI_BYTE, .root = root_node};
+    if (me == root_node)
+        inter.rbuf = MPI_IN_PLACE;
+    if (!err && me == root_node)
+        err = hier_node_barrier(&h, s);
+    if (!err)
+        err = hier_leaders(&h, s, &inter);
+    if (!err)
+        err = hier_node_barrier(&h, s);
+    if (!err && !cx_own_in_place(a)) {
+        cx_piece own = cx_own_piece(a);
+        err = cx_sched_copy(s, h.slot + h.rank_off[a->rank], bb, MPI_PACKED, own.buf,
+                            own.count, own.type);
+    }
+    return err;
+}
