@@ -59,7 +59,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     if (!c)
         return MPI_ERR_NO_MEM;
     c->priv = c->node = c->leaders = MPI_COMM_NULL;
-    c->shm_win = MPI_WIN_NULL;
+    c->shm_win = c->ctl_win = MPI_WIN_NULL;
     if ((err = PMPI_Comm_dup(comm, &c->priv))) {
         free(c);
         return err;

@@ -48,6 +48,8 @@ typedef struct cx_comm {
     MPI_Aint shm_size;
     MPI_Win *shm_old;     /* outgrown segments, kept until the comm is freed */
     int nshm_old;
+    MPI_Win ctl_win;      /* the node's control block (counters, flags) */
+    char *ctl_base;
 
     /* Selection cached per collective (select.c). */
     struct {
@@ -73,6 +75,12 @@ int cx_comm_nodes(cx_comm *c);
  * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */
 int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
 MPI_Aint cx_shm_max(void);
+/* The node's control block: CX_NODE_CTL_BYTES of node-shared memory,
+ * zeroed, allocated once (collective over the node communicator on first
+ * use) and never moved, for counters and flags that must outlive segment
+ * growth. Use atomics on it. */
+#define CX_NODE_CTL_BYTES 4096
+int cx_comm_node_ctl(cx_comm *c, char **base);
 int cx_comm_next_tag(cx_comm *c);
 /* Runs every family's after_call hook (end of a blocking call). */
 void cx_comm_after_call(cx_comm *c);

@@ -7,6 +7,7 @@
  * loads between the node's ranks. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "comm.h"
 
 #define SHM_MAX_DEFAULT ((MPI_Aint)256 << 20)
@@ -74,10 +75,13 @@ static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 void cx_comm_free_shm(cx_comm *c)
 {
-    if (c->shm_win != MPI_WIN_NULL || c->nshm_old)
+    if (c->shm_win != MPI_WIN_NULL || c->nshm_old || c->ctl_win != MPI_WIN_NULL)
         unlist(c);
     if (c->shm_win != MPI_WIN_NULL)
         free_win(&c->shm_win);
+    if (c->ctl_win != MPI_WIN_NULL)
+        free_win(&c->ctl_win);
+    c->ctl_base = NULL;
     for (int i = 0; i < c->nshm_old; i++)
         free_win(&c->shm_old[i]);
     free(c->shm_old);
@@ -98,6 +102,48 @@ static int retire(cx_comm *c)
     c->shm_old[c->nshm_old++] = c->shm_win;
     c->shm_win = MPI_WIN_NULL;
     c->shm_base = NULL;
+    return MPI_SUCCESS;
+}
+
+/* One node-shared window of bytes, the node's first rank allocating, in
+ * a passive-target epoch for its whole life (MPI_Win_sync, the memory
+ * barrier between a store and another rank's load, is only legal inside
+ * one); *base = its start in this process. */
+static int node_window(cx_comm *c, MPI_Aint bytes, MPI_Win *win, char **base)
+{
+    void *mine;
+    MPI_Aint size;
+    int disp, err;
+    err = PMPI_Win_allocate_shared(c->local_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL,
+                                   c->node, &mine, win);
+    if (err)
+        return err;
+    if ((err = PMPI_Win_shared_query(*win, 0, &size, &disp, base)) ||
+        (err = PMPI_Win_lock_all(MPI_MODE_NOCHECK, *win))) {
+        PMPI_Win_free(win);
+        *base = NULL;
+    }
+    return err;
+}
+
+int cx_comm_node_ctl(cx_comm *c, char **base)
+{
+    int err;
+    if (c->ctl_win != MPI_WIN_NULL) {
+        *base = c->ctl_base;
+        return MPI_SUCCESS;
+    }
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && (err = list(c)))
+        return err;
+    if ((err = node_window(c, CX_NODE_CTL_BYTES, &c->ctl_win, &c->ctl_base)))
+        return err;
+    if (c->local_rank == 0)
+        memset(c->ctl_base, 0, CX_NODE_CTL_BYTES);
+    PMPI_Win_sync(c->ctl_win);
+    PMPI_Barrier(c->node);   /* zeroed before anyone uses it */
+    *base = c->ctl_base;
     return MPI_SUCCESS;
 }
 
@@ -122,27 +168,11 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
         want = bytes;
     if (c->shm_win != MPI_WIN_NULL && (err = retire(c)))
         return err;
-    if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && (err = list(c)))
+    if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && c->ctl_win == MPI_WIN_NULL &&
+        (err = list(c)))
         return err;
-    void *mine;
-    err = PMPI_Win_allocate_shared(c->local_rank == 0 ? want : 0, 1, MPI_INFO_NULL,
-                                   c->node, &mine, &c->shm_win);
-    if (err)
+    if ((err = node_window(c, want, &c->shm_win, &c->shm_base)))
         return err;
-    MPI_Aint size;
-    int disp;
-    if ((err = PMPI_Win_shared_query(c->shm_win, 0, &size, &disp, &c->shm_base))) {
-        PMPI_Win_free(&c->shm_win);
-        return err;
-    }
-    /* One passive-target epoch for the window's whole life: MPI_Win_sync
-     * (the memory barrier between a store and another rank's load) is
-     * only legal inside one. */
-    if ((err = PMPI_Win_lock_all(MPI_MODE_NOCHECK, c->shm_win))) {
-        PMPI_Win_free(&c->shm_win);
-        c->shm_base = NULL;
-        return err;
-    }
     c->shm_size = want;
     *base = c->shm_base;
     return MPI_SUCCESS;

@@ -11,6 +11,7 @@
  * they finished reading call k's slot. */
 typedef struct hier_state {
     unsigned seq;
+    unsigned long long barriers;   /* node barriers this rank entered */
 } hier_state;
 
 MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
@@ -68,13 +69,48 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
     return MPI_SUCCESS;
 }
 
+/* Node barrier in shared memory: a counter in the node's control block
+ * that only grows. Barrier b of the node is passed when the counter
+ * reaches b x (ranks of the node): every rank of a node enters the same
+ * barriers in the same order, one increment each. */
+typedef struct arrival {
+    unsigned long long *counter, target;
+} arrival;
+
+static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    *req = MPI_REQUEST_NULL;
+    __atomic_fetch_add(((arrival *)ctx)->counter, 1, __ATOMIC_ACQ_REL);
+    return MPI_SUCCESS;
+}
+
+static int all_arrived(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    arrival *x = ctx;
+    *done = __atomic_load_n(x->counter, __ATOMIC_ACQUIRE) >= x->target;
+    return MPI_SUCCESS;
+}
+
 int hier_node_barrier(hier *h, cx_sched *s)
 {
-    cx_args b = {.coll = CX_COLL_BARRIER, .comm = h->c->node};
+    cx_comm *c = h->c;
+    char *ctl;
     int err = cx_sched_barrier(s);
-    if (!err && h->c->local_size > 1)
-        err = cx_sched_collective(s, &b, NULL);
-    return err ? err : cx_sched_barrier(s);
+    if (err || c->local_size == 1)
+        return err;
+    hier_state *st = state_of(c);
+    arrival *x = cx_sched_alloc(s, sizeof *x);
+    if (!st || !x)
+        return MPI_ERR_NO_MEM;
+    if ((err = cx_comm_node_ctl(c, &ctl)))
+        return err;
+    x->counter = (unsigned long long *)ctl;
+    x->target = ++st->barriers * (unsigned long long)c->local_size;
+    if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll(s, all_arrived, x)))
+        return err;
+    return cx_sched_barrier(s);
 }
 
 /* COLLX_HIER_INTER=<name>: the leaders' algorithm, where c has one. */
