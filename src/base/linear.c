@@ -46,13 +46,14 @@ int cx_base_linear_all(const cx_args *a, cx_sched *s)
  * all at once. */
 int cx_base_linear_sync(const cx_args *a, cx_sched *s)
 {
-    static char token;
+    static const char token;
     int err = MPI_SUCCESS;
     if (a->rank != a->root) {
         cx_piece own = cx_own_piece(a);
-        if (cx_type_bytes(own.count, own.type) == 0)
-            return MPI_SUCCESS;
-        if ((err = cx_sched_recv(s, &token, 1, MPI_BYTE, a->root)) ||
+        char *got = cx_sched_alloc(s, 1);
+        if (!got)
+            return MPI_ERR_NO_MEM;
+        if ((err = cx_sched_recv(s, got, 1, MPI_BYTE, a->root)) ||
             (err = cx_sched_barrier(s)))
             return err;
         return cx_sched_send(s, own.buf, own.count, own.type, a->root);
@@ -60,8 +61,6 @@ int cx_base_linear_sync(const cx_args *a, cx_sched *s)
     for (int v = 1; v < a->size && !err; v++) {
         int r = cx_rank_of(a, v);
         cx_piece b = cx_all_block(a, r);
-        if (cx_type_bytes(b.count, b.type) == 0)
-            continue;
         if (!(err = cx_sched_send(s, &token, 1, MPI_BYTE, r)) &&
             !(err = cx_sched_recv(s, b.buf, b.count, b.type, r)))
             err = cx_sched_barrier(s);

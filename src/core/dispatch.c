@@ -121,7 +121,7 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
     struct cx_request *r = calloc(1, sizeof *r);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
-    cx_sched_init(&r->sched, c->priv, cx_comm_next_tag(c));
+    cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
     int err = alg->build(a, &r->sched);
     if (!err && req) {
         cx_sched_begin(&r->sched);

@@ -4,12 +4,20 @@
 #include <string.h>
 #include "sched.h"
 #include "dtype.h"
+#include "colls.h"
 
 void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag)
 {
     memset(s, 0, sizeof *s);
     s->comm = comm;
     s->tag = tag;
+}
+
+void cx_sched_init_for(cx_sched *s, MPI_Comm comm, int tag, int coll)
+{
+    cx_sched_init(s, comm, tag);
+    s->keep_empty = !(cx_coll_shape((cx_coll)coll) &
+                      (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W));
 }
 
 int cx_grow(void **arr, int *cap, int need, size_t elem)
@@ -71,7 +79,7 @@ static int add_msg(cx_sched *s, cx_op_kind kind, const void *buf, MPI_Aint count
 {
     MPI_Count bytes;
     int err = message(s, &count, &t, &bytes);
-    if (err || bytes == 0)
+    if (err || (bytes == 0 && !s->keep_empty))
         return err;
     cx_op op = {.kind = kind, .count = count, .type = t, .peer = peer,
                 .comm = comm, .tag = tag};

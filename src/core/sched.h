@@ -8,8 +8,11 @@
  * carries its own communicator and tag (the schedule's by default).
  *
  * Counts are MPI_Aint: a message of more than INT_MAX elements is sent as
- * one element of a derived type. Messages of size zero are not sent: both
- * sides know it, since their type signatures match.
+ * one element of a derived type. Messages of size zero are not sent in
+ * v-collectives (both sides know a block is empty, as in the MPI
+ * libraries); in regular collectives (keep_empty) they are, so that a rank
+ * whose count wrongly differs from its peers' still receives (and sees
+ * MPI_ERR_TRUNCATE) and forwards, instead of leaving its peers waiting.
  *
  * Errors never strand a peer: a step that fails records the first error
  * and the schedule goes on to its end (peers waiting for later messages of
@@ -63,6 +66,7 @@ struct cx_sched {
     int ntypes, types_cap;
     MPI_Comm comm;        /* default communicator and tag of messages */
     int tag;
+    int keep_empty;       /* send and receive zero-size messages too */
     /* execution state */
     int cur;              /* round being executed */
     MPI_Request *reqs;
@@ -78,6 +82,8 @@ struct cx_sched {
 };
 
 void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag);
+/* The same, for collective coll (decides keep_empty). */
+void cx_sched_init_for(cx_sched *s, MPI_Comm comm, int tag, int coll);
 /* Closes the current round: ops added after this go to the next one. */
 int cx_sched_barrier(cx_sched *s);
 int cx_sched_send(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,

@@ -24,7 +24,7 @@ static int start_child(cx_sched *s, void *ctx, MPI_Request *req)
     *req = MPI_REQUEST_NULL;
     /* The communicator is collx's own (node, leaders...), used by this
      * call only: the parent's tag keeps it apart from other calls. */
-    cx_sched_init(&x->child, x->a.comm, s->tag);
+    cx_sched_init_for(&x->child, x->a.comm, s->tag, x->a.coll);
     int err = x->alg->build(&x->a, &x->child);
     cx_sched_begin(&x->child);
     return err;

@@ -56,10 +56,24 @@ static int construction_done(cx_sched *s, void *arg)
         return err;
     /* The replay must agree with what the other ranks built: same data
      * forwarded to the root, same number of direct subtrees. It cannot
-     * differ unless the ranks' block sizes disagree with the root's counts. */
-    if (full.final.M != x->dist.final.M || full.final.nd != x->dist.final.nd)
-        return MPI_ERR_TRUNCATE;
-    return emit(a, s, &full);
+     * differ unless the ranks' block sizes disagree with the root's counts
+     * (an erroneous call). Then the root still serves the tree the others
+     * built, so that nobody waits forever: its children's ranges tell
+     * which blocks each message carries, and the sizes that disagree give
+     * MPI_ERR_TRUNCATE on the receiving side. */
+    if (full.final.M == x->dist.final.M && full.final.nd == x->dist.final.nd)
+        return emit(a, s, &full);
+    if (x->dist.final.nd == 0 && (x->dist.owner = cx_sched_alloc(s, sizeof(int) *
+                                                                 (size_t)a->size))) {
+        for (int i = 0; i < a->size; i++)
+            x->dist.owner[i] = -1;
+        for (int c = 0; c < x->dist.nchild; c++)
+            for (int i = x->dist.child[c].lo; i < x->dist.child[c].hi; i++)
+                if (i != a->root)
+                    x->dist.owner[i] = x->dist.child[c].peer;
+        err = emit(a, s, &x->dist);
+    }
+    return err ? err : MPI_ERR_TRUNCATE;
 }
 
 /* gatherv/scatterv: every rank runs the distributed construction from its

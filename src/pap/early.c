@@ -111,7 +111,7 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
               : kind == CX_BG_BSBN ? cx_pap_order(pap, a.root, 1) : NULL;
     a.pcomm = pap->comm;
     cx_sched *s = &pap->early;
-    cx_sched_init(s, pap->comm, cx_pap_tag(pap->seq));
+    cx_sched_init_for(s, pap->comm, cx_pap_tag(pap->seq), a.coll);
     int err = cx_pap_bg_base(kind, a.coll)(&a, s);
     if (!err)
         err = cx_sched_barrier(s);

@@ -21,7 +21,9 @@
  *           little memory (pages never touched are never allocated);
  *           reductions with a user-defined sum
  * Prints one line per algorithm with its time; exit code 1 on failure.
- * A native (PMPI_) failure is a NOTE, not a failure: it is the MPI's. */
+ * A native (PMPI_) failure is a NOTE, not a failure: it is the MPI's.
+ * MPICH's own MPI_Scatter is not run with real bytes above 2^31: it
+ * crashes (MPICH 4.0.2). */
 #include <stdint.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -48,7 +50,7 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-static int no_native;
+static int no_native, mpich;
 
 static void run_coll(const char *casename, const char *coll, const etype *e, MPI_Aint count,
                      const int *roots, int nroots)
@@ -68,6 +70,15 @@ static void run_coll(const char *casename, const char *coll, const etype *e, MPI
         int native = !strcmp(alg, "native");
         if (!listed(only_algs, alg) || (native && no_native))
             continue;
+        if (native && mpich && !strcmp(coll, "scatter") && !e->sparse) {
+            /* Seen with MPICH 4.0.2 (ch4:ucx): a segfault in memcpy inside
+             * PMPI_Scatter for each of char29, char30 and blocks. */
+            if (rank == 0)
+                printf("large: %-6s %-20s %-18s NOTE: not run, MPICH's own MPI_Scatter "
+                       "crashes above 2^31 bytes\n", casename, coll, alg);
+            notes++;
+            continue;
+        }
         CX_Algorithm_set(coll, alg);
         for (int ri = 0; ri < nroots; ri++) {
             call c = {.coll = coll, .e = e, .count = count, .root = roots[ri],
@@ -121,6 +132,10 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     rc_make_types();
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    mpich = strstr(lib, "MPICH") != NULL;
     int p = size, first_last[2] = {0, p - 1}, zero = 0, last = p - 1;
     double t0 = MPI_Wtime();
     /* Counts of 1 MiB elements: each rank's share of 2100 MiB (> 2^31). */
@@ -185,7 +200,7 @@ int main(int argc, char **argv)
                    p, t);
         else
             printf("large %s: OK (p=%d, %.0f s%s)\n", cs, p, t,
-                   notes ? "; the MPI's own calls failed, see NOTE" : "");
+                   notes ? "; about the MPI's own calls, see NOTE" : "");
     }
     MPI_Comm_free(&comm);
     rc_free_types();
