@@ -103,7 +103,28 @@ static int build_regular(const cx_args *a, cx_sched *s)
     return err ? err : emit(a, s, &plan);
 }
 
-int cx_tuw_gatherv(const cx_args *a, cx_sched *s) { return build_irregular(a, s); }
-int cx_tuw_scatterv(const cx_args *a, cx_sched *s) { return build_irregular(a, s); }
-int cx_tuw_gather(const cx_args *a, cx_sched *s) { return build_regular(a, s); }
-int cx_tuw_scatter(const cx_args *a, cx_sched *s) { return build_regular(a, s); }
+/* The tree decides which messages exist (a subtree without data sends
+ * none): empty messages are never sent, whatever the collective. */
+int cx_tuw_gatherv(const cx_args *a, cx_sched *s)
+{
+    s->keep_empty = 0;
+    return build_irregular(a, s);
+}
+
+int cx_tuw_scatterv(const cx_args *a, cx_sched *s)
+{
+    s->keep_empty = 0;
+    return build_irregular(a, s);
+}
+
+int cx_tuw_gather(const cx_args *a, cx_sched *s)
+{
+    s->keep_empty = 0;
+    return build_regular(a, s);
+}
+
+int cx_tuw_scatter(const cx_args *a, cx_sched *s)
+{
+    s->keep_empty = 0;
+    return build_regular(a, s);
+}
