@@ -52,12 +52,22 @@ static int node_counts(hier *h, cx_sched *s, int **counts, int **displs)
     return MPI_SUCCESS;
 }
 
+/* Gather and scatter: p blocks of bb bytes, node by node, and the nodes'
+ * regions as the leaders' v-collective sees them. */
+static int begin_blocks(hier *h, const cx_args *a, cx_sched *s, MPI_Aint *bb, int **counts,
+                        int **displs)
+{
+    *bb = (MPI_Aint)cx_block_bytes(a);
+    int err = hier_begin(h, a, s, NULL, *bb, (MPI_Aint)a->size * *bb);
+    return err || *bb == 0 ? err : node_counts(h, s, counts, displs);
+}
+
 int cx_hier_gather(const cx_args *a, cx_sched *s)
 {
     hier h;
-    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a);
-    int err = hier_begin(&h, a, s, NULL, bb, (MPI_Aint)a->size * bb), *counts, *displs;
-    if (err || bb == 0 || (err = node_counts(&h, s, &counts, &displs)))
+    MPI_Aint bb;
+    int *counts, *displs, err = begin_blocks(&h, a, s, &bb, &counts, &displs);
+    if (err || bb == 0)
         return err;
     int root_node = h.c->node_of[a->root], me = h.c->my_node;
     cx_piece own = cx_own_piece(a);
@@ -90,9 +100,9 @@ int cx_hier_gather(const cx_args *a, cx_sched *s)
 int cx_hier_scatter(const cx_args *a, cx_sched *s)
 {
     hier h;
-    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a);
-    int err = hier_begin(&h, a, s, NULL, bb, (MPI_Aint)a->size * bb), *counts, *displs;
-    if (err || bb == 0 || (err = node_counts(&h, s, &counts, &displs)))
+    MPI_Aint bb;
+    int *counts, *displs, err = begin_blocks(&h, a, s, &bb, &counts, &displs);
+    if (err || bb == 0)
         return err;
     int root_node = h.c->node_of[a->root], me = h.c->my_node;
     for (int r = 0; a->rank == a->root && r < a->size && !err; r++) {
