@@ -6,29 +6,6 @@
  * sends it. */
 #include "base.h"
 
-/* Block i of one side (the three collectives differ only here). */
-static cx_piece side_block(const cx_args *a, int send, int i)
-{
-    const char *buf = send ? a->sbuf : a->rbuf;
-    const int *counts = send ? a->scounts : a->rcounts;
-    const int *displs = send ? a->sdispls : a->rdispls;
-    MPI_Datatype t = send ? a->stype : a->rtype;
-    if (a->coll == CX_COLL_ALLTOALL) {
-        int n = send ? a->scount : a->rcount;
-        return (cx_piece){cx_block(buf, i, n, t), n, t};
-    }
-    if (a->coll == CX_COLL_ALLTOALLV)
-        return (cx_piece){(char *)buf + displs[i] * cx_type_extent(t), counts[i], t};
-    /* alltoallw: a type per block, displacements in bytes */
-    return (cx_piece){(char *)buf + displs[i], counts[i],
-                      send ? a->stypes[i] : a->rtypes[i]};
-}
-
-cx_piece cx_alltoall_in_block(const cx_args *a, int i)
-{
-    return side_block(a, 0, i);
-}
-
 /* The outgoing blocks: the send buffer's, or (MPI_IN_PLACE) packed copies
  * of the receive buffer's, taken in a round of their own. */
 int cx_alltoall_out_blocks(const cx_args *a, cx_sched *s, cx_piece **out)
@@ -39,19 +16,19 @@ int cx_alltoall_out_blocks(const cx_args *a, cx_sched *s, cx_piece **out)
         return MPI_ERR_NO_MEM;
     if (a->sbuf != MPI_IN_PLACE) {
         for (int i = 0; i < p; i++)
-            o[i] = side_block(a, 1, i);
+            o[i] = cx_a2a_block(a, 1, i);
         return MPI_SUCCESS;
     }
     MPI_Aint total = 0;
     for (int i = 0; i < p; i++) {
-        cx_piece b = cx_alltoall_in_block(a, i);
+        cx_piece b = cx_a2a_block(a, 0, i);
         total += (MPI_Aint)cx_type_bytes(b.count, b.type);
     }
     char *tmp = cx_sched_alloc(s, (size_t)total);
     if (!tmp)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p && !err; i++) {
-        cx_piece b = cx_alltoall_in_block(a, i);
+        cx_piece b = cx_a2a_block(a, 0, i);
         o[i] = (cx_piece){tmp, (MPI_Aint)cx_type_bytes(b.count, b.type), MPI_PACKED};
         err = cx_sched_copy(s, b.buf, b.count, b.type, tmp, o[i].count, MPI_PACKED);
         tmp += o[i].count;
@@ -67,7 +44,7 @@ int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s)
         return err;
     for (int k = 0; k < p && !err; k++) {
         int to = (r + k) % p, from = (r - k + p) % p;
-        cx_piece in = cx_alltoall_in_block(a, from);
+        cx_piece in = cx_a2a_block(a, 0, from);
         if (k == 0) {
             if (a->sbuf != MPI_IN_PLACE)
                 err = cx_sched_copy(s, out[r].buf, out[r].count, out[r].type, in.buf,

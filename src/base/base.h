@@ -31,7 +31,6 @@ int cx_base_exscan_rdoubling(const cx_args *a, cx_sched *s);
 
 /* Alltoall(v,w) block views: block i to receive; the blocks to send (the
  * send buffer's, or with MPI_IN_PLACE packed copies taken first). */
-cx_piece cx_alltoall_in_block(const cx_args *a, int i);
 int cx_alltoall_out_blocks(const cx_args *a, cx_sched *s, cx_piece **out);
 
 /* Reductions: whether op is commutative; the input (sbuf, or rbuf with

@@ -54,7 +54,7 @@ int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s)
         err = cx_sched_copy(s, land, n * bb, MPI_BYTE, work, 1, slots);
     }
     for (int i = 0; i < p && !err; i++) {
-        cx_piece in = cx_alltoall_in_block(a, (r - i + p) % p);
+        cx_piece in = cx_a2a_block(a, 0, (r - i + p) % p);
         err = cx_sched_copy(s, work + i * bb, bb, MPI_PACKED, in.buf, in.count, in.type);
     }
     return err;

@@ -120,3 +120,22 @@ int cx_binomial_subtree(int v, int p)
     int span = cx_binomial_span(v, p);
     return span < p - v ? span : p - v;
 }
+
+cx_piece cx_a2a_block(const cx_args *a, int send, int i)
+{
+    if (send && a->sbuf == MPI_IN_PLACE)
+        send = 0;
+    const char *buf = send ? a->sbuf : a->rbuf;
+    const int *counts = send ? a->scounts : a->rcounts;
+    const int *displs = send ? a->sdispls : a->rdispls;
+    MPI_Datatype t = send ? a->stype : a->rtype;
+    if (a->coll == CX_COLL_ALLTOALL) {
+        int n = send ? a->scount : a->rcount;
+        return (cx_piece){cx_block(buf, i, n, t), n, t};
+    }
+    if (a->coll == CX_COLL_ALLTOALLV)
+        return (cx_piece){(char *)buf + displs[i] * cx_type_extent(t), counts[i], t};
+    /* alltoallw: a type per block, displacements in bytes */
+    return (cx_piece){(char *)buf + displs[i], counts[i],
+                      send ? a->stypes[i] : a->rtypes[i]};
+}

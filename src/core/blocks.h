@@ -28,6 +28,10 @@ int cx_own_in_place(const cx_args *a);
  * all-blocks buffer (gather-like: own -> block; scatter-like: block ->
  * own), unless it is in place. */
 int cx_sched_own_block(const cx_args *a, cx_sched *s);
+/* Block i of the send (send = 1) or receive side of alltoall, alltoallv
+ * or alltoallw: the three differ only in where block i lives. The send
+ * side of an MPI_IN_PLACE call is the receive side. */
+cx_piece cx_a2a_block(const cx_args *a, int send, int i);
 /* Bytes of one block of a regular collective, from this rank's side. */
 MPI_Count cx_block_bytes(const cx_args *a);
 

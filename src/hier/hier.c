@@ -1,6 +1,7 @@
 /* What every hierarchical algorithm shares: the slot of the segment a call
  * uses, the node-by-node layout of the pieces, node barriers, the leaders'
  * collective. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hier.h"
@@ -12,7 +13,16 @@
 typedef struct hier_state {
     unsigned seq;
     unsigned long long barriers;   /* node barriers this rank entered */
+    int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
 } hier_state;
+
+static void release_state(void *p)
+{
+    hier_state *st = p;
+    free(st->first);
+    free(st->members);
+    free(st);
+}
 
 MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
 {
@@ -24,7 +34,7 @@ static hier_state *state_of(cx_comm *c)
 {
     cx_family_slot *f = &c->family[CX_FAMILY_HIER];
     if (!f->state && (f->state = calloc(1, sizeof(hier_state))))
-        f->release = free;
+        f->release = release_state;
     return f->state;
 }
 
@@ -67,6 +77,53 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
         fill[c->node_of[r]] += piece_bytes ? piece_bytes[r] : bytes;
     }
     return MPI_SUCCESS;
+}
+
+int hier_members(hier *h, const int **first, const int **members)
+{
+    cx_comm *c = h->c;
+    hier_state *st = state_of(c);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    if (!st->first) {
+        int *f = calloc((size_t)c->nnodes + 1, sizeof *f);
+        int *m = malloc(sizeof *m * (size_t)c->size);
+        if (!f || !m) {
+            free(f);
+            free(m);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int r = 0; r < c->size; r++)
+            f[c->node_of[r] + 1]++;
+        for (int n = 0; n < c->nnodes; n++)
+            f[n + 1] += f[n];
+        for (int r = 0; r < c->size; r++)   /* rank order = local order */
+            m[f[c->node_of[r]] + c->local_of[r]] = r;
+        st->first = f;
+        st->members = m;
+    }
+    *first = st->first;
+    *members = st->members;
+    return MPI_SUCCESS;
+}
+
+int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits)
+{
+    cx_comm *c = h->c;
+    long long v = mine, sum = 0, most = 0;
+    int err = PMPI_Allreduce(&v, &sum, 1, MPI_LONG_LONG, MPI_SUM, c->node);
+    if (!err && c->leaders != MPI_COMM_NULL)
+        err = PMPI_Allreduce(&sum, &most, 1, MPI_LONG_LONG, MPI_MAX, c->leaders);
+    if (!err)
+        err = PMPI_Bcast(&most, 1, MPI_LONG_LONG, 0, c->node);
+    *node_need = (MPI_Aint)sum;
+    /* leaders' messages count bytes as int */
+    *fits = !err && hier_shm_bytes((MPI_Aint)most) <= cx_shm_max() && most <= INT_MAX;
+    if (!err && !*fits && cx_verbose() > 0 && h->a->rank == 0)
+        cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
+               "COLLX_SHM_MAX=%lld or 2^31; running native", cx_coll_mpi_name(h->a->coll),
+               most, (long long)cx_shm_max());
+    return err;
 }
 
 /* Node barrier in shared memory: a counter in the node's control block

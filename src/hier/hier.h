@@ -34,6 +34,14 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
+/* The ranks of every node in local order: members[first[n] ..
+ * first[n + 1]) (cached per communicator). */
+int hier_members(hier *h, const int **first, const int **members);
+/* v and w collectives, where a rank knows only its own counts: the node's
+ * need is the sum of its ranks' (mine); *fits says, alike on every rank,
+ * whether every node's need fits COLLX_SHM_MAX (blocking, at build time:
+ * a node sum, the leaders' max, a node bcast). Needs h->c, h->a. */
+int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits);
 /* Requirement check: non-commutative reductions need each node's ranks
  * to be consecutive (the node combines its ranks first). */
 const char *hier_check_order(const cx_args *a, cx_comm *c);
@@ -46,6 +54,8 @@ int cx_hier_scatter(const cx_args *a, cx_sched *s);
 int cx_hier_allgather(const cx_args *a, cx_sched *s);
 int cx_hier_reduce(const cx_args *a, cx_sched *s);
 int cx_hier_allreduce(const cx_args *a, cx_sched *s);
+int cx_hier_alltoall(const cx_args *a, cx_sched *s);   /* and v, w */
+MPI_Aint cx_hier_shm_alltoall(const cx_args *a);
 MPI_Aint cx_hier_shm_blocks(const cx_args *a);
 MPI_Aint cx_hier_shm_bcast(const cx_args *a);
 MPI_Aint cx_hier_shm_reduce(const cx_args *a);

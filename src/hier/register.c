@@ -27,4 +27,12 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(ALLREDUCE, "hier", cx_hier_allreduce, HIER_NEEDS,
            "node reduction in the segment, leaders' allreduce, result -> every rank",
            .shm_bytes = cx_hier_shm_reduce, .check = hier_check_order),
+    CX_ALG(ALLTOALL, "hier", cx_hier_alltoall, HIER_NEEDS,
+           "blocks -> node segment by destination node, leaders' alltoallv, "
+           "segment -> every rank", .shm_bytes = cx_hier_shm_alltoall),
+    CX_ALG(ALLTOALLV, "hier", cx_hier_alltoall, HIER_NEEDS,
+           "counts table + blocks -> node segment, leaders' alltoallv, segment -> "
+           "every rank (native when a node's data exceeds COLLX_SHM_MAX)"),
+    CX_ALG(ALLTOALLW, "hier", cx_hier_alltoall, HIER_NEEDS,
+           "as alltoallv, blocks packed by type signature"),
     CX_ALG_END};

@@ -223,14 +223,17 @@ static void run_case(call *c, int n, int ncase)
             if (native && quirk_native_crashes(c, modes[m]))
                 continue;
             tbuf_copy(&got, &c->rinit);
+            long natives = CX_Algorithm_calls(cname, "native");
             err = call_run(c, RUN_CX, modes[m], got.data);
+            /* an algorithm that cannot serve the call hands it to native */
+            int ran_native = native || CX_Algorithm_calls(cname, "native") > natives;
             int bad = 1;
             if (err)
                 error_msg(err, msg, sizeof msg);
             else
                 bad = differs(c, &got, &ref, msg, sizeof msg);
             check_input(c, alg, modes[m], n);
-            if (native && modes[m] != MODE_BLOCKING && mpi_nb_same(c, &got, bad))
+            if (ran_native && modes[m] != MODE_BLOCKING && mpi_nb_same(c, &got, bad))
                 bad = 0;
             if (bad)
                 fail(c, alg, modes[m], n, msg);

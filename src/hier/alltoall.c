@@ -1,0 +1,197 @@
+/* Hierarchical alltoall, alltoallv and alltoallw (the paper's main case:
+ * p - 1 small messages per rank become nnodes - 1 large ones per node).
+ *
+ * Node n's send region holds, for each destination node m in turn, the
+ * blocks its ranks send to m's ranks, source-major: exactly the message
+ * n's leader sends to m's leader. The receive region has the same layout
+ * seen from the other side. The leaders run one alltoallv of the regions.
+ * In alltoallv and alltoallw a rank knows only its own counts: every rank
+ * writes its byte counts into a table in the slot, and the layout is
+ * computed after a node barrier (a start step that appends the rest). */
+#include <string.h>
+#include "hier.h"
+
+typedef struct a2a {
+    hier h;
+    const int *first, *members;  /* ranks of node n, local order */
+    MPI_Aint bb;                 /* alltoall: every block's bytes */
+    MPI_Aint *table;             /* v, w: [local rank][send, recv][p] bytes */
+    size_t row;                  /* elements from one rank's row to the next */
+    char *sreg, *rreg;           /* the node's send and receive regions */
+} a2a;
+
+/* Bytes local rank l sends to rank j / receives from rank i. */
+static MPI_Aint sent(const a2a *x, int l, int j)
+{
+    return x->table ? x->table[(size_t)l * x->row + (size_t)j] : x->bb;
+}
+
+static MPI_Aint got(const a2a *x, int l, int i)
+{
+    int p = x->h.a->size;
+    return x->table ? x->table[(size_t)l * x->row + (size_t)p + (size_t)i] : x->bb;
+}
+
+/* Bytes of the node's region sent to node m (send) or received from it. */
+static MPI_Aint node_bytes(const a2a *x, int m, int send)
+{
+    const cx_comm *c = x->h.c;
+    MPI_Aint total = 0;
+    for (int l = 0; l < c->local_size; l++)
+        for (int k = x->first[m]; k < x->first[m + 1]; k++)
+            total += send ? sent(x, l, x->members[k]) : got(x, l, x->members[k]);
+    return total;
+}
+
+/* The leaders' alltoallv of the regions (counts in bytes). */
+static int exchange(a2a *x, cx_sched *s)
+{
+    int n = x->h.c->nnodes;
+    if (x->h.c->leaders == MPI_COMM_NULL || n < 2)
+        return MPI_SUCCESS;
+    int *v = cx_sched_alloc(s, sizeof(int) * 4 * (size_t)n);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    MPI_Aint so = 0, ro = 0;
+    for (int m = 0; m < n; m++) {
+        v[m] = (int)node_bytes(x, m, 1);
+        v[n + m] = (int)so;
+        v[2 * n + m] = (int)node_bytes(x, m, 0);
+        v[3 * n + m] = (int)ro;
+        so += v[m];
+        ro += v[2 * n + m];
+    }
+    cx_args inter = {.coll = CX_COLL_ALLTOALLV, .sbuf = x->sreg, .scounts = v,
+                     .sdispls = v + n, .stype = MPI_BYTE, .rbuf = x->rreg,
+                     .rcounts = v + 2 * n, .rdispls = v + 3 * n, .rtype = MPI_BYTE};
+    return hier_leaders(&x->h, s, &inter);
+}
+
+/* Packs this rank's blocks into the send region, exchanges, unpacks. */
+static int emit(a2a *x, cx_sched *s)
+{
+    const cx_args *a = x->h.a;
+    const cx_comm *c = x->h.c;
+    int me = c->local_rank, err = MPI_SUCCESS;
+    MPI_Aint off = 0;
+    for (int m = 0; m < c->nnodes && !err; m++)
+        for (int l = 0; l < c->local_size && !err; l++)
+            for (int k = x->first[m]; k < x->first[m + 1] && !err; k++) {
+                MPI_Aint b = sent(x, l, x->members[k]);
+                if (l == me && b) {
+                    cx_piece o = cx_a2a_block(a, 1, x->members[k]);
+                    err = cx_sched_copy(s, o.buf, o.count, o.type, x->sreg + off, b,
+                                        MPI_PACKED);
+                }
+                off += b;
+            }
+    /* One node: the send region is the receive region. */
+    if (c->nnodes < 2)
+        x->rreg = x->sreg;
+    if (!err)
+        err = hier_node_barrier(&x->h, s);
+    if (!err)
+        err = exchange(x, s);
+    if (!err)
+        err = hier_node_barrier(&x->h, s);
+    off = 0;
+    for (int m = 0; m < c->nnodes && !err; m++)
+        for (int k = x->first[m]; k < x->first[m + 1] && !err; k++)
+            for (int l = 0; l < c->local_size && !err; l++) {
+                int i = x->members[k];
+                MPI_Aint b = got(x, l, i);
+                if (l == me && b) {
+                    cx_piece in = cx_a2a_block(a, 0, i);
+                    err = cx_sched_copy(s, x->rreg + off, b, MPI_PACKED, in.buf, in.count,
+                                        in.type);
+                }
+                off += b;
+            }
+    return err ? err : cx_sched_barrier(s);
+}
+
+/* v, w: once every rank's counts are in the table. */
+static int emit_later(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    a2a *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    MPI_Aint send = 0;
+    for (int l = 0; l < x->h.c->local_size; l++)
+        for (int j = 0; j < x->h.a->size; j++)
+            send += sent(x, l, j);
+    x->rreg = x->sreg + (send + 63) / 64 * 64;
+    return emit(x, s);
+}
+
+static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
+
+MPI_Aint cx_hier_shm_alltoall(const cx_args *a)
+{
+    cx_comm *c = a->cc;
+    MPI_Aint most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
+    return hier_shm_bytes(2 * align64(most * a->size * (MPI_Aint)cx_block_bytes(a)));
+}
+
+int cx_hier_alltoall(const cx_args *a, cx_sched *s)
+{
+    a2a *x = cx_sched_alloc(s, sizeof *x);
+    int p = a->size, err;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    memset(x, 0, sizeof *x);
+    cx_comm *c = a->cc;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (a->coll == CX_COLL_ALLTOALL) {
+        x->bb = (MPI_Aint)cx_block_bytes(a);
+        MPI_Aint region = align64((MPI_Aint)c->local_size * p * x->bb);
+        if ((err = hier_begin(&x->h, a, s, NULL, 0, 2 * region)) || x->bb == 0)
+            return err;
+        if ((err = hier_members(&x->h, &x->first, &x->members)))
+            return err;
+        x->sreg = x->h.slot;
+        x->rreg = x->h.slot + region;
+        return emit(x, s);
+    }
+    /* alltoallv, alltoallw: the node's need is known only as a sum. */
+    MPI_Aint mine = 0, need;
+    int fits;
+    for (int i = 0; i < p; i++) {
+        cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
+        mine += (MPI_Aint)cx_type_bytes(o.count, o.type) +
+                (MPI_Aint)cx_type_bytes(in.count, in.type);
+    }
+    MPI_Aint table = align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);   /* one row */
+    x->h.a = a;
+    x->h.c = c;
+    if ((err = hier_agree_need(&x->h, mine + table + 64, &need, &fits)))
+        return err;
+    if (!fits) {
+        cx_args native = *a;
+        native.comm = a->pcomm;
+        return cx_sched_collective(s, &native, NULL);
+    }
+    if ((err = hier_begin(&x->h, a, s, NULL, 0, need)) ||
+        (err = hier_members(&x->h, &x->first, &x->members)))
+        return err;
+    /* Slot: the table (local_size rows), then the send and receive regions. */
+    x->table = (MPI_Aint *)x->h.slot;
+    x->row = (size_t)table / sizeof(MPI_Aint);
+    x->sreg = x->h.slot + (MPI_Aint)c->local_size * table;
+    MPI_Aint *row = cx_sched_alloc(s, (size_t)table);
+    if (!row)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p; i++) {
+        cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
+        row[i] = (MPI_Aint)cx_type_bytes(o.count, o.type);
+        row[p + i] = (MPI_Aint)cx_type_bytes(in.count, in.type);
+    }
+    if ((err = cx_sched_copy(s, row, 2 * p * (MPI_Aint)sizeof(MPI_Aint), MPI_BYTE,
+                             x->h.slot + (MPI_Aint)c->local_rank * table,
+                             2 * p * (MPI_Aint)sizeof(MPI_Aint), MPI_BYTE)) ||
+        (err = hier_node_barrier(&x->h, s)))
+        return err;
+    if ((err = cx_sched_start(s, emit_later, x)))
+        return err;
+    return cx_sched_barrier(s);
+}
