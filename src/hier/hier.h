@@ -54,6 +54,8 @@ int cx_hier_scatter(const cx_args *a, cx_sched *s);
 int cx_hier_allgather(const cx_args *a, cx_sched *s);
 int cx_hier_reduce(const cx_args *a, cx_sched *s);
 int cx_hier_allreduce(const cx_args *a, cx_sched *s);
+int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s);   /* and _block */
+MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a);
 int cx_hier_alltoall(const cx_args *a, cx_sched *s);   /* and v, w */
 MPI_Aint cx_hier_shm_alltoall(const cx_args *a);
 MPI_Aint cx_hier_shm_blocks(const cx_args *a);

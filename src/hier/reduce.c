@@ -22,13 +22,20 @@ MPI_Aint cx_hier_shm_reduce(const cx_args *a)
     return hier_shm_bytes((MPI_Aint)most * (span(a->rcount, a->rtype) + 64));
 }
 
-/* The node's result: region of the last local rank, after the leader
- * folded every region into it. *out: where it is (typed). */
-static int node_reduce(hier *h, cx_sched *s, const void *input, char **out)
+/* Distance between two vectors of n elements of t in the slot. */
+static MPI_Aint stride_of(MPI_Aint n, MPI_Datatype t)
+{
+    return (span(n, t) + 63) / 64 * 64;
+}
+
+/* The node's result of the n-element vectors: region of the last local
+ * rank, after the leader folded every region into it. *out: where it is
+ * (typed). */
+static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char **out)
 {
     const cx_args *a = h->a;
     cx_comm *c = h->c;
-    MPI_Aint n = a->rcount, stride = (span(n, a->rtype) + 63) / 64 * 64;
+    MPI_Aint stride = stride_of(n, a->rtype);
     MPI_Aint lb, ext, tlb, text;
     PMPI_Type_get_extent(a->rtype, &lb, &ext);
     PMPI_Type_get_true_extent(a->rtype, &tlb, &text);
@@ -53,7 +60,7 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
     if (err || n == 0)
         return err;
     const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    if ((err = node_reduce(&h, s, input, &res)))
+    if ((err = node_reduce(&h, s, input, n, &res)))
         return err;
     int root_node = all ? 0 : h.c->node_of[a->root];
     cx_args inter = {.coll = all ? CX_COLL_ALLREDUCE : CX_COLL_REDUCE,
@@ -74,3 +81,89 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
 
 int cx_hier_reduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 0); }
 int cx_hier_allreduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 1); }
+
+/* Reduce_scatter(_block): the node reduces the whole vector, the leaders
+ * run reduce_scatter with one block per node (the node's ranks' blocks,
+ * node after node: when a node's ranks are not consecutive, which a
+ * commutative op allows, the leader first moves the blocks into node
+ * order), and every rank copies its block out of its node's part. */
+static MPI_Aint rs_count(const cx_args *a, int r)
+{
+    return a->coll == CX_COLL_REDUCE_SCATTER_BLOCK ? a->rcount : a->rcounts[r];
+}
+
+static MPI_Aint rs_total(const cx_args *a)
+{
+    MPI_Aint n = 0;
+    for (int r = 0; r < a->size; r++)
+        n += rs_count(a, r);
+    return n;
+}
+
+MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
+{
+    cx_comm *c = a->cc;
+    int most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
+    return hier_shm_bytes((MPI_Aint)(most + 2) * stride_of(rs_total(a), a->rtype));
+}
+
+int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint n = rs_total(a), ext = cx_type_extent(a->rtype);
+    int p = a->size, err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_reduce_scatter(a) / 2);
+    char *res;
+    if (err || n == 0)
+        return err;
+    cx_comm *c = h.c;
+    const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    if ((err = node_reduce(&h, s, input, n, &res)))
+        return err;
+    /* where every rank's block starts, in rank order and in node order */
+    MPI_Aint *at = cx_sched_alloc(s, sizeof(MPI_Aint) * 2 * (size_t)p);
+    int *counts = cx_sched_alloc(s, sizeof(int) * (size_t)c->nnodes);
+    const int *first, *members;
+    if (!at || !counts || (err = hier_members(&h, &first, &members)))
+        return err ? err : MPI_ERR_NO_MEM;
+    MPI_Aint o = 0;
+    for (int r = 0; r < p; r++) {
+        at[r] = o;
+        o += rs_count(a, r);
+    }
+    o = 0;
+    for (int m = 0; m < c->nnodes; m++) {
+        MPI_Aint start = o;
+        for (int k = first[m]; k < first[m + 1]; k++)
+            at[p + members[k]] = o, o += rs_count(a, members[k]);
+        counts[m] = (int)(o - start);
+    }
+    MPI_Aint stride = stride_of(n, a->rtype);
+    char *vec = res, *part = res;   /* one node: its result is the answer */
+    if (c->nnodes > 1) {
+        char *nodewise = res + stride, *mine = res + 2 * stride;
+        if (c->local_rank == 0 && !c->consecutive) {
+            for (int r = 0; r < p && !err; r++)
+                err = cx_sched_copy(s, res + at[r] * ext, rs_count(a, r), a->rtype,
+                                    nodewise + at[p + r] * ext, rs_count(a, r), a->rtype);
+            vec = nodewise;
+            if (!err)
+                err = cx_sched_barrier(s);
+        }
+        cx_args inter = {.coll = CX_COLL_REDUCE_SCATTER, .sbuf = vec, .rbuf = mine,
+                         .rcounts = counts, .rtype = a->rtype, .op = a->op};
+        if (!err)
+            err = hier_leaders(&h, s, &inter);
+        if (!err)
+            err = hier_node_barrier(&h, s);
+        /* my block within my node's part */
+        part = mine - at[p + c->node_leader[c->my_node]] * ext;
+        if (!err)
+            err = cx_sched_copy(s, part + at[p + a->rank] * ext, rs_count(a, a->rank),
+                                a->rtype, a->rbuf, rs_count(a, a->rank), a->rtype);
+        return err;
+    }
+    if ((err = hier_node_barrier(&h, s)))   /* the leader's result is in */
+        return err;
+    return cx_sched_copy(s, part + at[a->rank] * ext, rs_count(a, a->rank), a->rtype, a->rbuf,
+                         rs_count(a, a->rank), a->rtype);
+}

@@ -27,6 +27,14 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(ALLREDUCE, "hier", cx_hier_allreduce, HIER_NEEDS,
            "node reduction in the segment, leaders' allreduce, result -> every rank",
            .shm_bytes = cx_hier_shm_reduce, .check = hier_check_order),
+    CX_ALG(REDUCE_SCATTER, "hier", cx_hier_reduce_scatter, HIER_NEEDS,
+           "node reduction in the segment, leaders' reduce_scatter of the nodes' "
+           "parts, block -> every rank",
+           .shm_bytes = cx_hier_shm_reduce_scatter, .check = hier_check_order),
+    CX_ALG(REDUCE_SCATTER_BLOCK, "hier", cx_hier_reduce_scatter, HIER_NEEDS,
+           "node reduction in the segment, leaders' reduce_scatter of the nodes' "
+           "parts, block -> every rank",
+           .shm_bytes = cx_hier_shm_reduce_scatter, .check = hier_check_order),
     CX_ALG(ALLTOALL, "hier", cx_hier_alltoall, HIER_NEEDS,
            "blocks -> node segment by destination node, leaders' alltoallv, "
            "segment -> every rank", .shm_bytes = cx_hier_shm_alltoall),
