@@ -28,9 +28,15 @@ static MPI_Aint stride_of(MPI_Aint n, MPI_Datatype t)
     return (span(n, t) + 63) / 64 * 64;
 }
 
+/* Below this many bytes one rank folds the node's vectors alone (a node
+ * barrier costs more than the work it would share). */
+#define HIER_SLICE_MIN 4096
+
 /* The node's result of the n-element vectors: region of the last local
- * rank, after the leader folded every region into it. *out: where it is
- * (typed). */
+ * rank, after the regions were folded into it in local order. Large
+ * vectors are cut into one slice per local rank and every rank folds its
+ * slice, so the node reduces at local_size times one rank's speed. *out:
+ * where the result is (typed). */
 static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char **out)
 {
     const cx_args *a = h->a;
@@ -44,11 +50,20 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char
     int err = cx_sched_copy(s, input, n, a->rtype, mine, n, a->rtype);
     if (!err)
         err = hier_node_barrier(h, s);
-    for (int l = 1; l < c->local_size && c->local_rank == 0 && !err; l++)
-        err = cx_sched_reduce(s, h->slot + (l - 1) * stride - tlb,
-                              h->slot + l * stride - tlb, n, a->rtype, a->op);
-    *out = h->slot + (c->local_size - 1) * stride - tlb;
-    return err ? err : cx_sched_barrier(s);
+    int L = c->local_size, sliced = L > 1 && n >= L && span(n, a->rtype) >= HIER_SLICE_MIN;
+    MPI_Aint lo = 0, hi = n;
+    if (sliced) {   /* elements [lo, hi) are mine */
+        lo = n * c->local_rank / L;
+        hi = n * (c->local_rank + 1) / L;
+    }
+    for (int l = 1; l < L && (sliced || c->local_rank == 0) && !err; l++)
+        err = cx_sched_reduce(s, h->slot + (l - 1) * stride - tlb + lo * ext,
+                              h->slot + l * stride - tlb + lo * ext, hi - lo, a->rtype, a->op);
+    *out = h->slot + (L - 1) * stride - tlb;
+    if (err)
+        return err;
+    /* sliced: every slice must be done before anyone reads the result */
+    return sliced ? hier_node_barrier(h, s) : cx_sched_barrier(s);
 }
 
 static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
