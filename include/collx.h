@@ -67,6 +67,29 @@ typedef struct CX_Call {
 CX_COLLECTIVES(CX_PROTOTYPES)
 #undef CX_PROTOTYPES
 
+/* ---- results in node-shared memory (hierarchical family) ----
+ * The same collectives without a receive buffer: *result points to the
+ * result, laid out as the receive buffer would have been, READ-ONLY and
+ * valid until this process's next collx call on comm. When the `hier`
+ * algorithm serves the call, *result points into the node's shared
+ * segment and the copy-out is saved (allgather: p blocks per rank); this
+ * needs a plain receive type (no holes, lower bound 0) and, for
+ * allgather(v), every node's ranks consecutive and the blocks in rank
+ * order back to back. Otherwise (or when hier cannot serve the call:
+ * COLLX_VERBOSE=1 says why) the call runs as CX_<Name> into a buffer collx
+ * keeps per communicator. Blocking; MPI_IN_PLACE is refused
+ * (MPI_ERR_BUFFER); at the root of a bcast *result is buf. */
+int CX_Bcast_shared(const void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                    const void **result);
+int CX_Allgather_shared(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        const void **result);
+int CX_Allgatherv_shared(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, const void **result);
+int CX_Allreduce_shared(const void *sendbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, const void **result);
+
 /* Completes the request and sets *request to CX_REQUEST_NULL. */
 int CX_Wait(CX_Request *request);
 /* *flag = 1 once complete (the request is then freed and set to NULL). */

@@ -8,30 +8,37 @@
 #include "dtype.h"
 
 #ifdef SMPI_H
-/* bytes at the rate named by var (read once into *bw); a platform that
- * names none gets 5 GB/s, a 2015 server core's memcpy. */
-static void charge(double *bw, const char *var, MPI_Count bytes)
+/* Seconds for bytes at the rate named by var (read once into *bw); a
+ * platform that names none gets 5 GB/s, a 2015 server core's memcpy. */
+static double seconds(double *bw, const char *var, MPI_Count bytes)
 {
     if (!*bw) {
         const char *v = getenv(var);
         *bw = v && atof(v) > 0 ? atof(v) : 5e9;
     }
-    if (bytes > 0)
-        smpi_execute((double)bytes / *bw);
+    return bytes > 0 ? (double)bytes / *bw : 0;
 }
 
-void cx_charge_copy(MPI_Count bytes)
+double cx_copy_seconds(MPI_Count bytes)
 {
     static double bw;
-    charge(&bw, "COLLX_SMPI_COPY_BW", bytes);
+    return seconds(&bw, "COLLX_SMPI_COPY_BW", bytes);
 }
 
-void cx_charge_reduce(MPI_Count bytes)
+double cx_reduce_seconds(MPI_Count bytes)
 {
     static double bw;
-    charge(&bw, "COLLX_SMPI_REDUCE_BW", bytes);
+    return seconds(&bw, "COLLX_SMPI_REDUCE_BW", bytes);
+}
+
+void cx_charge(double *pending)
+{
+    if (*pending > 0)
+        smpi_execute(*pending);
+    *pending = 0;
 }
 #else
-void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
-void cx_charge_reduce(MPI_Count bytes) { (void)bytes; }
+double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
+double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }
+void cx_charge(double *pending) { *pending = 0; }
 #endif

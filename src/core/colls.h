@@ -71,6 +71,10 @@ typedef struct cx_args {
     const int *order;     /* virtual rank -> rank permutation, NULL = identity */
     int nonblocking;      /* CX_I... call: the schedule outlives the call */
     struct cx_comm *cc;   /* collx state of comm (NULL for native calls) */
+    /* CX_<Name>_shared: an algorithm that leaves the result in node-shared
+     * memory sets *shared_out to it (laid out as the receive buffer) and
+     * does not fill rbuf; NULL for ordinary calls. */
+    const void **shared_out;
 } cx_args;
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */

@@ -23,5 +23,8 @@ int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 
 /* Executes one call (blocking, or nonblocking when req != NULL). */
 int cx_dispatch(cx_args *a, CX_Request *req);
+/* The same, blocking, with alg (or what its requirements fall back to)
+ * instead of the selected algorithm. */
+int cx_dispatch_as(cx_args *a, const struct cx_algorithm *alg);
 
 #endif

@@ -140,9 +140,10 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
     return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
-int cx_dispatch(cx_args *a, CX_Request *req)
+/* want: the algorithm the caller asks for (NULL: select one). */
+static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
 {
-    int err, inter = 0;
+    int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
     if (req)
         *req = CX_REQUEST_NULL;
@@ -151,7 +152,7 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Nothing selects anything for this collective: straight to MPI. */
-    const cx_algorithm *alg = cx_select_global(a->coll, &err);
+    const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
     if (alg && !alg->build) {
         cx_count_call(alg, a);
         return run_native(a, req);
@@ -186,6 +187,16 @@ int cx_dispatch(cx_args *a, CX_Request *req)
     if (!alg->build)
         return run_native(a, req);
     return run_schedule(a, alg, c, req);
+}
+
+int cx_dispatch(cx_args *a, CX_Request *req)
+{
+    return dispatch(a, req, NULL);
+}
+
+int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
+{
+    return dispatch(a, NULL, alg);
 }
 
 int CX_Test(CX_Request *request, int *flag)

@@ -28,7 +28,12 @@ int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
                     MPI_Op op);
 /* Charges local work to the simulated clock in SMPI (no-op elsewhere):
  * bytes copied, or bytes reduced, at the platform's rates. */
-void cx_charge_copy(MPI_Count bytes);
-void cx_charge_reduce(MPI_Count bytes);
+/* SMPI: simulated seconds of a local copy / reduction of bytes (0 on a
+ * real MPI), and the charge of *pending seconds at once (then 0): one
+ * simulated action per run of local steps, not one per step (a rank of
+ * an allgather at p = 4096 unpacks 4096 blocks). */
+double cx_copy_seconds(MPI_Count bytes);
+double cx_reduce_seconds(MPI_Count bytes);
+void cx_charge(double *pending);
 
 #endif

@@ -21,17 +21,20 @@ static int round_begin(const cx_sched *s, int r)
     return r == 0 ? 0 : s->round_end[r - 1];
 }
 
-static void run_local(cx_sched *s, int i)
+/* Runs local step i; the simulated time of copies and reductions adds up
+ * in *pending, charged before anything another rank can see (a start
+ * step's request, the round's messages). */
+static void run_local(cx_sched *s, int i, double *pending)
 {
     cx_op *op = &s->ops[i];
-    MPI_Count bytes = cx_type_bytes(op->count, op->type);
     if (op->kind == CX_OP_COPY) {
         note(s, cx_copy(op->src, op->count, op->type, op->dst, op->dcount, op->dtype));
-        cx_charge_copy(bytes);
+        *pending += cx_copy_seconds(cx_type_bytes(op->count, op->type));
     } else if (op->kind == CX_OP_REDUCE) {
         note(s, cx_reduce_local(op->src, op->dst, op->count, op->type, op->op));
-        cx_charge_reduce(bytes);
+        *pending += cx_reduce_seconds(cx_type_bytes(op->count, op->type));
     } else if (op->kind == CX_OP_START) {
+        cx_charge(pending);
         MPI_Request q = MPI_REQUEST_NULL;
         cx_start_fn fn = op->start;
         void *ctx = op->ctx;
@@ -58,8 +61,10 @@ static void start_round(cx_sched *s, int r)
         note(s, MPI_ERR_NO_MEM);
         return;
     }
+    double pending = 0;
     for (int i = b; i < e; i++)
-        run_local(s, i);
+        run_local(s, i, &pending);
+    cx_charge(&pending);
     /* Receives first, so an early sender finds them posted. */
     for (int i = b; i < e; i++) {
         cx_op *op = &s->ops[i];
@@ -165,20 +170,33 @@ static int polls_hold(cx_sched *s)
 
 /* Lets other ranks (SMPI actors, oversubscribed processes) and MPI's
  * progress engine run while a poll step waits. In SMPI each probe moves
- * the clock by 0.1 us; after a few, sleep 1 us of simulated time instead,
- * so a long wait costs the simulator O(wait / 1 us) steps, with the poll
- * seen at most 1 us late. */
-static void idle(cx_sched *s, int spins)
+ * the clock by 0.1 us; after two, the rank sleeps simulated time
+ * instead: 1 us, or 1/32 of the time it has waited so far, whichever is
+ * longer. A wait of T then costs the simulator O(log T) steps instead of
+ * O(T / 1 us) (thousands of ranks wait at every node barrier of a
+ * hierarchical collective), and the poll is seen at most 1 us or 3 % of
+ * the wait late. */
+static void idle(cx_sched *s, int spins, double *since)
 {
     int flag;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
 #ifdef SMPI_H
-    if (spins > 16) {
-        struct timespec us = {0, 1000};
-        nanosleep(&us, NULL);
+    if (spins == 0)
+        *since = PMPI_Wtime();
+    if (spins > 2) {
+        double d = (PMPI_Wtime() - *since) / 32;
+        if (d < 1e-6)
+            d = 1e-6;
+        struct timespec t = {0, (long)(d * 1e9)};
+        if (d >= 1) {
+            t.tv_sec = (time_t)d;
+            t.tv_nsec = (long)((d - (double)t.tv_sec) * 1e9);
+        }
+        nanosleep(&t, NULL);
     }
 #else
     (void)spins;
+    (void)since;
     sched_yield();
 #endif
 }
@@ -223,11 +241,12 @@ int cx_sched_finish(cx_sched *s)
             wait_reqs(s);
         } else {
             int flag;
+            double since = 0;
             for (int spins = 0;; spins++) {
                 test_reqs(s, &flag);
                 if (polls_hold(s) && flag)
                     break;
-                idle(s, spins);
+                idle(s, spins, &since);
             }
         }
         next_round(s);

@@ -11,6 +11,19 @@ MPI_Aint cx_hier_shm_allgatherv(const cx_args *a)
     return hier_shm_bytes(total);
 }
 
+/* Whether the slot holds the blocks exactly where a receive buffer at its
+ * start would (plain type, blocks in rank order at their displacements). */
+static int lands_in_place(const hier *h)
+{
+    const cx_args *a = h->a;
+    if (!hier_plain_type(a->rtype))
+        return 0;
+    for (int r = 0; r < a->size; r++)
+        if (cx_all_block(a, r).buf - (char *)a->rbuf != h->rank_off[r])
+            return 0;
+    return 1;
+}
+
 int cx_hier_allgather(const cx_args *a, cx_sched *s)
 {
     hier h;
@@ -43,12 +56,12 @@ int cx_hier_allgather(const cx_args *a, cx_sched *s)
         err = hier_leaders(&h, s, &inter);
     if (!err)
         err = hier_node_barrier(&h, s);
-    for (int r = 0; r < p && !err; r++) {
-        cx_piece b = cx_all_block(a, r);
-        if (r != a->rank || !cx_own_in_place(a))
-            err = cx_sched_copy(s, h.slot + h.rank_off[r], bytes[r], MPI_PACKED, b.buf,
-                                b.count, b.type);
+    if (a->shared_out && lands_in_place(&h)) {
+        *a->shared_out = h.slot;   /* the caller reads the segment */
+        return err;
     }
+    if (!err)
+        err = hier_copy_blocks(&h, s, bytes, 0, 1, cx_own_in_place(a) ? a->rank : -1);
     return err;
 }
 

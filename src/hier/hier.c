@@ -14,6 +14,8 @@ typedef struct hier_state {
     unsigned seq;
     unsigned long long barriers;   /* node barriers this rank entered */
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
+    void *scratch;          /* CX_<Name>_shared when hier cannot serve */
+    MPI_Aint scratch_bytes;
 } hier_state;
 
 static void release_state(void *p)
@@ -21,6 +23,7 @@ static void release_state(void *p)
     hier_state *st = p;
     free(st->first);
     free(st->members);
+    free(st->scratch);
     free(st);
 }
 
@@ -79,6 +82,31 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
     return MPI_SUCCESS;
 }
 
+void *hier_scratch(cx_comm *c, MPI_Aint bytes)
+{
+    hier_state *st = state_of(c);
+    if (!st)
+        return NULL;
+    if (bytes > st->scratch_bytes) {
+        void *n = realloc(st->scratch, (size_t)bytes);
+        if (!n)
+            return NULL;
+        st->scratch = n;
+        st->scratch_bytes = bytes;
+    }
+    return st->scratch;
+}
+
+int hier_plain_type(MPI_Datatype t)
+{
+    MPI_Aint lb, ext, tlb, text;
+    int size;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    PMPI_Type_get_true_extent(t, &tlb, &text);
+    PMPI_Type_size(t, &size);
+    return lb == 0 && tlb == 0 && ext == size && text == size;
+}
+
 int hier_members(hier *h, const int **first, const int **members)
 {
     cx_comm *c = h->c;
@@ -123,6 +151,35 @@ int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits)
         cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
                "COLLX_SHM_MAX=%lld or 2^31; running native", cx_coll_mpi_name(h->a->coll),
                most, (long long)cx_shm_max());
+    return err;
+}
+
+int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
+                     int skip)
+{
+    const cx_args *a = h->a;
+    int p = a->size, err = MPI_SUCCESS;
+    for (int r = 0; r < p && !err;) {
+        if (r == skip) {
+            r++;
+            continue;
+        }
+        cx_piece run = cx_all_block(a, r);
+        MPI_Aint ext = cx_type_extent(run.type), n = bytes ? bytes[r] : bb;
+        int next = r + 1;
+        for (; next < p && next != skip; next++) {
+            cx_piece b = cx_all_block(a, next);
+            if (b.type != run.type || b.buf != run.buf + run.count * ext ||
+                h->rank_off[next] != h->rank_off[r] + n)
+                break;
+            run.count += b.count;
+            n += bytes ? bytes[next] : bb;
+        }
+        char *slot = h->slot + h->rank_off[r];
+        err = to_user ? cx_sched_copy(s, slot, n, MPI_PACKED, run.buf, run.count, run.type)
+                      : cx_sched_copy(s, run.buf, run.count, run.type, slot, n, MPI_PACKED);
+        r = next;
+    }
     return err;
 }
 

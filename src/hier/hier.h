@@ -34,6 +34,19 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
+/* Copies every rank's piece (bytes[r], or bb each) between the slot and
+ * its block of the all-blocks buffer (to_user: slot -> blocks), one copy
+ * per run of ranks adjacent in both (with every node's ranks consecutive
+ * and a plain buffer: one copy in all). skip: a rank whose block is left
+ * alone (MPI_IN_PLACE), or -1. */
+int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
+                     int skip);
+/* Per-communicator buffer of at least bytes (CX_<Name>_shared when hier
+ * cannot serve the call); NULL when out of memory. */
+void *hier_scratch(cx_comm *c, MPI_Aint bytes);
+/* Whether t's elements are back to back from offset 0 with no holes (its
+ * packed form is its layout). */
+int hier_plain_type(MPI_Datatype t);
 /* The ranks of every node in local order: members[first[n] ..
  * first[n + 1]) (cached per communicator). */
 int hier_members(hier *h, const int **first, const int **members);

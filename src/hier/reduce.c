@@ -89,6 +89,10 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
         return MPI_SUCCESS;
     if ((err = hier_node_barrier(&h, s)))
         return err;
+    if (all && a->shared_out) {
+        *a->shared_out = res;   /* typed, as a receive buffer: the caller reads it */
+        return err;
+    }
     if (all || a->rank == a->root)
         err = cx_sched_copy(s, res, n, a->rtype, a->rbuf, n, a->rtype);
     return err;

@@ -32,6 +32,10 @@ int cx_hier_bcast(const cx_args *a, cx_sched *s)
         err = hier_leaders(&h, s, &inter);
     if (!err)
         err = hier_node_barrier(&h, s);
+    if (a->shared_out && hier_plain_type(a->rtype) && a->rank != a->root) {
+        *a->shared_out = h.slot;   /* the caller reads the segment */
+        return err;
+    }
     if (!err && a->rank != a->root)
         err = cx_sched_copy(s, h.slot, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     return err;
@@ -88,13 +92,7 @@ int cx_hier_gather(const cx_args *a, cx_sched *s)
         return err;
     if ((err = hier_node_barrier(&h, s)) || a->rank != a->root)
         return err;
-    for (int r = 0; r < a->size && !err; r++) {
-        cx_piece b = cx_all_block(a, r);
-        if (r != a->rank || !cx_own_in_place(a))
-            err = cx_sched_copy(s, h.slot + h.rank_off[r], bb, MPI_PACKED, b.buf, b.count,
-                                b.type);
-    }
-    return err;
+    return hier_copy_blocks(&h, s, NULL, bb, 1, cx_own_in_place(a) ? a->rank : -1);
 }
 
 int cx_hier_scatter(const cx_args *a, cx_sched *s)
@@ -105,11 +103,8 @@ int cx_hier_scatter(const cx_args *a, cx_sched *s)
     if (err || bb == 0)
         return err;
     int root_node = h.c->node_of[a->root], me = h.c->my_node;
-    for (int r = 0; a->rank == a->root && r < a->size && !err; r++) {
-        cx_piece b = cx_all_block(a, r);
-        err = cx_sched_copy(s, b.buf, b.count, b.type, h.slot + h.rank_off[r], bb,
-                            MPI_PACKED);
-    }
+    if (a->rank == a->root)
+        err = hier_copy_blocks(&h, s, NULL, bb, 0, -1);
     cx_args inter = {.coll = CX_COLL_SCATTERV, .sbuf = h.slot, .scounts = counts,
                      .sdispls = displs, .stype = MPI_BYTE,
                      .rbuf = h.slot + h.node_off[me], .rcount = counts[me],
