@@ -58,7 +58,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     c = calloc(1, sizeof *c);
     if (!c)
         return MPI_ERR_NO_MEM;
-    c->priv = c->node = c->leaders = MPI_COMM_NULL;
+    c->priv = c->node = c->leaders = c->column = MPI_COMM_NULL;
     c->shm_win = c->ctl_win = MPI_WIN_NULL;
     if ((err = PMPI_Comm_dup(comm, &c->priv))) {
         free(c);

@@ -33,12 +33,15 @@ typedef struct cx_comm {
     int nodes_ready;
     MPI_Comm node;        /* ranks of my node, in comm rank order */
     MPI_Comm leaders;     /* leader of every node (node i = rank i), or NULL */
+    MPI_Comm column;      /* local rank l of every node that has one, in node
+                             order (cx_comm_column; l = 0: the leaders) */
+    int column_ready;
     int nnodes, my_node, local_rank, local_size;
     int *node_of;         /* [size] node of every rank */
     int *local_of;        /* [size] rank inside its node */
     int *node_size;       /* [nnodes] */
     int *node_leader;     /* [nnodes] comm rank of each node's leader */
-    int max_ranks_per_node;
+    int max_ranks_per_node, min_ranks_per_node;
     int uniform;          /* every node has the same number of ranks */
     int consecutive;      /* every node's ranks are consecutive */
 
@@ -74,6 +77,10 @@ int cx_comm_nodes(cx_comm *c);
  * communicator; grown on demand, never beyond COLLX_SHM_MAX, default
  * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */
 int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
+/* The column of this rank: every node's rank with its local rank, in node
+ * order (collective over comm the first time). With l < every node's
+ * size, column rank n is node n's. */
+int cx_comm_column(cx_comm *c, MPI_Comm *column);
 MPI_Aint cx_shm_max(void);
 /* The node's control block: CX_NODE_CTL_BYTES of node-shared memory,
  * zeroed, allocated once (collective over the node communicator on first

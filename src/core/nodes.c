@@ -44,6 +44,9 @@ void cx_comm_free_nodes(cx_comm *c)
 {
     if (c->leaders != MPI_COMM_NULL)
         PMPI_Comm_free(&c->leaders);
+    if (c->column != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->column);
+    c->column_ready = 0;
     if (c->node != MPI_COMM_NULL)
         PMPI_Comm_free(&c->node);
     free(c->node_of);
@@ -76,10 +79,13 @@ static int fill_maps(cx_comm *c, const int *lowest)
     c->local_rank = c->local_of[c->rank];
     c->local_size = c->node_size[c->my_node];
     c->max_ranks_per_node = 0;
+    c->min_ranks_per_node = p;
     c->uniform = c->consecutive = 1;
     for (int n = 0; n < c->nnodes; n++) {
         if (c->node_size[n] > c->max_ranks_per_node)
             c->max_ranks_per_node = c->node_size[n];
+        if (c->node_size[n] < c->min_ranks_per_node)
+            c->min_ranks_per_node = c->node_size[n];
         c->uniform &= c->node_size[n] == c->node_size[0];
     }
     for (int r = 1; r < p; r++)   /* a node seen again after another one */
@@ -130,5 +136,22 @@ int cx_comm_nodes(cx_comm *c)
     if (c->leaders != MPI_COMM_NULL)
         PMPI_Comm_set_errhandler(c->leaders, MPI_ERRORS_RETURN);
     c->nodes_ready = 1;
+    return MPI_SUCCESS;
+}
+
+int cx_comm_column(cx_comm *c, MPI_Comm *column)
+{
+    int err;
+    *column = MPI_COMM_NULL;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (!c->column_ready) {
+        /* key = node: in a full column, rank i is node i's member */
+        if ((err = PMPI_Comm_split(c->priv, c->local_rank, c->my_node, &c->column)))
+            return err;
+        PMPI_Comm_set_errhandler(c->column, MPI_ERRORS_RETURN);
+        c->column_ready = 1;
+    }
+    *column = c->column;
     return MPI_SUCCESS;
 }

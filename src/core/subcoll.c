@@ -63,8 +63,22 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.pcomm = a->comm;
     x->a.order = NULL;
     x->a.cc = NULL;
-    if (!alg || !alg->build || !servable(alg, &x->a))
+    if (!alg || !alg->build || !servable(alg, &x->a)) {
+#ifdef SMPI_H
+        /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong
+         * elements above ~10^4 ints (its blocking call and the
+         * out-of-place one are right): reduce from a copy instead. */
+        if (a->coll == CX_COLL_ALLREDUCE && a->sbuf == MPI_IN_PLACE && a->rcount > 0) {
+            void *in = cx_sched_alloc_typed(s, a->rcount, a->rtype);
+            int err = in ? cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, in, a->rcount,
+                                         a->rtype) : MPI_ERR_NO_MEM;
+            if (err || (err = cx_sched_barrier(s)))
+                return err;
+            x->a.sbuf = in;
+        }
+#endif
         return cx_sched_start(s, start_native, x);
+    }
     x->alg = alg;
     int err = cx_sched_start(s, start_child, x);
     if (!err)

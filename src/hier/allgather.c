@@ -24,7 +24,7 @@ static int lands_in_place(const hier *h)
     return 1;
 }
 
-int cx_hier_allgather(const cx_args *a, cx_sched *s)
+static int allgather(const cx_args *a, cx_sched *s, int ms)
 {
     hier h;
     int p = a->size, err;
@@ -38,12 +38,16 @@ int cx_hier_allgather(const cx_args *a, cx_sched *s)
     }
     if ((err = hier_begin(&h, a, s, bytes, 0, total)) || total == 0)
         return err;
+    if (ms && (err = hier_choose_senders(&h, total)))
+        return err;
     int n = h.c->nnodes, *counts = cx_sched_alloc(s, sizeof(int) * (size_t)n * 2);
     if (!counts)
         return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++) {
-        counts[i] = (int)(h.node_off[i + 1] - h.node_off[i]);
-        counts[n + i] = (int)h.node_off[i];
+    for (int i = 0; i < n; i++) {   /* my column's share of every node's region */
+        MPI_Aint lo, len;
+        hier_share(h.node_off[i + 1] - h.node_off[i], h.c->local_rank, h.senders, &lo, &len);
+        counts[i] = (int)len;
+        counts[n + i] = (int)(h.node_off[i] + lo);
     }
     cx_piece own = cx_own_piece(a);
     err = cx_sched_copy(s, own.buf, own.count, own.type, h.slot + h.rank_off[a->rank],
@@ -53,7 +57,7 @@ int cx_hier_allgather(const cx_args *a, cx_sched *s)
     if (!err)
         err = hier_node_barrier(&h, s);
     if (!err)
-        err = hier_leaders(&h, s, &inter);
+        err = hier_columns(&h, s, &inter);
     if (!err)
         err = hier_node_barrier(&h, s);
     if (a->shared_out && lands_in_place(&h)) {
@@ -64,6 +68,9 @@ int cx_hier_allgather(const cx_args *a, cx_sched *s)
         err = hier_copy_blocks(&h, s, bytes, 0, 1, cx_own_in_place(a) ? a->rank : -1);
     return err;
 }
+
+int cx_hier_allgather(const cx_args *a, cx_sched *s) { return allgather(a, s, 0); }
+int cx_hier_ms_allgather(const cx_args *a, cx_sched *s) { return allgather(a, s, 1); }
 
 int cx_hier_barrier(const cx_args *a, cx_sched *s)
 {

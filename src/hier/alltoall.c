@@ -43,28 +43,32 @@ static MPI_Aint node_bytes(const a2a *x, int m, int send)
     return total;
 }
 
-/* The leaders' alltoallv of the regions (counts in bytes). */
+/* The leaders' alltoallv of the regions (counts in bytes); with several
+ * senders, column l exchanges share l of every region. */
 static int exchange(a2a *x, cx_sched *s)
 {
-    int n = x->h.c->nnodes;
-    if (x->h.c->leaders == MPI_COMM_NULL || n < 2)
+    int n = x->h.c->nnodes, l = x->h.c->local_rank, k = x->h.senders;
+    if (n < 2 || l >= k)
         return MPI_SUCCESS;
     int *v = cx_sched_alloc(s, sizeof(int) * 4 * (size_t)n);
     if (!v)
         return MPI_ERR_NO_MEM;
     MPI_Aint so = 0, ro = 0;
     for (int m = 0; m < n; m++) {
-        v[m] = (int)node_bytes(x, m, 1);
-        v[n + m] = (int)so;
-        v[2 * n + m] = (int)node_bytes(x, m, 0);
-        v[3 * n + m] = (int)ro;
-        so += v[m];
-        ro += v[2 * n + m];
+        MPI_Aint sb = node_bytes(x, m, 1), rb = node_bytes(x, m, 0), slo, slen, rlo, rlen;
+        hier_share(sb, l, k, &slo, &slen);
+        hier_share(rb, l, k, &rlo, &rlen);
+        v[m] = (int)slen;
+        v[n + m] = (int)(so + slo);
+        v[2 * n + m] = (int)rlen;
+        v[3 * n + m] = (int)(ro + rlo);
+        so += sb;
+        ro += rb;
     }
     cx_args inter = {.coll = CX_COLL_ALLTOALLV, .sbuf = x->sreg, .scounts = v,
                      .sdispls = v + n, .stype = MPI_BYTE, .rbuf = x->rreg,
                      .rcounts = v + 2 * n, .rdispls = v + 3 * n, .rtype = MPI_BYTE};
-    return hier_leaders(&x->h, s, &inter);
+    return hier_columns(&x->h, s, &inter);
 }
 
 /* Packs this rank's blocks into the send region, exchanges, unpacks. */
@@ -132,7 +136,12 @@ MPI_Aint cx_hier_shm_alltoall(const cx_args *a)
     return hier_shm_bytes(2 * align64(most * a->size * (MPI_Aint)cx_block_bytes(a)));
 }
 
-int cx_hier_alltoall(const cx_args *a, cx_sched *s)
+static int alltoall(const cx_args *a, cx_sched *s, int ms);
+
+int cx_hier_alltoall(const cx_args *a, cx_sched *s) { return alltoall(a, s, 0); }
+int cx_hier_ms_alltoall(const cx_args *a, cx_sched *s) { return alltoall(a, s, 1); }
+
+static int alltoall(const cx_args *a, cx_sched *s, int ms)
 {
     a2a *x = cx_sched_alloc(s, sizeof *x);
     int p = a->size, err;
@@ -151,10 +160,12 @@ int cx_hier_alltoall(const cx_args *a, cx_sched *s)
             return err;
         x->sreg = x->h.slot;
         x->rreg = x->h.slot + region;
+        if (ms && (err = hier_choose_senders(&x->h, (MPI_Aint)p * p * x->bb)))
+            return err;
         return emit(x, s);
     }
     /* alltoallv, alltoallw: the node's need is known only as a sum. */
-    MPI_Aint mine = 0, need;
+    MPI_Aint mine = 0, need, largest;
     int fits;
     for (int i = 0; i < p; i++) {
         cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
@@ -164,7 +175,7 @@ int cx_hier_alltoall(const cx_args *a, cx_sched *s)
     MPI_Aint table = align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);   /* one row */
     x->h.a = a;
     x->h.c = c;
-    if ((err = hier_agree_need(&x->h, mine + table + 64, &need, &fits)))
+    if ((err = hier_agree_need(&x->h, mine + table + 64, &need, &largest, &fits)))
         return err;
     if (!fits) {
         cx_args native = *a;
@@ -173,6 +184,9 @@ int cx_hier_alltoall(const cx_args *a, cx_sched *s)
     }
     if ((err = hier_begin(&x->h, a, s, NULL, 0, need)) ||
         (err = hier_members(&x->h, &x->first, &x->members)))
+        return err;
+    /* v, w: the senders follow the largest node's data (agreed above) */
+    if (ms && (err = hier_choose_senders(&x->h, largest)))
         return err;
     /* Slot: the table (local_size rows), then the send and receive regions. */
     x->table = (MPI_Aint *)x->h.slot;

@@ -51,6 +51,7 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
     memset(h, 0, sizeof *h);
     h->a = a;
     h->c = c;
+    h->senders = 1;
     if ((err = cx_comm_nodes(c)))
         return err;
     if (!(st = state_of(c)))
@@ -135,7 +136,8 @@ int hier_members(hier *h, const int **first, const int **members)
     return MPI_SUCCESS;
 }
 
-int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits)
+int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *largest,
+                    int *fits)
 {
     cx_comm *c = h->c;
     long long v = mine, sum = 0, most = 0;
@@ -145,6 +147,7 @@ int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits)
     if (!err)
         err = PMPI_Bcast(&most, 1, MPI_LONG_LONG, 0, c->node);
     *node_need = (MPI_Aint)sum;
+    *largest = (MPI_Aint)most;
     /* leaders' messages count bytes as int */
     *fits = !err && hier_shm_bytes((MPI_Aint)most) <= cx_shm_max() && most <= INT_MAX;
     if (!err && !*fits && cx_verbose() > 0 && h->a->rank == 0)
@@ -240,6 +243,41 @@ int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
         return MPI_SUCCESS;
     inter->comm = h->c->leaders;
     int err = cx_sched_collective(s, inter, inter_alg(inter->coll));
+    return err ? err : cx_sched_barrier(s);
+}
+
+int hier_choose_senders(hier *h, MPI_Aint bytes)
+{
+    const char *v = getenv("COLLX_HIER_SENDERS");
+    int k = v && atoi(v) > 0 ? atoi(v) : (int)(bytes / 65536);
+    if (k > 8 && !(v && atoi(v) > 0))
+        k = 8;
+    if (k > h->c->min_ranks_per_node)
+        k = h->c->min_ranks_per_node;
+    h->senders = k < 1 ? 1 : k;
+    MPI_Comm col;   /* set up now, on every rank: later it may be mid-schedule */
+    return h->senders > 1 ? cx_comm_column(h->c, &col) : MPI_SUCCESS;
+}
+
+void hier_share(MPI_Aint n, int l, int k, MPI_Aint *lo, MPI_Aint *len)
+{
+    if (k <= 1 || l >= k)   /* one sender (or none: unused) */
+        l = 0, k = 1;
+    *lo = n * l / k;
+    *len = n * (l + 1) / k - *lo;
+}
+
+int hier_columns(hier *h, cx_sched *s, cx_args *inter)
+{
+    cx_comm *c = h->c;
+    MPI_Comm col;
+    if (h->senders <= 1)
+        return hier_leaders(h, s, inter);
+    int err = cx_comm_column(c, &col);
+    if (err || c->local_rank >= h->senders || c->nnodes < 2)
+        return err;
+    inter->comm = col;
+    err = cx_sched_collective(s, inter, inter_alg(inter->coll));
     return err ? err : cx_sched_barrier(s);
 }
 

@@ -18,6 +18,7 @@ typedef struct hier {
     char *slot;
     MPI_Aint *node_off;   /* [nnodes + 1] byte offset of each node's region */
     MPI_Aint *rank_off;   /* [size] byte offset of each rank's piece */
+    int senders;          /* k: ranks per node in the inter-node phase */
 } hier;
 
 /* Bytes of the node segment a call needs: two slots of slot_bytes (calls
@@ -34,6 +35,16 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
+/* Multiple senders per node (hier_ms): sets h->senders for a call of
+ * bytes in all (the same on every rank): COLLX_HIER_SENDERS=k, else one
+ * sender per 64 KiB up to 8, never more than the smallest node has. */
+int hier_choose_senders(hier *h, MPI_Aint bytes);
+/* The inter-node phase with h->senders columns: local rank l < k runs
+ * inter (its share l, set up by the caller) on its column communicator;
+ * with one sender, the leaders. */
+int hier_columns(hier *h, cx_sched *s, cx_args *inter);
+/* Share l of k of n: [*lo, *lo + *len). */
+void hier_share(MPI_Aint n, int l, int k, MPI_Aint *lo, MPI_Aint *len);
 /* Copies every rank's piece (bytes[r], or bb each) between the slot and
  * its block of the all-blocks buffer (to_user: slot -> blocks), one copy
  * per run of ranks adjacent in both (with every node's ranks consecutive
@@ -51,10 +62,11 @@ int hier_plain_type(MPI_Datatype t);
  * first[n + 1]) (cached per communicator). */
 int hier_members(hier *h, const int **first, const int **members);
 /* v and w collectives, where a rank knows only its own counts: the node's
- * need is the sum of its ranks' (mine); *fits says, alike on every rank,
+ * need is the sum of its ranks' (mine), *largest the largest node's; *fits says, alike on every rank,
  * whether every node's need fits COLLX_SHM_MAX (blocking, at build time:
  * a node sum, the leaders' max, a node bcast). Needs h->c, h->a. */
-int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, int *fits);
+int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *largest,
+                    int *fits);
 /* Requirement check: non-commutative reductions need each node's ranks
  * to be consecutive (the node combines its ranks first). */
 const char *hier_check_order(const cx_args *a, cx_comm *c);
@@ -71,6 +83,11 @@ int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s);   /* and _block */
 MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a);
 int cx_hier_alltoall(const cx_args *a, cx_sched *s);   /* and v, w */
 MPI_Aint cx_hier_shm_alltoall(const cx_args *a);
+/* hier_ms: the same with several senders per node. */
+int cx_hier_ms_bcast(const cx_args *a, cx_sched *s);
+int cx_hier_ms_allgather(const cx_args *a, cx_sched *s);
+int cx_hier_ms_allreduce(const cx_args *a, cx_sched *s);
+int cx_hier_ms_alltoall(const cx_args *a, cx_sched *s);
 MPI_Aint cx_hier_shm_blocks(const cx_args *a);
 MPI_Aint cx_hier_shm_bcast(const cx_args *a);
 MPI_Aint cx_hier_shm_reduce(const cx_args *a);

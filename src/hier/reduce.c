@@ -62,11 +62,12 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char
     *out = h->slot + (L - 1) * stride - tlb;
     if (err)
         return err;
-    /* sliced: every slice must be done before anyone reads the result */
-    return sliced ? hier_node_barrier(h, s) : cx_sched_barrier(s);
+    /* every slice must be done before anyone reads the result (several
+     * senders: each reads a part of it) */
+    return sliced || h->senders > 1 ? hier_node_barrier(h, s) : cx_sched_barrier(s);
 }
 
-static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
+static int hier_reduce_any(const cx_args *a, cx_sched *s, int all, int ms)
 {
     hier h;
     MPI_Aint n = a->rcount;
@@ -74,17 +75,23 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
     char *res;
     if (err || n == 0)
         return err;
+    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype))))
+        return err;
     const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if ((err = node_reduce(&h, s, input, n, &res)))
         return err;
     int root_node = all ? 0 : h.c->node_of[a->root];
+    MPI_Aint lo, len;   /* my column's slice of the vector */
+    hier_share(n, h.c->local_rank, h.senders, &lo, &len);
+    res += lo * cx_type_extent(a->rtype);
     cx_args inter = {.coll = all ? CX_COLL_ALLREDUCE : CX_COLL_REDUCE,
-                     .sbuf = MPI_IN_PLACE, .rbuf = res, .rcount = a->rcount,
+                     .sbuf = MPI_IN_PLACE, .rbuf = res, .rcount = (int)len,
                      .rtype = a->rtype, .op = a->op, .root = root_node};
     if (!all && h.c->my_node != root_node)
         inter.sbuf = res, inter.rbuf = NULL;   /* MPI_IN_PLACE only at the root */
-    if ((err = hier_leaders(&h, s, &inter)))
+    if ((err = hier_columns(&h, s, &inter)))
         return err;
+    res -= lo * cx_type_extent(a->rtype);
     if (!all && h.c->my_node != root_node)
         return MPI_SUCCESS;
     if ((err = hier_node_barrier(&h, s)))
@@ -98,8 +105,9 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all)
     return err;
 }
 
-int cx_hier_reduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 0); }
-int cx_hier_allreduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 1); }
+int cx_hier_reduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 0, 0); }
+int cx_hier_allreduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 1, 0); }
+int cx_hier_ms_allreduce(const cx_args *a, cx_sched *s) { return hier_reduce_any(a, s, 1, 1); }
 
 /* Reduce_scatter(_block): the node reduces the whole vector, the leaders
  * run reduce_scatter with one block per node (the node's ranks' blocks,

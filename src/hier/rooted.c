@@ -14,22 +14,26 @@ MPI_Aint cx_hier_shm_blocks(const cx_args *a)
     return hier_shm_bytes((MPI_Aint)a->size * (MPI_Aint)cx_block_bytes(a));
 }
 
-int cx_hier_bcast(const cx_args *a, cx_sched *s)
+static int bcast(const cx_args *a, cx_sched *s, int ms)
 {
     hier h;
     MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
     int err = hier_begin(&h, a, s, NULL, 0, bytes);
     if (err || bytes == 0)
         return err;
+    if (ms && (err = hier_choose_senders(&h, bytes)))
+        return err;
     int root_node = h.c->node_of[a->root];
-    cx_args inter = {.coll = CX_COLL_BCAST, .rbuf = h.slot, .rcount = (int)bytes,
+    MPI_Aint lo, len;   /* my column's share of the message */
+    hier_share(bytes, h.c->local_rank, h.senders, &lo, &len);
+    cx_args inter = {.coll = CX_COLL_BCAST, .rbuf = h.slot + lo, .rcount = (int)len,
                      .rtype = MPI_BYTE, .root = root_node};
     if (a->rank == a->root)
         err = cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, h.slot, bytes, MPI_PACKED);
     if (!err && h.c->my_node == root_node)   /* the root's data is in */
         err = hier_node_barrier(&h, s);
     if (!err)
-        err = hier_leaders(&h, s, &inter);
+        err = hier_columns(&h, s, &inter);
     if (!err)
         err = hier_node_barrier(&h, s);
     if (a->shared_out && hier_plain_type(a->rtype) && a->rank != a->root) {
@@ -40,6 +44,9 @@ int cx_hier_bcast(const cx_args *a, cx_sched *s)
         err = cx_sched_copy(s, h.slot, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     return err;
 }
+
+int cx_hier_bcast(const cx_args *a, cx_sched *s) { return bcast(a, s, 0); }
+int cx_hier_ms_bcast(const cx_args *a, cx_sched *s) { return bcast(a, s, 1); }
 
 /* Counts and displacements (bytes) of the nodes' regions, as ints. */
 static int node_counts(hier *h, cx_sched *s, int **counts, int **displs)

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Hierarchical study report: tables, plots and a fitted cost model.
+
+    python/hier_report.py DIR      (DIR/hier.csv from bench/hier_sweep.sh)
+
+Writes DIR/hier_tables.md and DIR/hier_<coll>.png. Times are the run time
+r (mean over repetitions: simulations without random delays are
+deterministic) in microseconds.
+
+The model, per collective and variant, is linear in its parameters:
+    T(p, m) = a + b * log2(p) + c * (p / 16) + d * p * m
+(latency of a tree over p, a term linear in the number of nodes, the bytes
+every rank handles). It is fitted by least squares to every process count
+but the largest one measured, checked against that one (the error printed
+is for runs the fit has not seen), then refitted on all and evaluated at
+p = 65536, the paper's largest scale.
+"""
+import csv
+import math
+import os
+import sys
+from collections import defaultdict
+
+PAPER = {"alltoallv": 14.2, "allgather": 26.0, "reduce_scatter_block": 32.7}
+
+
+def load(path):
+    t = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if row.get("kind") != "time" or row.get("metric") != "r":
+                continue
+            key = (row["coll"], int(row["p"]), int(row["size_bytes"]), row["alg"])
+            t[key] = float(row["mean_us"])
+    return t
+
+
+def features(p, m):
+    return [1.0, math.log2(p), p / 16.0, p * m / 1e6]
+
+
+def lstsq(rows, ys):
+    """Non-negative least squares, small: drop negative terms until none."""
+    import numpy as np
+    active = list(range(len(rows[0])))
+    while True:
+        a = np.array([[r[i] for i in active] for r in rows])
+        # relative error matters (times span 4 decades): weight by 1/y
+        w = 1.0 / np.array(ys)
+        sol, *_ = np.linalg.lstsq(a * w[:, None], np.array(ys) * w, rcond=None)
+        if (sol >= 0).all() or len(active) == 1:
+            coef = [0.0] * len(rows[0])
+            for i, v in zip(active, sol):
+                coef[i] = max(v, 0.0)
+            return coef
+        active.pop(int(np.argmin(sol)))
+
+
+def predict(coef, p, m):
+    return sum(c * f for c, f in zip(coef, features(p, m)))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "results/hier"
+    t = load(os.path.join(out, "hier.csv"))
+    colls = sorted({k[0] for k in t})
+    lines = ["# Hierarchical collectives (Parsons & Pai 2014) in SMPI", "",
+             "fattree-256x16 (16 ranks per node), run time r in us (mean of the "
+             "repetitions), `bench/hier_sweep.sh`; speed-up = native / hier; "
+             "best other = the fastest of native and SMPI's SMP-aware built-ins.", ""]
+    for c in colls:
+        ps = sorted({k[1] for k in t if k[0] == c})
+        variants = sorted({k[3] for k in t if k[0] == c}, key=lambda v: (v != "native", v))
+        lines += [f"## {c}", "",
+                  "| p | bytes/rank | " + " | ".join(variants) +
+                  " | speed-up vs native | hier / best other |",
+                  "|---" * (len(variants) + 4) + "|"]
+        for p in ps:
+            for m in sorted({k[2] for k in t if k[0] == c and k[1] == p}):
+                vals = [t.get((c, p, m, v)) for v in variants]
+                h, n = t.get((c, p, m, "hier")), t.get((c, p, m, "native"))
+                others = [x for v, x in zip(variants, vals) if v != "hier" and x]
+                sp = f"{n / h:.2f}x" if h and n else ""
+                ratio = f"{h / min(others):.2f}" if h and others else ""
+                lines.append(f"| {p} | {m} | " +
+                             " | ".join(f"{x:.1f}" if x else "" for x in vals) +
+                             f" | {sp} | {ratio} |")
+        if c in PAPER:
+            lines += ["", f"Paper (65536 cores): hier {PAPER[c]}x faster than flat on "
+                      "average."]
+        lines.append("")
+        plot(out, c, t, ps, variants)
+    lines += model(t)
+    with open(os.path.join(out, "hier_tables.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"hier_report: {os.path.join(out, 'hier_tables.md')}")
+
+
+def model(t):
+    lines = ["## Cost model and extrapolation", "",
+             "T(p, m) = a + b log2 p + c p/16 + d p m (non-negative least squares, "
+             "weighted by 1/T). Check: fitted on every p but the largest, "
+             "error on the largest (not seen by the fit). Then refitted on all "
+             "p and evaluated at p = 65536 (4096 nodes of 16).", "",
+             "| collective | variant | p fitted | p checked | worst error there | "
+             "T at 65536, 8 B (us) | T at 65536, 512 B (us) | native / hier at 65536, 8 B |",
+             "|---|---|---|---|---|---|---|---|"]
+    groups = defaultdict(list)
+    for (c, p, m, v), y in t.items():
+        groups[(c, v)].append((p, m, y))
+    at = {}
+    for (c, v), pts in sorted(groups.items()):
+        ps = sorted({p for p, _, _ in pts})
+        if len(ps) < 3:
+            continue
+        fit = [x for x in pts if x[0] < ps[-1]]
+        check = [x for x in pts if x[0] == ps[-1]]
+        coef = lstsq([features(p, m) for p, m, _ in fit], [y for *_, y in fit])
+        err = max(abs(predict(coef, p, m) - y) / y for p, m, y in check)
+        coef = lstsq([features(p, m) for p, m, _ in pts], [y for *_, y in pts])
+        at[(c, v)] = (predict(coef, 65536, 8), predict(coef, 65536, 512))
+        lines.append(f"| {c} | {v} | {','.join(map(str, ps[:-1]))} | {ps[-1]} | "
+                     f"{100 * err:.0f} % | {at[(c, v)][0]:.0f} | {at[(c, v)][1]:.0f} | |")
+    for i, line in enumerate(lines):
+        cells = line.split(" | ")
+        if len(cells) > 3 and cells[1] == "hier":
+            c = cells[0].lstrip("| ")
+            if (c, "native") in at:
+                lines[i] = line[:-2] + f"{at[(c, 'native')][0] / at[(c, 'hier')][0]:.1f}x |"
+    return lines + [""]
+
+
+def plot(out, c, t, ps, variants):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, len(ps), figsize=(4.5 * len(ps), 3.6), squeeze=False)
+    for ax, p in zip(axes[0], ps):
+        for v in variants:
+            pts = sorted((k[2], y) for k, y in t.items() if k[0] == c and k[1] == p and k[3] == v)
+            if pts:
+                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=v)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes per rank")
+        ax.set_ylabel("run time (us)")
+        ax.set_title(f"{c}, p={p}")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, f"hier_{c}.png"), dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
