@@ -15,6 +15,12 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(SCATTER, "hier", cx_hier_scatter, HIER_NEEDS,
            "root -> its node segment, leaders' scatterv, segment -> every rank",
            .shm_bytes = cx_hier_shm_blocks),
+    CX_ALG(GATHERV, "hier", cx_hier_gatherv, HIER_NEEDS,
+           "sizes table + pieces -> node segment, leaders' gatherv into the root's node "
+           "(native when a node's data exceeds COLLX_SHM_MAX)"),
+    CX_ALG(SCATTERV, "hier", cx_hier_gatherv, HIER_NEEDS,
+           "root -> its node segment, leaders' scatterv, segment -> every rank "
+           "(native when a node's data exceeds COLLX_SHM_MAX)"),
     CX_ALG(ALLGATHER, "hier", cx_hier_allgather, HIER_NEEDS,
            "blocks -> node segment, leaders' allgatherv in place, segment -> every rank",
            .shm_bytes = cx_hier_shm_blocks),

@@ -1,0 +1,199 @@
+/* Hierarchical gatherv and scatterv. A rank knows only its own count (the
+ * root knows all), so every rank writes the bytes of its piece into a
+ * table in the slot and the root writes every node's total; after a node
+ * barrier each rank finds its place (a start step appends the rest).
+ * Node regions hold their ranks' pieces in local order; on the root's
+ * node the region holds every node's, node after node, and the leaders
+ * run one gatherv / scatterv of the regions. */
+#include <string.h>
+#include "hier.h"
+
+typedef struct vx {
+    hier h;
+    int scatter, root_node;
+    MPI_Aint *table;     /* [local rank] bytes of its piece */
+    MPI_Aint *totals;    /* [node] bytes of its region (written by the root) */
+    char *region;        /* this node's region (root's node: all regions) */
+} vx;
+
+static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
+
+/* Bytes of rank r's piece as the root sees it. */
+static MPI_Aint root_bytes(const cx_args *a, int r)
+{
+    cx_piece b = cx_all_block(a, r);
+    return (MPI_Aint)cx_type_bytes(b.count, b.type);
+}
+
+/* Offset of local rank l's piece in its node's region, from the table. */
+static MPI_Aint local_offset(const vx *x, int l)
+{
+    MPI_Aint off = 0;
+    for (int i = 0; i < l; i++)
+        off += x->table[i];
+    return off;
+}
+
+/* Offset of node n's region in the root node's region. */
+static MPI_Aint node_offset(const vx *x, int n)
+{
+    MPI_Aint off = 0;
+    for (int i = 0; i < n; i++)
+        off += x->totals[i];
+    return off;
+}
+
+/* The leaders' gatherv / scatterv of the regions (bytes). */
+static int leaders(vx *x, cx_sched *s)
+{
+    cx_comm *c = x->h.c;
+    int n = c->nnodes, me = c->my_node;
+    if (c->leaders == MPI_COMM_NULL || n < 2)
+        return MPI_SUCCESS;
+    int *v = cx_sched_alloc(s, sizeof(int) * 2 * (size_t)n);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        v[i] = (int)x->totals[i];
+        v[n + i] = (int)node_offset(x, i);
+    }
+    MPI_Aint mine = local_offset(x, c->local_size);
+    char *at = x->region + (me == x->root_node ? node_offset(x, me) : 0);
+    cx_args inter = {.root = x->root_node};
+    if (x->scatter)
+        inter = (cx_args){.coll = CX_COLL_SCATTERV, .sbuf = x->region, .scounts = v,
+                          .sdispls = v + n, .stype = MPI_BYTE, .rbuf = at,
+                          .rcount = (int)mine, .rtype = MPI_BYTE, .root = x->root_node};
+    else
+        inter = (cx_args){.coll = CX_COLL_GATHERV, .sbuf = at, .scount = (int)mine,
+                          .stype = MPI_BYTE, .rbuf = x->region, .rcounts = v,
+                          .rdispls = v + n, .rtype = MPI_BYTE, .root = x->root_node};
+    if (me == x->root_node) {
+        if (x->scatter)
+            inter.rbuf = MPI_IN_PLACE;
+        else
+            inter.sbuf = MPI_IN_PLACE;
+    }
+    return hier_leaders(&x->h, s, &inter);
+}
+
+/* The root's copies between its buffer and the root node's region. */
+static int root_copies(vx *x, cx_sched *s)
+{
+    const cx_args *a = x->h.a;
+    cx_comm *c = x->h.c;
+    const int *first, *members;
+    int err = hier_members(&x->h, &first, &members);
+    for (int n = 0; n < c->nnodes && !err; n++) {
+        MPI_Aint off = node_offset(x, n);
+        for (int k = first[n]; k < first[n + 1] && !err; k++) {
+            int r = members[k];
+            MPI_Aint b = root_bytes(a, r);
+            cx_piece blk = cx_all_block(a, r);
+            if (b && !(r == a->rank && cx_own_in_place(a)))
+                err = x->scatter
+                          ? cx_sched_copy(s, blk.buf, blk.count, blk.type, x->region + off, b,
+                                          MPI_PACKED)
+                          : cx_sched_copy(s, x->region + off, b, MPI_PACKED, blk.buf,
+                                          blk.count, blk.type);
+            off += b;
+        }
+    }
+    return err;
+}
+
+/* After the first node barrier: the table and the totals are in. */
+static int rest(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    vx *x = ctx;
+    const cx_args *a = x->h.a;
+    cx_comm *c = x->h.c;
+    *req = MPI_REQUEST_NULL;
+    int me = c->my_node, root = a->rank == a->root, err = MPI_SUCCESS;
+    MPI_Aint at = (me == x->root_node ? node_offset(x, me) : 0) +
+                  local_offset(x, c->local_rank);
+    cx_piece own = cx_own_piece(a);
+    MPI_Aint bytes = x->table[c->local_rank];
+    if (x->scatter) {
+        if (root)
+            err = root_copies(x, s);
+        if (!err && me == x->root_node)
+            err = hier_node_barrier(&x->h, s);
+        if (!err)
+            err = leaders(x, s);
+        if (!err)
+            err = hier_node_barrier(&x->h, s);
+        if (!err && bytes && !cx_own_in_place(a))
+            err = cx_sched_copy(s, x->region + at, bytes, MPI_PACKED, own.buf, own.count,
+                                own.type);
+        return err ? err : cx_sched_barrier(s);
+    }
+    if (bytes)
+        err = cx_sched_copy(s, own.buf, own.count, own.type, x->region + at, bytes,
+                            MPI_PACKED);
+    if (!err)
+        err = hier_node_barrier(&x->h, s);
+    if (!err)
+        err = leaders(x, s);
+    if (!err && me == x->root_node)
+        err = hier_node_barrier(&x->h, s);
+    if (!err && root)
+        err = root_copies(x, s);
+    return err ? err : cx_sched_barrier(s);
+}
+
+int cx_hier_gatherv(const cx_args *a, cx_sched *s)
+{
+    vx *x = cx_sched_alloc(s, sizeof *x);
+    cx_comm *c = a->cc;
+    int p = a->size, err, fits, root = a->rank == a->root;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    memset(x, 0, sizeof *x);
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    x->scatter = a->coll == CX_COLL_SCATTERV;
+    cx_piece own = cx_own_piece(a);
+    MPI_Aint mine = cx_own_in_place(a) ? root_bytes(a, a->rank)
+                                       : (MPI_Aint)cx_type_bytes(own.count, own.type);
+    MPI_Aint total = 0, need, largest;
+    for (int r = 0; root && r < p; r++)
+        total += root_bytes(a, r);
+    MPI_Aint head = align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size) +
+                    align64((MPI_Aint)sizeof(MPI_Aint) * c->nnodes);
+    x->h.a = a;
+    x->h.c = c;
+    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head), &need,
+                               &largest, &fits)))
+        return err;
+    if (!fits) {
+        cx_args native = *a;
+        native.comm = a->pcomm;
+        return cx_sched_collective(s, &native, NULL);
+    }
+    if ((err = hier_begin(&x->h, a, s, NULL, 0, need)))
+        return err;
+    x->root_node = c->node_of[a->root];
+    x->table = (MPI_Aint *)x->h.slot;
+    x->totals = (MPI_Aint *)(x->h.slot + align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size));
+    x->region = x->h.slot + head;
+    MPI_Aint *row = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(1 + c->nnodes));
+    if (!row)
+        return MPI_ERR_NO_MEM;
+    row[0] = mine;
+    err = cx_sched_copy(s, row, sizeof(MPI_Aint), MPI_BYTE, &x->table[c->local_rank],
+                        sizeof(MPI_Aint), MPI_BYTE);
+    if (!err && root) {   /* every node's total, from the root's counts */
+        memset(row + 1, 0, sizeof(MPI_Aint) * (size_t)c->nnodes);
+        for (int r = 0; r < p; r++)
+            row[1 + c->node_of[r]] += root_bytes(a, r);
+        err = cx_sched_copy(s, row + 1, (MPI_Aint)sizeof(MPI_Aint) * c->nnodes, MPI_BYTE,
+                            x->totals, (MPI_Aint)sizeof(MPI_Aint) * c->nnodes, MPI_BYTE);
+    }
+    if (!err)
+        err = hier_node_barrier(&x->h, s);
+    /* (only the root's leader reads the totals: counts at the root) */
+    if (!err)
+        err = cx_sched_start(s, rest, x);
+    return err ? err : cx_sched_barrier(s);
+}
