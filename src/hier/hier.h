@@ -77,6 +77,8 @@ int cx_hier_bcast(const cx_args *a, cx_sched *s);
 int cx_hier_gather(const cx_args *a, cx_sched *s);
 int cx_hier_scatter(const cx_args *a, cx_sched *s);
 int cx_hier_gatherv(const cx_args *a, cx_sched *s);   /* and scatterv */
+int cx_hier_scan(const cx_args *a, cx_sched *s);      /* and exscan */
+MPI_Aint cx_hier_shm_scan(const cx_args *a);
 int cx_hier_allgather(const cx_args *a, cx_sched *s);
 int cx_hier_reduce(const cx_args *a, cx_sched *s);
 int cx_hier_allreduce(const cx_args *a, cx_sched *s);

@@ -194,3 +194,49 @@ int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
     return cx_sched_copy(s, part + at[a->rank] * ext, rs_count(a, a->rank), a->rtype, a->rbuf,
                          rs_count(a, a->rank), a->rtype);
 }
+
+/* Scan and exscan (every node's ranks consecutive, so rank order is node
+ * order, then local order): the node's running fold leaves rank l's
+ * local prefix in region l, the leaders exscan their nodes' totals, and
+ * each rank combines the earlier nodes' prefix with its local one. */
+MPI_Aint cx_hier_shm_scan(const cx_args *a)
+{
+    cx_comm *c = a->cc;
+    int most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
+    return hier_shm_bytes((MPI_Aint)(most + 1) * stride_of(a->rcount, a->rtype));
+}
+
+int cx_hier_scan(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint n = a->rcount;
+    int err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_scan(a) / 2), ex = a->coll == CX_COLL_EXSCAN;
+    char *total;
+    if (err || n == 0)
+        return err;
+    cx_comm *c = h.c;
+    const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    if ((err = node_reduce(&h, s, input, n, &total)))
+        return err;
+    /* every region's prefix is read below, not only the total */
+    if ((err = hier_node_barrier(&h, s)))
+        return err;
+    MPI_Aint stride = stride_of(n, a->rtype);
+    char *earlier = total + stride;   /* the earlier nodes' prefix */
+    cx_args inter = {.coll = CX_COLL_EXSCAN, .sbuf = total, .rbuf = earlier, .rcount = (int)n,
+                     .rtype = a->rtype, .op = a->op};
+    if ((err = hier_leaders(&h, s, &inter)) || (err = hier_node_barrier(&h, s)))
+        return err;
+    int l = c->local_rank, first_node = c->my_node == 0;
+    char *local = total - (MPI_Aint)(c->local_size - 1 - (ex ? l - 1 : l)) * stride;
+    if (ex && l == 0) {   /* nothing local before me */
+        return first_node ? MPI_SUCCESS   /* exscan: rank 0's result is undefined */
+                          : cx_sched_copy(s, earlier, n, a->rtype, a->rbuf, n, a->rtype);
+    }
+    err = cx_sched_copy(s, local, n, a->rtype, a->rbuf, n, a->rtype);
+    if (!err && !first_node) {
+        if (!(err = cx_sched_barrier(s)))
+            err = cx_sched_reduce(s, earlier, a->rbuf, n, a->rtype, a->op);
+    }
+    return err;
+}

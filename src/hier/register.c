@@ -41,6 +41,12 @@ const cx_algorithm cx_hier_algorithms[] = {
            "node reduction in the segment, leaders' reduce_scatter of the nodes' "
            "parts, block -> every rank",
            .shm_bytes = cx_hier_shm_reduce_scatter, .check = hier_check_order),
+    CX_ALG(SCAN, "hier", cx_hier_scan, HIER_NEEDS | CX_REQ_CONSECUTIVE,
+           "node prefix in the segment, leaders' exscan of the node totals, "
+           "combined on every rank", .shm_bytes = cx_hier_shm_scan),
+    CX_ALG(EXSCAN, "hier", cx_hier_scan, HIER_NEEDS | CX_REQ_CONSECUTIVE,
+           "node prefix in the segment, leaders' exscan of the node totals, "
+           "combined on every rank", .shm_bytes = cx_hier_shm_scan),
     CX_ALG(ALLTOALL, "hier", cx_hier_alltoall, HIER_NEEDS,
            "blocks -> node segment by destination node, leaders' alltoallv, "
            "segment -> every rank", .shm_bytes = cx_hier_shm_alltoall),
