@@ -60,7 +60,9 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
      * call needs: consecutive calls never overlap. */
     if ((err = cx_comm_shm(c, hier_shm_bytes(slot_bytes), &seg)))
         return err;
-    h->slot = seg + (st->seq++ % 2) * (c->shm_size / 2 / 64 * 64);
+    h->seg = seg;
+    h->half = c->shm_size / 2 / 64 * 64;
+    h->slot = seg + (st->seq++ % 2) * h->half;
     h->node_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(c->nnodes + 1));
     h->rank_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)p);
     if (!h->node_off || !h->rank_off)
@@ -184,6 +186,18 @@ int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, i
         r = next;
     }
     return err;
+}
+
+void hier_next_slot(hier *h)
+{
+    hier_state *st = state_of(h->c);   /* exists: hier_begin made it */
+    h->slot = h->seg + (st->seq++ % 2) * h->half;
+}
+
+MPI_Aint hier_slot_budget(void)
+{
+    /* two halves of at most COLLX_SHM_MAX, 64-byte aligned */
+    return (cx_shm_max() / 2) / 64 * 64;
 }
 
 /* Node barrier in shared memory: a counter in the node's control block

@@ -19,6 +19,8 @@ typedef struct hier {
     MPI_Aint *node_off;   /* [nnodes + 1] byte offset of each node's region */
     MPI_Aint *rank_off;   /* [size] byte offset of each rank's piece */
     int senders;          /* k: ranks per node in the inter-node phase */
+    char *seg;            /* the segment, and the size of each half */
+    MPI_Aint half;
 } hier;
 
 /* Bytes of the node segment a call needs: two slots of slot_bytes (calls
@@ -30,6 +32,12 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes);
  * the node). */
 int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_bytes,
                MPI_Aint bytes, MPI_Aint slot_bytes);
+/* Data above the segment budget goes in chunks: each chunk takes the
+ * other half of the segment (the same argument as between calls keeps
+ * readers and writers apart). hier_slot_budget: the most one half can
+ * hold under COLLX_SHM_MAX. */
+void hier_next_slot(hier *h);
+MPI_Aint hier_slot_budget(void);
 /* Steps: a barrier of the node (closes the round before and after it), and
  * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's
  * algorithm if set). */

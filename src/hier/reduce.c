@@ -15,11 +15,32 @@ static MPI_Aint span(MPI_Aint count, MPI_Datatype t)
     return count ? (count - 1) * ext + text : 0;
 }
 
-MPI_Aint cx_hier_shm_reduce(const cx_args *a)
+/* Elements per chunk: the most ranks of a node each need a region of
+ * them in one half of the segment (0: not even one element fits). */
+static MPI_Aint chunk_elems(const cx_args *a, int most)
+{
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(a->rtype, &lb, &ext);
+    PMPI_Type_get_true_extent(a->rtype, &tlb, &text);
+    MPI_Aint room = hier_slot_budget() / most - 64 - text;
+    if (room < 0 || ext <= 0)
+        return room < 0 ? 0 : a->rcount;
+    MPI_Aint per = room / ext + 1;
+    return per < a->rcount ? per : a->rcount;
+}
+
+static int most_per_node(const cx_args *a)
 {
     cx_comm *c = a->cc;
-    int most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
-    return hier_shm_bytes((MPI_Aint)most * (span(a->rcount, a->rtype) + 64));
+    return c && c->nodes_ready ? c->max_ranks_per_node : a->size;
+}
+
+/* Up to the budget: a longer vector goes in chunks. */
+MPI_Aint cx_hier_shm_reduce(const cx_args *a)
+{
+    int most = most_per_node(a);
+    MPI_Aint per = chunk_elems(a, most);
+    return hier_shm_bytes((MPI_Aint)most * (span(per ? per : 1, a->rtype) + 64));
 }
 
 /* Distance between two vectors of n elements of t in the slot. */
@@ -67,41 +88,55 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char
     return sliced || h->senders > 1 ? hier_node_barrier(h, s) : cx_sched_barrier(s);
 }
 
-static int hier_reduce_any(const cx_args *a, cx_sched *s, int all, int ms)
+/* One chunk: elements [e0, e0 + n) of the vectors. */
+static int reduce_chunk(hier *h, cx_sched *s, int all, MPI_Aint e0, MPI_Aint n)
 {
-    hier h;
-    MPI_Aint n = a->rcount;
-    int err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_reduce(a) / 2);
+    const cx_args *a = h->a;
+    MPI_Aint ext = cx_type_extent(a->rtype);
     char *res;
-    if (err || n == 0)
+    const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    int err = node_reduce(h, s, input + e0 * ext, n, &res);
+    if (err)
         return err;
-    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype))))
-        return err;
-    const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    if ((err = node_reduce(&h, s, input, n, &res)))
-        return err;
-    int root_node = all ? 0 : h.c->node_of[a->root];
+    int root_node = all ? 0 : h->c->node_of[a->root];
     MPI_Aint lo, len;   /* my column's slice of the vector */
-    hier_share(n, h.c->local_rank, h.senders, &lo, &len);
-    res += lo * cx_type_extent(a->rtype);
+    hier_share(n, h->c->local_rank, h->senders, &lo, &len);
     cx_args inter = {.coll = all ? CX_COLL_ALLREDUCE : CX_COLL_REDUCE,
-                     .sbuf = MPI_IN_PLACE, .rbuf = res, .rcount = (int)len,
+                     .sbuf = MPI_IN_PLACE, .rbuf = res + lo * ext, .rcount = (int)len,
                      .rtype = a->rtype, .op = a->op, .root = root_node};
-    if (!all && h.c->my_node != root_node)
-        inter.sbuf = res, inter.rbuf = NULL;   /* MPI_IN_PLACE only at the root */
-    if ((err = hier_columns(&h, s, &inter)))
+    if (!all && h->c->my_node != root_node)
+        inter.sbuf = res + lo * ext, inter.rbuf = NULL;   /* MPI_IN_PLACE only at the root */
+    if ((err = hier_columns(h, s, &inter)))
         return err;
-    res -= lo * cx_type_extent(a->rtype);
-    if (!all && h.c->my_node != root_node)
+    if (!all && h->c->my_node != root_node)
         return MPI_SUCCESS;
-    if ((err = hier_node_barrier(&h, s)))
+    if ((err = hier_node_barrier(h, s)))
         return err;
-    if (all && a->shared_out) {
+    if (all && a->shared_out && n == a->rcount) {
         *a->shared_out = res;   /* typed, as a receive buffer: the caller reads it */
         return err;
     }
     if (all || a->rank == a->root)
-        err = cx_sched_copy(s, res, n, a->rtype, a->rbuf, n, a->rtype);
+        err = cx_sched_copy(s, res, n, a->rtype, (char *)a->rbuf + e0 * ext, n, a->rtype);
+    return err;
+}
+
+static int hier_reduce_any(const cx_args *a, cx_sched *s, int all, int ms)
+{
+    hier h;
+    MPI_Aint n = a->rcount, per = chunk_elems(a, most_per_node(a));
+    int err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_reduce(a) / 2);
+    if (err || n == 0)
+        return err;
+    if (per < 1)
+        return MPI_ERR_NO_MEM;   /* one element per rank above COLLX_SHM_MAX */
+    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype))))
+        return err;
+    for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
+        if (e0)
+            hier_next_slot(&h);
+        err = reduce_chunk(&h, s, all, e0, n - e0 < per ? n - e0 : per);
+    }
     return err;
 }
 

@@ -3,9 +3,11 @@
  * work): the whole message (bcast) or every rank's block, node by node. */
 #include "hier.h"
 
+/* Up to the budget: a message above it goes in chunks of whole elements. */
 MPI_Aint cx_hier_shm_bcast(const cx_args *a)
 {
-    return hier_shm_bytes((MPI_Aint)cx_type_bytes(a->rcount, a->rtype));
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype), most = hier_slot_budget();
+    return hier_shm_bytes(bytes < most ? bytes : most);
 }
 
 /* Regular collectives: p blocks of the block size every rank agrees on. */
@@ -14,34 +16,53 @@ MPI_Aint cx_hier_shm_blocks(const cx_args *a)
     return hier_shm_bytes((MPI_Aint)a->size * (MPI_Aint)cx_block_bytes(a));
 }
 
+/* One chunk: elements [e0, e0 + k) of the message. */
+static int bcast_chunk(hier *h, cx_sched *s, MPI_Aint e0, MPI_Aint k)
+{
+    const cx_args *a = h->a;
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(k, a->rtype);
+    char *buf = (char *)a->rbuf + e0 * cx_type_extent(a->rtype);
+    int root_node = h->c->node_of[a->root], err = MPI_SUCCESS;
+    MPI_Aint lo, len;   /* my column's share of the chunk */
+    hier_share(bytes, h->c->local_rank, h->senders, &lo, &len);
+    cx_args inter = {.coll = CX_COLL_BCAST, .rbuf = h->slot + lo, .rcount = (int)len,
+                     .rtype = MPI_BYTE, .root = root_node};
+    if (a->rank == a->root)
+        err = cx_sched_copy(s, buf, k, a->rtype, h->slot, bytes, MPI_PACKED);
+    if (!err && h->c->my_node == root_node)   /* the root's data is in */
+        err = hier_node_barrier(h, s);
+    if (!err)
+        err = hier_columns(h, s, &inter);
+    if (!err)
+        err = hier_node_barrier(h, s);
+    if (a->shared_out && hier_plain_type(a->rtype) && a->rank != a->root && e0 == 0 &&
+        k == a->rcount) {
+        *a->shared_out = h->slot;   /* the caller reads the segment */
+        return err;
+    }
+    if (!err && a->rank != a->root)
+        err = cx_sched_copy(s, h->slot, bytes, MPI_PACKED, buf, k, a->rtype);
+    return err;
+}
+
 static int bcast(const cx_args *a, cx_sched *s, int ms)
 {
     hier h;
     MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
-    int err = hier_begin(&h, a, s, NULL, 0, bytes);
+    MPI_Aint esize = bytes / (a->rcount ? a->rcount : 1);
+    MPI_Aint per = esize ? hier_slot_budget() / esize : 0;   /* elements per chunk */
+    int err = hier_begin(&h, a, s, NULL, 0, bytes < per * esize ? bytes : per * esize);
     if (err || bytes == 0)
         return err;
+    if (per < 1)
+        return MPI_ERR_NO_MEM;   /* one element above COLLX_SHM_MAX / 2 */
     if (ms && (err = hier_choose_senders(&h, bytes)))
         return err;
-    int root_node = h.c->node_of[a->root];
-    MPI_Aint lo, len;   /* my column's share of the message */
-    hier_share(bytes, h.c->local_rank, h.senders, &lo, &len);
-    cx_args inter = {.coll = CX_COLL_BCAST, .rbuf = h.slot + lo, .rcount = (int)len,
-                     .rtype = MPI_BYTE, .root = root_node};
-    if (a->rank == a->root)
-        err = cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, h.slot, bytes, MPI_PACKED);
-    if (!err && h.c->my_node == root_node)   /* the root's data is in */
-        err = hier_node_barrier(&h, s);
-    if (!err)
-        err = hier_columns(&h, s, &inter);
-    if (!err)
-        err = hier_node_barrier(&h, s);
-    if (a->shared_out && hier_plain_type(a->rtype) && a->rank != a->root) {
-        *a->shared_out = h.slot;   /* the caller reads the segment */
-        return err;
+    for (MPI_Aint e0 = 0; e0 < a->rcount && !err; e0 += per) {
+        if (e0)
+            hier_next_slot(&h);
+        err = bcast_chunk(&h, s, e0, a->rcount - e0 < per ? a->rcount - e0 : per);
     }
-    if (!err && a->rank != a->root)
-        err = cx_sched_copy(s, h.slot, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     return err;
 }
 
