@@ -90,6 +90,11 @@ static int build_irregular(const cx_args *a, cx_sched *s)
     return b ? tuw_construct_steps(s, b) : MPI_ERR_NO_MEM;
 }
 
+/* Regular gather/scatter: every block has b bytes. The tree is built for
+ * blocks of one unit, without degradation, and its byte counts scaled by
+ * b: its shape does not depend on b, so an erroneous call whose ranks
+ * disagree on b still builds one tree on every rank (the sizes that
+ * disagree then give MPI_ERR_TRUNCATE, never a hang). */
 static int build_regular(const cx_args *a, cx_sched *s)
 {
     tuw_plan plan;
@@ -97,10 +102,17 @@ static int build_regular(const cx_args *a, cx_sched *s)
     if (!m)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < a->size; i++)
-        m[i] = b;
-    int err = tuw_simulate(m, a->size, a->root, a->rank, tuw_threshold(), s, &plan);
+        m[i] = 1;
+    int err = tuw_simulate(m, a->size, a->root, a->rank, -1, s, &plan);
     free(m);
-    return err ? err : emit(a, s, &plan);
+    if (err)
+        return err;
+    plan.parent.bytes *= b;
+    for (int c = 0; c < plan.nchild; c++)
+        plan.child[c].bytes *= b;
+    plan.final.M *= b;
+    plan.final.mg *= b;
+    return emit(a, s, &plan);
 }
 
 /* The tree decides which messages exist (a subtree without data sends
@@ -117,14 +129,14 @@ int cx_tuw_scatterv(const cx_args *a, cx_sched *s)
     return build_irregular(a, s);
 }
 
+/* Regular: every message of the (size-independent) tree exists, empty
+ * ones too (keep_empty, as for every regular collective). */
 int cx_tuw_gather(const cx_args *a, cx_sched *s)
 {
-    s->keep_empty = 0;
     return build_regular(a, s);
 }
 
 int cx_tuw_scatter(const cx_args *a, cx_sched *s)
 {
-    s->keep_empty = 0;
     return build_regular(a, s);
 }

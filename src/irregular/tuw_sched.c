@@ -40,7 +40,12 @@ static int root_piece(const cx_args *a, cx_sched *s, const tuw_plan *plan,
     }
     *out = first;
     out->count = total;
-    if (contiguous || n == 0)
+    if (n == 0) {   /* nothing to carry: an empty message still matches */
+        *out = (cx_piece){.buf = a->rbuf ? a->rbuf : (char *)a->sbuf, .count = 0,
+                          .type = MPI_BYTE};
+        return MPI_SUCCESS;
+    }
+    if (contiguous)
         return MPI_SUCCESS;
     int *lens = malloc((size_t)n * sizeof *lens);
     MPI_Aint *disp = malloc((size_t)n * sizeof *disp);
@@ -99,7 +104,7 @@ int tuw_emit_gather(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     if (plan->nchild == 0)
         return cx_sched_send(s, own.buf, own.count, own.type, peer);
     long long ownb = (long long)cx_type_bytes(own.count, own.type);
-    char *tmp = cx_sched_alloc(s, (size_t)plan->parent.bytes);
+    char *tmp = cx_sched_alloc(s, (size_t)(plan->parent.bytes ? plan->parent.bytes : 1));
     if (!tmp)
         return MPI_ERR_NO_MEM;
     err = cx_sched_copy(s, own.buf, own.count, own.type,
@@ -128,7 +133,7 @@ int tuw_emit_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     if (plan->nchild == 0)
         return cx_sched_recv(s, own.buf, own.count, own.type, peer);
     long long ownb = (long long)cx_type_bytes(own.count, own.type);
-    char *tmp = cx_sched_alloc(s, (size_t)plan->parent.bytes);
+    char *tmp = cx_sched_alloc(s, (size_t)(plan->parent.bytes ? plan->parent.bytes : 1));
     if (!tmp)
         return MPI_ERR_NO_MEM;
     if ((err = cx_sched_recv(s, tmp, plan->parent.bytes, MPI_PACKED, peer)) ||

@@ -237,9 +237,10 @@ static int error_rank(const kase *k)
 
 /* Cases collx does not handle yet (run with --all to see them fail):
  * hier assumes every rank's count agrees (its node segment layout and
- * barriers follow the counts); tuw gather/scatter build their tree from
+ * barriers follow the counts); tuw gatherv/scatterv build their tree from
  * the rank's own size, so with sizes on both sides of its degradation
- * threshold (rendezvous-sized) or of zero, ranks build different trees. */
+ * threshold (rendezvous-sized) ranks build different trees (tuw gather
+ * and scatter build one tree whatever the size). */
 static int run_all;
 static const char *known_gap(const kase *k)
 {
@@ -247,8 +248,9 @@ static const char *known_gap(const kase *k)
         return NULL;
     if (!strncmp(k->alg, "hier", 4))   /* hier, hier_ms */
         return "hier assumes counts that agree on every rank";
-    if (!strcmp(k->alg, "tuw") && (rndv || !small))
-        return "tuw builds its tree from each rank's own size";
+    if (!strcmp(k->alg, "tuw") && rndv && (!strcmp(k->coll, "gatherv") ||
+                                           !strcmp(k->coll, "scatterv")))
+        return "tuw gatherv/scatterv build their tree from each rank's own size";
     return NULL;
 }
 
