@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hierarchical paper (Parsons & Pai 2014) study in SMPI: flat native (SMPI's
 # Open-MPI-like selection), SMPI's own SMP-aware built-ins where they exist
-# (the anchors' ideas, as peers) and collx's hier, per collective, process
+# (the anchors' ideas, as peers) and collx's hier and hier_ms (several
+# senders per node, its default k), per collective, process
 # count and size, on fattree-256x16 (16 ranks per node).
 #   bench/hier_sweep.sh [OUT]    writes OUT/csv/*.csv and OUT/hier.csv
 # env: PS ("256 1024"), COLLS, SIZES (bytes per rank), ITERS (2; runs without
@@ -55,6 +56,7 @@ cells() {
       echo "$c $p native native"
       for x in $(peers "$c"); do echo "$c $p smpi:$x native"; done
       echo "$c $p hier hier"
+      case "$c" in bcast|allgather|allgatherv|allreduce|alltoall|alltoallv) echo "$c $p hier_ms hier_ms" ;; esac
     done
   done
 }

@@ -91,6 +91,7 @@ def main():
         lines.append("")
         plot(out, c, t, ps, variants)
     lines += model(t)
+    lines += real(os.path.join(out, "real"))
     with open(os.path.join(out, "hier_tables.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"hier_report: {os.path.join(out, 'hier_tables.md')}")
@@ -128,6 +129,33 @@ def model(t):
             if (c, "native") in at:
                 lines[i] = line[:-2] + f"{at[(c, 'native')][0] / at[(c, 'hier')][0]:.1f}x |"
     return lines + [""]
+
+
+def real(d):
+    """Tables of bench/hier_real.sh: real MPI on this machine, fake nodes."""
+    if not os.path.isdir(d):
+        return []
+    lines = ["## Real MPI on this machine (one node, fake nodes)", "",
+             "`bench/hier_real.sh`: 8 ranks on 2 cores (oversubscribed), the node "
+             "split into fake nodes of k ranks; the inter-node messages go through "
+             "the same shared memory, so hier pays its extra copies and node "
+             "barriers without a network to save. Median run time r in us.", ""]
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".csv"):
+            continue
+        rows = defaultdict(dict)
+        with open(os.path.join(d, f)) as fh:
+            for row in csv.DictReader(fh):
+                if row.get("kind") == "time" and row.get("metric") == "r":
+                    rows[int(row["size_bytes"])][row["alg"]] = float(row["median_us"])
+        algs = sorted({a for r in rows.values() for a in r}, key=lambda a: (a != "native", a))
+        lines += [f"### {f[:-4]}", "", "| bytes/rank | " + " | ".join(algs) + " |",
+                  "|---" * (len(algs) + 1) + "|"]
+        for m in sorted(rows):
+            lines.append(f"| {m} | " + " | ".join(f"{rows[m].get(a, float('nan')):.1f}"
+                                                   for a in algs) + " |")
+        lines.append("")
+    return lines
 
 
 def plot(out, c, t, ps, variants):
