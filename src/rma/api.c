@@ -31,9 +31,16 @@ static reg *find(MPI_Win win)
     return flag ? r : NULL;
 }
 
+/* Through the window's handler. With MPI_ERRORS_RETURN the code is just
+ * returned (SMPI 3.32 crashes in MPI_Win_call_errhandler with it). */
 static int win_error(MPI_Win win, int err)
 {
-    if (err && win != MPI_WIN_NULL)
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (!err || win == MPI_WIN_NULL || PMPI_Win_get_errhandler(win, &eh))
+        return err;
+    int returns = eh == MPI_ERRORS_RETURN;
+    PMPI_Errhandler_free(&eh);
+    if (!returns)
         PMPI_Win_call_errhandler(win, err);
     return err;
 }

@@ -159,9 +159,9 @@ int cx_rma_step(void *ctx)
     cx_rma *rt = ctx;
     if (atomic_load_explicit(&rt->active, memory_order_acquire) &&
         read_word(rt, CX_RMA_DONE) >= rt->expected) {
-        int64_t zero = 0;
-        note(rt, PMPI_Accumulate(&zero, 1, MPI_INT64_T, 0, CX_RMA_LOCK, 1, MPI_INT64_T,
-                                 MPI_REPLACE, rt->ctl));
+        int64_t one = 1;
+        note(rt, PMPI_Accumulate(&one, 1, MPI_INT64_T, 0, CX_RMA_SERVING, 1, MPI_INT64_T,
+                                 MPI_SUM, rt->ctl));
         note(rt, PMPI_Win_flush(0, rt->ctl));
         atomic_store_explicit(&rt->active, 0, memory_order_release);
     }
@@ -173,23 +173,29 @@ int cx_rma_step(void *ctx)
 }
 
 /* Waits for the lock of the runtime (the previous broadcast, this root's
- * or another's, is complete everywhere once it is free). */
+ * or another's, is complete everywhere once this ticket is served). */
 static int take_lock(cx_rma *rt)
 {
-    int64_t mine = rt->rank + 1, zero = 0, got = -1;
-    for (int spins = 0;; cx_rma_backoff(&spins)) {
+    int64_t one = 1, zero = 0, ticket = -1, serving = -1;
+    int err, spins = 0;
+    /* This root's previous broadcast first: its release serves the next. */
+    while (atomic_load(&rt->active)) {
         cx_progress_poke();
-        if (atomic_load(&rt->active))
-            continue;
-        int err = PMPI_Compare_and_swap(&mine, &zero, &got, MPI_INT64_T, 0, CX_RMA_LOCK,
-                                        rt->ctl);
+        cx_rma_backoff(&spins);
+    }
+    err = PMPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, CX_RMA_TICKET, MPI_SUM, rt->ctl);
+    if (!err)
+        err = PMPI_Win_flush(0, rt->ctl);
+    for (spins = 0; !err; cx_rma_backoff(&spins)) {
+        err = PMPI_Fetch_and_op(&zero, &serving, MPI_INT64_T, 0, CX_RMA_SERVING,
+                                MPI_NO_OP, rt->ctl);
         if (!err)
             err = PMPI_Win_flush(0, rt->ctl);
-        if (err)
-            return err;
-        if (got == 0)
+        if (!err && serving == ticket)
             return MPI_SUCCESS;
+        cx_progress_poke();   /* forward the broadcast that holds it */
     }
+    return err;
 }
 
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,

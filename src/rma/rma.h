@@ -8,7 +8,9 @@
  * forwarding job on the core progress agent (the paper's Broadcaster).
  *
  * Broadcasts of one runtime are SERIALISED: a root takes the runtime's lock
- * (a word at rank 0, compare-and-swap) before its first put and the lock is
+ * (a ticket lock at rank 0: fetch-and-add a ticket, wait until it is
+ * served; SMPI 3.32's compare-and-swap is not atomic, its fetch-and-op is,
+ * and tickets are served in order) before its first put and the lock is
  * released when every other process has acknowledged on the root's done
  * counter. So every process holds at most one pending request, descriptors
  * are never overwritten before they are read and data of two broadcasts
@@ -24,8 +26,9 @@
 enum {
     CX_RMA_FLAG = 0,   /* requests received (incremented by the parent) */
     CX_RMA_DONE = 1,   /* acknowledgements of this root's broadcasts */
-    CX_RMA_LOCK = 2,   /* rank 0 only: 0 free, else holder + 1 */
-    CX_RMA_DESC = 3,   /* descriptor: root, wid, disp, bytes, alg */
+    CX_RMA_TICKET = 2, /* rank 0 only: next ticket of the runtime's lock */
+    CX_RMA_SERVING = 3,/* rank 0 only: ticket that holds the lock */
+    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg */
     CX_RMA_DESC_WORDS = 5,
     CX_RMA_WORDS = CX_RMA_DESC + CX_RMA_DESC_WORDS
 };

@@ -44,7 +44,7 @@ static int probe_async(cx_rma *rt)
         nanosleep(&t, NULL);
     } else if (rt->rank == 0) {
         double t0 = PMPI_Wtime();
-        PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, CX_RMA_LOCK, MPI_NO_OP, rt->ctl);
+        PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, CX_RMA_TICKET, MPI_NO_OP, rt->ctl);
         PMPI_Win_flush(1, rt->ctl);
         yes = PMPI_Wtime() - t0 < 0.015;
     }

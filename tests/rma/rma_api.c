@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <mpi.h>
 #include "collx.h"
 
 #define GUARD 64
 static int rank, size, failures;
 static CX_Rma rma;
+static int trace;
 
 #define CHECK(cond, ...)                                                       \
     do {                                                                       \
@@ -36,8 +38,11 @@ static void wait_arrived(MPI_Win win, long long n)
 {
     long long got = 0;
     double t0 = MPI_Wtime();
-    while (got < n && MPI_Wtime() - t0 < 60)
-        CX_Rma_bcast_arrived(win, &got);
+    /* A polling loop must let others run: in SMPI ranks are cooperative
+     * actors and a local atomic does not yield. */
+    for (CX_Rma_bcast_arrived(win, &got); got < n && MPI_Wtime() - t0 < 60;
+         CX_Rma_bcast_arrived(win, &got))
+        usleep(2);
     CHECK(got == n, "arrived %lld broadcasts, want %lld", got, n);
 }
 
@@ -54,6 +59,8 @@ static void one(MPI_Win win, unsigned char *base, int unit, int alg, int root,
                 long bytes, long k)
 {
     MPI_Aint disp = GUARD / unit;
+    if (trace)
+        printf("rank %d: alg %d root %d bytes %ld\n", rank, alg, root, bytes);
     memset(base, 0xEE, (size_t)(bytes + 2 * GUARD));
     MPI_Win_sync(win);
     long long before = arrived(win);
@@ -106,6 +113,8 @@ static void repeated(MPI_Win win, unsigned char *base, int alg, int root, int n)
                 buf[i] = pattern(root, k, i);
             CHECK(CX_Rma_bcast(buf, (int)slot, MPI_BYTE, root, win, k * slot, alg) == 0,
                   "repeated bcast %d", k);
+            if (trace)
+                printf("rank %d: repeated %d sent\n", rank, k);
         }
         CHECK(CX_Rma_bcast_flush(win) == MPI_SUCCESS, "flush after repeated");
     } else {
@@ -137,6 +146,8 @@ static void all_roots(MPI_Win win, unsigned char *base, int alg)
         CHECK(CX_Rma_bcast(buf, (int)region, MPI_BYTE, rank, win, rank * region / 4, alg) == 0,
               "all-roots bcast");
     }
+    if (trace)
+        printf("rank %d: all-roots sent\n", rank);
     CHECK(CX_Rma_bcast_flush(win) == MPI_SUCCESS, "all-roots flush");
     wait_arrived(win, before + 2 * (size - 1));
     MPI_Win_sync(win);
@@ -208,6 +219,8 @@ int main(int argc, char **argv)
                              ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
     long max = argc > 2 ? atol(argv[2]) : 3L << 20;
     MPI_Init_thread(&argc, &argv, want, &provided);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    trace = getenv("RMA_TRACE") != NULL;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(CX_Rma_init(MPI_COMM_WORLD, &rma) == MPI_SUCCESS, "CX_Rma_init");
@@ -254,11 +267,15 @@ int main(int argc, char **argv)
                 if (sizes[s] <= max && (s < 5 || root == 0 || root == size - 1))
                     one(s % 2 ? w2 : w1, s % 2 ? b2 : b1, s % 2 ? 4 : 1, alg, root,
                         sizes[s], k++);
+        if (trace)
+            printf("rank %d: repeated, all roots, derived\n", rank);
         repeated(w1, b1, alg, size / 2, 40);
         all_roots(w2, b2, alg);
         derived(w1, b1, alg);
         MPI_Barrier(MPI_COMM_WORLD);
     }
+    if (trace)
+        printf("rank %d: errors, finalize\n", rank);
     errors(w1, wbytes);
     CHECK(CX_Rma_finalize(&rma) == MPI_SUCCESS && rma == NULL, "CX_Rma_finalize");
     MPI_Win_free(&w1);
