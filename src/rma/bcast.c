@@ -18,6 +18,15 @@ static void note(cx_rma *rt, int err)
         atomic_compare_exchange_strong(&rt->err, &none, err);
 }
 
+/* Atomic add to a control word of target (not yet flushed): every access
+ * to a control word is a fetch-and-op (one code path in the MPI). */
+static int add_word(cx_rma *rt, int target, int word)
+{
+    /* Buffers of an RMA call live until its flush: not on this stack. */
+    static _Thread_local int64_t one = 1, old;
+    return PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, word, MPI_SUM, rt->ctl);
+}
+
 /* Data to one target: bytes from src into window w at disp (in the
  * target's units), in pieces below 2^31 that keep whole units. */
 static int put_data(cx_rma_win *w, int target, const char *src, MPI_Aint bytes,
@@ -47,10 +56,15 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
 {
     int err = MPI_SUCCESS;
     cx_rma_win *w = &rt->wins[desc[1]];
-    int64_t d[CX_RMA_DESC_WORDS], one = 1;
-    memcpy(d, desc, sizeof d);
-    if (d[3] >= 0 && !fits(w, target, d[2], d[3]))
-        d[3] = -1;   /* too small there: say so instead of writing */
+    /* The descriptor put may complete after this returns (linear flushes
+     * all targets at the end): its buffer must outlive the call. */
+    int64_t *d = rt->desc_out[0];
+    memcpy(d, desc, sizeof rt->desc_out[0]);
+    if (d[3] >= 0 && !fits(w, target, d[2], d[3])) {
+        d = rt->desc_out[1];   /* too small there: say so instead of writing */
+        memcpy(d, desc, sizeof rt->desc_out[1]);
+        d[3] = -1;
+    }
     if (d[3] > 0)
         err = put_data(w, target, src, d[3], d[2]);
     if (!err)
@@ -63,8 +77,7 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
     if (!err)
         err = PMPI_Win_flush(target, rt->ctl);
     if (!err)
-        err = PMPI_Accumulate(&one, 1, MPI_INT64_T, target, CX_RMA_FLAG, 1, MPI_INT64_T,
-                              MPI_SUM, rt->ctl);
+        err = add_word(rt, target, CX_RMA_FLAG);
     if (!err)
         err = PMPI_Win_flush(target, rt->ctl);
     return err;
@@ -80,7 +93,6 @@ static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
         if (v != 0)
             return MPI_SUCCESS;
         /* One epoch: every data put, then every flag. */
-        int64_t one = 1;
         cx_rma_win *w = &rt->wins[desc[1]];
         for (int t = 0; t < p && !err; t++)
             if (t != root)
@@ -91,8 +103,7 @@ static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
             err = PMPI_Win_flush_all(rt->ctl);
         for (int t = 0; t < p && !err; t++)
             if (t != root)
-                err = PMPI_Accumulate(&one, 1, MPI_INT64_T, t, CX_RMA_FLAG, 1,
-                                      MPI_INT64_T, MPI_SUM, rt->ctl);
+                err = add_word(rt, t, CX_RMA_FLAG);
         return err ? err : PMPI_Win_flush_all(rt->ctl);
     }
     /* Binomial tree on relative ranks, largest subtree first: the child
@@ -103,20 +114,27 @@ static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
     return err;
 }
 
-/* Atomic read of one of this rank's control words. */
+/* Atomic read of a control word of target. */
+static int read_at(cx_rma *rt, int target, int word, int64_t *val)
+{
+    static _Thread_local int64_t zero, got;
+    int err = PMPI_Fetch_and_op(&zero, &got, MPI_INT64_T, target, word, MPI_NO_OP, rt->ctl);
+    if (!err)
+        err = PMPI_Win_flush(target, rt->ctl);
+    *val = got;
+    return err;
+}
+
 static int64_t read_word(cx_rma *rt, int word)
 {
-    int64_t dummy = 0, val = 0;
-    PMPI_Fetch_and_op(&dummy, &val, MPI_INT64_T, rt->rank, word, MPI_NO_OP, rt->ctl);
-    PMPI_Win_flush(rt->rank, rt->ctl);
-    return val;
+    int64_t v = 0;
+    read_at(rt, rt->rank, word, &v);
+    return v;
 }
 
 static int send_ack(cx_rma *rt, int root)
 {
-    int64_t one = 1;
-    int err = PMPI_Accumulate(&one, 1, MPI_INT64_T, root, CX_RMA_DONE, 1, MPI_INT64_T,
-                              MPI_SUM, rt->ctl);
+    int err = add_word(rt, root, CX_RMA_DONE);
     return err ? err : PMPI_Win_flush(root, rt->ctl);
 }
 
@@ -157,11 +175,14 @@ static void handle_request(cx_rma *rt)
 int cx_rma_step(void *ctx)
 {
     cx_rma *rt = ctx;
+    int flag;
+    /* MPICH applies some atomics as active messages at the target: they
+     * land only when this process runs MPI's progress engine, which an
+     * operation on its own window does not. No one sends on rt->comm. */
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
     if (atomic_load_explicit(&rt->active, memory_order_acquire) &&
         read_word(rt, CX_RMA_DONE) >= rt->expected) {
-        int64_t one = 1;
-        note(rt, PMPI_Accumulate(&one, 1, MPI_INT64_T, 0, CX_RMA_SERVING, 1, MPI_INT64_T,
-                                 MPI_SUM, rt->ctl));
+        note(rt, add_word(rt, 0, CX_RMA_SERVING));
         note(rt, PMPI_Win_flush(0, rt->ctl));
         atomic_store_explicit(&rt->active, 0, memory_order_release);
     }
@@ -176,7 +197,8 @@ int cx_rma_step(void *ctx)
  * or another's, is complete everywhere once this ticket is served). */
 static int take_lock(cx_rma *rt)
 {
-    int64_t one = 1, zero = 0, ticket = -1, serving = -1;
+    static _Thread_local int64_t one = 1, ticket;
+    int64_t serving = -1;
     int err, spins = 0;
     /* This root's previous broadcast first: its release serves the next. */
     while (atomic_load(&rt->active)) {
@@ -187,10 +209,7 @@ static int take_lock(cx_rma *rt)
     if (!err)
         err = PMPI_Win_flush(0, rt->ctl);
     for (spins = 0; !err; cx_rma_backoff(&spins)) {
-        err = PMPI_Fetch_and_op(&zero, &serving, MPI_INT64_T, 0, CX_RMA_SERVING,
-                                MPI_NO_OP, rt->ctl);
-        if (!err)
-            err = PMPI_Win_flush(0, rt->ctl);
+        err = read_at(rt, 0, CX_RMA_SERVING, &serving);
         if (!err && serving == ticket)
             return MPI_SUCCESS;
         cx_progress_poke();   /* forward the broadcast that holds it */
@@ -231,7 +250,8 @@ int cx_rma_flush(cx_rma *rt)
 int cx_rma_wait_delivered(cx_rma *rt, long long n)
 {
     for (int spins = 0; atomic_load_explicit(&rt->delivered, memory_order_acquire) < n;
-         cx_rma_backoff(&spins))
+         cx_rma_backoff(&spins)) {
         cx_progress_poke();
+    }
     return atomic_exchange(&rt->err, MPI_SUCCESS);
 }

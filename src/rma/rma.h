@@ -63,6 +63,7 @@ typedef struct cx_rma {
     atomic_int active;    /* this rank holds the lock; a broadcast runs */
     int64_t expected;     /* done counter value that completes it */
     atomic_int err;       /* first error of a forwarding step */
+    int64_t desc_out[2][CX_RMA_DESC_WORDS];  /* descriptors being put */
 } cx_rma;
 
 /* Runtime on comm (collective). MPI_ERR_UNSUPPORTED_OPERATION, identically

@@ -52,6 +52,18 @@ static int probe_async(cx_rma *rt)
     return yes;
 }
 
+/* Whether this MPI applies concurrent passive-target atomics reliably
+ * (same answer on every rank: a property of the library). */
+static int atomics_trusted(void)
+{
+#if defined(MPICH_VERSION) && !defined(SMPI_H)
+    const char *v = getenv("COLLX_RMA_MPICH");
+    return v && strcmp(v, "1") == 0;
+#else
+    return 1;
+#endif
+}
+
 static int engine_from_env(int thread_ok)
 {
     const char *v = getenv("COLLX_RMA_ENGINE");
@@ -92,11 +104,20 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
         ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, rt->ctl) == MPI_SUCCESS;
     }
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt->comm);
+    const char *why = "this MPI cannot create RMA windows on this communicator";
+    if (all_ok && !atomics_trusted()) {
+        all_ok = 0;
+        why = "MPICH 4.0 (ch4:ucx) loses or delays atomic updates of the control words "
+              "(broadcasts hang; see src/rma/README.md); COLLX_RMA_MPICH=1 tries anyway";
+    }
     if (!all_ok) {
-        if (rt->ctl != MPI_WIN_NULL)
+        if (rt->ctl != MPI_WIN_NULL) {
+            if (ok)
+                PMPI_Win_unlock_all(rt->ctl);
             PMPI_Win_free(&rt->ctl);
+        }
         if (rt->rank == 0 && cx_verbose() > 0)
-            cx_say("rma: this MPI cannot create RMA windows on this communicator");
+            cx_say("rma: %s", why);
         PMPI_Comm_free(&rt->comm);
         free(rt);
         return MPI_ERR_UNSUPPORTED_OPERATION;
