@@ -6,8 +6,8 @@
 # Appends to docs/results/rma/sweep.csv (platform,p,m,alg,min,median,mean,max
 # in us; r = the time until the last rank finished, collbench's metric r);
 # resumable: a (platform, p) already in the CSV is skipped.
-# usage: bench/rma_sweep.sh [ib|gige|all]   (run under the heavy lock:
-#        flock /tmp/collx-heavy.lock bench/rma_sweep.sh all)
+# usage: bench/rma_sweep.sh [ib|gige|all]   (each simulation takes the
+#        machine's heavy lock, /tmp/collx-heavy.lock, by itself)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CB="$ROOT/build/smpi/bench/collbench"
@@ -22,7 +22,7 @@ run_point() {   # platform p mmin mmax
   if grep -q "^$plat,$p," "$OUT"; then echo "[rma] $plat p=$p: in $OUT, skipped" >&2; return; fi
   tmp=$(mktemp)
   local t0=$SECONDS
-  "$ROOT/sim/run" "$plat" "$p" -- "$CB" --coll bcast --algs "$ALGS" -m "$3:$4" \
+ flock /tmp/collx-heavy.lock "$ROOT/sim/run" "$plat" "$p" -- "$CB" --coll bcast --algs "$ALGS" -m "$3:$4" \
       -x 5 -i 10 -f -q --csv "$tmp" > /dev/null
   awk -F, -v plat="$plat" 'NR > 1 && $17 == "r" {print plat "," $5 "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
       "$tmp" >> "$OUT"
