@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Short one-sided broadcast demo (under 2 minutes; bench/demo.sh calls it):
-# SMPI ib-6x8 p=16 and gige-18x8 p=32, one message size each, rma_linear vs
+# SMPI ib-6x8 p=16 (2 MiB) and gige-18x8 p=16 (16 KiB), rma_linear vs
 # rma_binomial vs native vs two-sided binomial; then a real-MPI run (Open
 # MPI, p=4). Writes OUTDIR/rma_demo.csv (same columns as rma_sweep.sh).
 # usage: bench/rma_demo.sh OUTDIR
@@ -10,12 +10,12 @@ OUT="${1:-$ROOT/docs/results/rma}"
 mkdir -p "$OUT"
 CSV="$OUT/rma_demo.csv"
 rm -f "$CSV"
-echo "[rma demo] SMPI ib-6x8 p=16, m=2 MiB" >&2
+
 RMA_CSV="$CSV" IB_P=16 GIGE_P=32 bash -c '
   ROOT='"$ROOT"'
   CB="$ROOT/build/smpi/bench/collbench"
   echo "platform,p,m,alg,min,median,mean,max" > "$RMA_CSV"
-  for pt in "ib-6x8 16 2097152" "gige-18x8 32 16384"; do
+  for pt in "ib-6x8 16 2097152" "gige-18x8 16 16384"; do
     set -- $pt
     echo "[rma demo] SMPI $1 p=$2 m=$3" >&2
     tmp=$(mktemp)
