@@ -111,6 +111,8 @@ if [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/pap_sweep.sh" ]; then
   timed fft_table env ITERS=30 REAL= "$ROOT/bench/fft_table.sh" "$OUT/fft"
 fi
 
+[ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/rma_demo.sh" ] && { step "one-sided broadcast (SMPI ib-6x8, gige-18x8, real MPI)"; timed rma_demo "$ROOT/bench/rma_demo.sh" "$OUT/rma"; }
+
 # ---- 3. report --------------------------------------------------------------
 step "report"
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"

@@ -154,6 +154,58 @@ int CX_Pat_expect_gather(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int CX_Pat_expect_none(MPI_Comm comm);
 int CX_Pat_finalize(MPI_Comm comm);
 
+/* ---- one-sided (RMA) broadcast (Paznikov 2024) ----
+ * A broadcast into an RMA window that only the root calls:
+ *
+ *     CX_Rma rma;
+ *     CX_Rma_init(comm, &rma);                  // collective
+ *     MPI_Win_allocate(bytes, 1, info, comm, &base, &win);
+ *     CX_Rma_win_register(rma, win, &wid);      // collective, the wid list
+ *     if (rank == root) {
+ *         CX_Rma_bcast(buf, count, type, root, win, disp, CX_RMA_BINOMIAL);
+ *         CX_Rma_bcast_flush(win);              // everyone has it
+ *     }
+ *     ...                                       // others: CX_Rma_bcast_arrived
+ *     CX_Rma_finalize(&rma);                    // collective, before freeing win
+ *
+ * Every other process's part of win receives, at disp (in its displacement
+ * unit), the count elements of type packed as bytes (for a contiguous type:
+ * as they are). CX_RMA_LINEAR: the root puts to every process;
+ * CX_RMA_BINOMIAL: a binomial tree on ranks relative to the root, each
+ * process forwarding to its children, largest subtree first. Each put is
+ * completed at the target (flush) before the request flag is set atomically.
+ * Broadcasts of one runtime are serialised, never mixed: a root waits for
+ * the runtime's lock, which the previous broadcast (of any root) releases
+ * once every process acknowledged it. CX_Rma_bcast returns when buf may be
+ * reused; CX_Rma_bcast_flush waits until every broadcast this process
+ * started completed everywhere; CX_Rma_bcast_test checks once.
+ * CX_Rma_bcast_arrived: how many broadcasts of the runtime have reached this
+ * process (data in its window, forwarding done).
+ * Forwarding is done by the core progress thread when every process has
+ * MPI_THREAD_MULTIPLE (engine "thread"), else inside collx calls (engine
+ * "inline": flush, test, arrived, any collx collective; SMPI, and MPIs
+ * without it): then every process must call into collx while broadcasts
+ * run. COLLX_RMA_ENGINE=inline forces it; COLLX_VERBOSE=1 says what was
+ * probed and chosen. While registered, the runtime holds a lock_all epoch
+ * on the window: use no other synchronisation on it. Errors: window
+ * errors through the window's error handler (not registered: MPI_ERR_WIN,
+ * root not the caller: MPI_ERR_ROOT, out of any window: MPI_ERR_RMA_RANGE);
+ * CX_Rma_init fails with MPI_ERR_UNSUPPORTED_OPERATION when the MPI cannot
+ * create windows on comm. */
+typedef struct cx_rma *CX_Rma;
+enum { CX_RMA_LINEAR = 0, CX_RMA_BINOMIAL = 1 };
+int CX_Rma_init(MPI_Comm comm, CX_Rma *rma);
+int CX_Rma_finalize(CX_Rma *rma);
+/* "thread" or "inline" into *engine. */
+int CX_Rma_engine(CX_Rma rma, const char **engine);
+int CX_Rma_win_register(CX_Rma rma, MPI_Win win, int *wid);
+int CX_Rma_win_unregister(MPI_Win win);
+int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Win win,
+                 MPI_Aint disp, int alg);
+int CX_Rma_bcast_flush(MPI_Win win);
+int CX_Rma_bcast_test(MPI_Win win, int *flag);
+int CX_Rma_bcast_arrived(MPI_Win win, long long *count);
+
 /* ---- algorithm registry and selection ----
  * coll is the lower-case collective name: "barrier", "bcast", "gather",
  * "gatherv", ..., "reduce_scatter_block", "scan", "exscan". */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One-sided broadcast sweep (Paznikov 2024, Figs. 9-12) in SMPI: rma_linear,
+# rma_binomial, native MPI_Bcast and collx's two-sided binomial, root 0,
+# 5 warm-ups + 10 runs (collbench), on ib-6x8 (m = 2..32 MiB, p = 8..48) and
+# gige-18x8 (m = 2..32 KiB, p = 8..96); powers of two in m (collbench -m).
+# Appends to docs/results/rma/sweep.csv (platform,p,m,alg,min,median,mean,max
+# in us; r = the time until the last rank finished, collbench's metric r);
+# resumable: a (platform, p) already in the CSV is skipped.
+# usage: bench/rma_sweep.sh [ib|gige|all]   (each simulation takes the
+#        machine's heavy lock, /tmp/collx-heavy.lock, by itself)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CB="$ROOT/build/smpi/bench/collbench"
+OUT="${RMA_CSV:-$ROOT/docs/results/rma/sweep.csv}"
+ALGS="native,binomial,rma_linear,rma_binomial"
+which="${1:-all}"
+[ -x "$CB" ] || { echo "build SMPI first: ./run build" >&2; exit 1; }
+[ -f "$OUT" ] || echo "platform,p,m,alg,min,median,mean,max" > "$OUT"
+
+run_point() {   # platform p mmin mmax
+  local plat=$1 p=$2 tmp
+  if grep -q "^$plat,$p," "$OUT"; then echo "[rma] $plat p=$p: in $OUT, skipped" >&2; return; fi
+  tmp=$(mktemp)
+  local t0=$SECONDS
+ flock /tmp/collx-heavy.lock "$ROOT/sim/run" "$plat" "$p" -- "$CB" --coll bcast --algs "$ALGS" -m "$3:$4" \
+      -x 5 -i 10 -f -q --csv "$tmp" > /dev/null
+  awk -F, -v plat="$plat" 'NR > 1 && $17 == "r" {print plat "," $5 "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
+      "$tmp" >> "$OUT"
+  rm -f "$tmp"
+  echo "[rma] $plat p=$p m=$3..$4: $((SECONDS - t0)) s" >&2
+}
+
+# The full grid is long in SMPI (every put copies its bytes for real: p=48
+# at 32 MiB took over 3 minutes for one point on the shared 2-core machine);
+# the defaults are the affordable subset, RMA_FULL=1 the paper's grid.
+if [ "${RMA_FULL:-0}" = 1 ]; then
+  IB_P="8 16 24 32 40 48"; IB_M="2097152 33554432"
+  GIGE_P="8 16 24 32 40 48 56 64 72 80 88 96"
+else
+  IB_P="${IB_P:-8 16 32 48}"; IB_M="2097152 8388608"
+  GIGE_P="${GIGE_P:-8 32 64 96}"
+fi
+if [ "$which" = ib ] || [ "$which" = all ]; then
+  for p in $IB_P; do run_point ib-6x8 "$p" $IB_M; done
+fi
+if [ "$which" = gige ] || [ "$which" = all ]; then
+  for p in $GIGE_P; do run_point gige-18x8 "$p" 2048 32768; done
+fi
+echo "[rma] results in $OUT" >&2

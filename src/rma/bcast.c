@@ -1,0 +1,257 @@
+/* The broadcast itself: PutRequest, PutLoop (linear, binomial with the
+ * largest subtree first, on ranks relative to the root), the forwarding
+ * job and the root's completion.
+ *
+ * PutRequest orders its puts so that a flag never announces data that has
+ * not landed: put data, put descriptor, flush both at the target, only then
+ * increment the flag atomically (and flush it, so that the child starts at
+ * once even on MPIs that queue operations until a flush). */
+#include <string.h>
+#include "rma.h"
+
+enum { ALG_LINEAR = 0, ALG_BINOMIAL = 1 };
+
+static void note(cx_rma *rt, int err)
+{
+    int none = MPI_SUCCESS;
+    if (err)
+        atomic_compare_exchange_strong(&rt->err, &none, err);
+}
+
+/* Atomic add to a control word of target (not yet flushed): every access
+ * to a control word is a fetch-and-op (one code path in the MPI). */
+static int add_word(cx_rma *rt, int target, int word)
+{
+    /* Buffers of an RMA call live until its flush: not on this stack. */
+    static _Thread_local int64_t one = 1, old;
+    return PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, word, MPI_SUM, rt->ctl);
+}
+
+/* Data to one target: bytes from src into window w at disp (in the
+ * target's units), in pieces below 2^31 that keep whole units. */
+static int put_data(cx_rma_win *w, int target, const char *src, MPI_Aint bytes,
+                    MPI_Aint disp)
+{
+    int err = MPI_SUCCESS, unit = w->unit[target];
+    MPI_Aint piece = ((MPI_Aint)1 << 30) / unit * unit;
+    for (MPI_Aint off = 0; off < bytes && !err; off += piece) {
+        MPI_Aint n = bytes - off < piece ? bytes - off : piece;
+        err = PMPI_Put(src + off, (int)n, MPI_BYTE, target, disp + off / unit, (int)n,
+                       MPI_BYTE, w->win);
+    }
+    return err;
+}
+
+/* Whether bytes fit at disp in target's part of w. */
+static int fits(const cx_rma_win *w, int target, MPI_Aint disp, MPI_Aint bytes)
+{
+    return disp >= 0 && disp * w->unit[target] + bytes <= w->size[target];
+}
+
+/* Data and descriptor to target, completed there; then the flag. With
+ * announce = 0 the flag is left to the caller (linear: all flags after
+ * all data). */
+static int put_request(cx_rma *rt, int target, const char *src, const int64_t *desc,
+                       int announce)
+{
+    int err = MPI_SUCCESS;
+    cx_rma_win *w = &rt->wins[desc[1]];
+    /* The descriptor put may complete after this returns (linear flushes
+     * all targets at the end): its buffer must outlive the call. */
+    int64_t *d = rt->desc_out[0];
+    memcpy(d, desc, sizeof rt->desc_out[0]);
+    if (d[3] >= 0 && !fits(w, target, d[2], d[3])) {
+        d = rt->desc_out[1];   /* too small there: say so instead of writing */
+        memcpy(d, desc, sizeof rt->desc_out[1]);
+        d[3] = -1;
+    }
+    if (d[3] > 0)
+        err = put_data(w, target, src, d[3], d[2]);
+    if (!err)
+        err = PMPI_Put(d, CX_RMA_DESC_WORDS, MPI_INT64_T, target, CX_RMA_DESC,
+                       CX_RMA_DESC_WORDS, MPI_INT64_T, rt->ctl);
+    if (!announce)
+        return err;
+    if (!err && d[3] > 0)
+        err = PMPI_Win_flush(target, w->win);
+    if (!err)
+        err = PMPI_Win_flush(target, rt->ctl);
+    if (!err)
+        err = add_word(rt, target, CX_RMA_FLAG);
+    if (!err)
+        err = PMPI_Win_flush(target, rt->ctl);
+    return err;
+}
+
+/* The paper's PutLoop from this rank (the root, or a forwarder that has
+ * the data at src). */
+static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
+{
+    int p = rt->size, root = (int)desc[0], err = MPI_SUCCESS;
+    int v = (rt->rank - root + p) % p;
+    if (desc[4] == ALG_LINEAR) {
+        if (v != 0)
+            return MPI_SUCCESS;
+        /* One epoch: every data put, then every flag. */
+        cx_rma_win *w = &rt->wins[desc[1]];
+        for (int t = 0; t < p && !err; t++)
+            if (t != root)
+                err = put_request(rt, t, src, desc, 0);
+        if (!err && desc[3] > 0)
+            err = PMPI_Win_flush_all(w->win);
+        if (!err)
+            err = PMPI_Win_flush_all(rt->ctl);
+        for (int t = 0; t < p && !err; t++)
+            if (t != root)
+                err = add_word(rt, t, CX_RMA_FLAG);
+        return err ? err : PMPI_Win_flush_all(rt->ctl);
+    }
+    /* Binomial tree on relative ranks, largest subtree first: the child
+     * v + m with the largest m has the most work below it. */
+    for (int m = cx_binomial_span(v, p) >> 1; m >= 1 && !err; m >>= 1)
+        if (v + m < p)
+            err = put_request(rt, (v + m + root) % p, src, desc, 1);
+    return err;
+}
+
+/* Atomic read of a control word of target. */
+static int read_at(cx_rma *rt, int target, int word, int64_t *val)
+{
+    static _Thread_local int64_t zero, got;
+    int err = PMPI_Fetch_and_op(&zero, &got, MPI_INT64_T, target, word, MPI_NO_OP, rt->ctl);
+    if (!err)
+        err = PMPI_Win_flush(target, rt->ctl);
+    *val = got;
+    return err;
+}
+
+static int64_t read_word(cx_rma *rt, int word)
+{
+    int64_t v = 0;
+    read_at(rt, rt->rank, word, &v);
+    return v;
+}
+
+static int send_ack(cx_rma *rt, int root)
+{
+    int err = add_word(rt, root, CX_RMA_DONE);
+    return err ? err : PMPI_Win_flush(root, rt->ctl);
+}
+
+int cx_rma_ack(cx_rma *rt)
+{
+    int root = rt->ack_root;
+    rt->ack_root = -1;
+    return root < 0 ? MPI_SUCCESS : send_ack(rt, root);
+}
+
+/* A request here: the descriptor is complete (its parent flushed it before
+ * the flag), so is the data. Forward to the subtree, then acknowledge. */
+static void handle_request(cx_rma *rt)
+{
+    int64_t desc[CX_RMA_DESC_WORDS];
+    int err = PMPI_Get(desc, CX_RMA_DESC_WORDS, MPI_INT64_T, rt->rank, CX_RMA_DESC,
+                       CX_RMA_DESC_WORDS, MPI_INT64_T, rt->ctl);
+    if (!err)
+        err = PMPI_Win_flush(rt->rank, rt->ctl);
+    if (!err && (desc[1] < 0 || desc[1] >= rt->nwins ||
+                 rt->wins[desc[1]].win == MPI_WIN_NULL))
+        err = MPI_ERR_WIN;
+    if (!err) {
+        cx_rma_win *w = &rt->wins[desc[1]];
+        PMPI_Win_sync(w->win);   /* separate memory model: see the puts */
+        err = put_loop(rt, w->base + desc[2] * w->unit[rt->rank], desc);
+    }
+    note(rt, err);
+    rt->last_bytes = desc[3];
+    rt->seen++;
+    if (rt->hold_acks)
+        rt->ack_root = (int)desc[0];
+    else
+        note(rt, send_ack(rt, (int)desc[0]));
+    atomic_fetch_add_explicit(&rt->delivered, 1, memory_order_release);
+}
+
+int cx_rma_step(void *ctx)
+{
+    cx_rma *rt = ctx;
+    int flag;
+    /* MPICH applies some atomics as active messages at the target: they
+     * land only when this process runs MPI's progress engine, which an
+     * operation on its own window does not. No one sends on rt->comm. */
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
+    if (atomic_load_explicit(&rt->active, memory_order_acquire) &&
+        read_word(rt, CX_RMA_DONE) >= rt->expected) {
+        note(rt, add_word(rt, 0, CX_RMA_SERVING));
+        note(rt, PMPI_Win_flush(0, rt->ctl));
+        atomic_store_explicit(&rt->active, 0, memory_order_release);
+    }
+    /* The drop-in acknowledges after reading its staging window: until
+     * then no new request can come. */
+    if (rt->ack_root < 0 && read_word(rt, CX_RMA_FLAG) > rt->seen)
+        handle_request(rt);
+    return 0;
+}
+
+/* Waits for the lock of the runtime (the previous broadcast, this root's
+ * or another's, is complete everywhere once this ticket is served). */
+static int take_lock(cx_rma *rt)
+{
+    static _Thread_local int64_t one = 1, ticket;
+    int64_t serving = -1;
+    int err, spins = 0;
+    /* This root's previous broadcast first: its release serves the next. */
+    while (atomic_load(&rt->active)) {
+        cx_progress_poke();
+        cx_rma_backoff(&spins);
+    }
+    err = PMPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, CX_RMA_TICKET, MPI_SUM, rt->ctl);
+    if (!err)
+        err = PMPI_Win_flush(0, rt->ctl);
+    for (spins = 0; !err; cx_rma_backoff(&spins)) {
+        err = read_at(rt, 0, CX_RMA_SERVING, &serving);
+        if (!err && serving == ticket)
+            return MPI_SUCCESS;
+        cx_progress_poke();   /* forward the broadcast that holds it */
+    }
+    return err;
+}
+
+int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
+                       MPI_Aint disp, int alg, int fit_marker)
+{
+    int err, p = rt->size;
+    if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
+        return MPI_ERR_WIN;
+    if (alg != ALG_LINEAR && alg != ALG_BINOMIAL)
+        return MPI_ERR_ARG;
+    if (!fit_marker)
+        for (int t = 0; t < p; t++)
+            if (t != rt->rank && !fits(&rt->wins[wid], t, disp, bytes))
+                return MPI_ERR_RMA_RANGE;
+    if (p == 1)
+        return MPI_SUCCESS;
+    if ((err = take_lock(rt)))
+        return err;
+    rt->expected += p - 1;
+    atomic_store_explicit(&rt->active, 1, memory_order_release);
+    int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg};
+    return put_loop(rt, src, desc);
+}
+
+int cx_rma_flush(cx_rma *rt)
+{
+    for (int spins = 0; atomic_load_explicit(&rt->active, memory_order_acquire);
+         cx_rma_backoff(&spins))
+        cx_progress_poke();
+    return atomic_exchange(&rt->err, MPI_SUCCESS);
+}
+
+int cx_rma_wait_delivered(cx_rma *rt, long long n)
+{
+    for (int spins = 0; atomic_load_explicit(&rt->delivered, memory_order_acquire) < n;
+         cx_rma_backoff(&spins)) {
+        cx_progress_poke();
+    }
+    return atomic_exchange(&rt->err, MPI_SUCCESS);
+}

@@ -1,0 +1,208 @@
+/* The one-sided broadcast as a drop-in MPI_Bcast ("rma_linear",
+ * "rma_binomial"): per communicator (family slot) a runtime and a staging
+ * window, grown collectively when a call needs more (every rank knows the
+ * message size). The root puts from its buffer (packed into its own staging
+ * window first when the type is not contiguous); a receiver waits until its
+ * request has been handled, unpacks the staging window into its buffer and
+ * only then acknowledges, so the next broadcast cannot overwrite staging
+ * data that has not been read. Where windows cannot be created, every rank
+ * runs native (requirements, .check). */
+#include <stdlib.h>
+#include <string.h>
+#include "rma.h"
+
+#define MIN_STAGING ((MPI_Aint)64 << 10)
+
+typedef struct dropin {
+    cx_rma *rt;           /* NULL: no RMA here (decided alike everywhere) */
+    MPI_Win stage;
+    char *stage_base;
+    MPI_Aint cap;
+    int wid;
+    long long recvs;      /* broadcasts received so far */
+} dropin;
+
+typedef struct call {
+    const cx_args *a;
+    dropin *d;
+    int alg;
+} call;
+
+static void release(void *state)
+{
+    dropin *d = state;
+    if (d->rt)
+        cx_rma_destroy(d->rt, 1);   /* every call completed before it returned */
+    if (d->stage != MPI_WIN_NULL)
+        PMPI_Win_free(&d->stage);
+    free(d);
+}
+
+/* COLLX_RMA_MAX (bytes, default 256 MiB): the largest staging window. */
+static MPI_Aint staging_max(void)
+{
+    const char *v = getenv("COLLX_RMA_MAX");
+    long long n = v ? atoll(v) : 0;
+    return n > 0 ? (MPI_Aint)n : (MPI_Aint)256 << 20;
+}
+
+static dropin *state(cx_comm *c, int *err)
+{
+    cx_family_slot *f = &c->family[CX_FAMILY_RMA];
+    *err = MPI_SUCCESS;
+    if (f->state)
+        return f->state;
+    dropin *d = calloc(1, sizeof *d);
+    if (!d) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    d->stage = MPI_WIN_NULL;
+    d->wid = -1;
+    int e = cx_rma_create(c->priv, &d->rt);
+    if (e && e != MPI_ERR_UNSUPPORTED_OPERATION) {
+        free(d);
+        *err = e;
+        return NULL;
+    }
+    *f = (cx_family_slot){d, release, NULL};
+    return d;
+}
+
+static MPI_Aint call_bytes(const cx_args *a)
+{
+    return (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
+}
+
+static const char *check(const cx_args *a, cx_comm *c)
+{
+    int err;
+    if (a->size == 1 || call_bytes(a) == 0)
+        return NULL;
+    if (call_bytes(a) > staging_max())
+        return "needs a staging window above COLLX_RMA_MAX";
+    dropin *d = state(c, &err);
+    if (!d)
+        return "cannot set up its RMA runtime";
+    return d->rt ? NULL : "cannot create RMA windows on this communicator";
+}
+
+/* Collective: every rank has the same bytes (same type signature). */
+static int ensure_staging(dropin *d, MPI_Aint bytes)
+{
+    int err;
+    if (bytes <= d->cap)
+        return MPI_SUCCESS;
+    MPI_Aint cap = d->cap * 2 > bytes ? d->cap * 2 : bytes;
+    if (cap < MIN_STAGING)
+        cap = MIN_STAGING;
+    if (cap > staging_max())
+        cap = bytes;
+    if (d->wid >= 0)
+        cx_rma_unregister(d->rt, d->wid);
+    if (d->stage != MPI_WIN_NULL)
+        PMPI_Win_free(&d->stage);
+    d->wid = -1;
+    d->cap = 0;
+    if ((err = PMPI_Win_allocate(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
+                                 &d->stage)))
+        return err;
+    PMPI_Win_set_errhandler(d->stage, MPI_ERRORS_RETURN);
+    if ((err = cx_rma_register(d->rt, d->stage, &d->wid)))
+        return err;
+    d->cap = cap;
+    return MPI_SUCCESS;
+}
+
+static int contiguous(MPI_Datatype t, MPI_Aint *offset)
+{
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+    PMPI_Type_size(t, &size);
+    PMPI_Type_get_extent(t, &lb, &extent);
+    PMPI_Type_get_true_extent(t, &tlb, &textent);
+    *offset = tlb;
+    return size == extent && extent == textent;
+}
+
+static int run_root(call *k, MPI_Aint bytes)
+{
+    const cx_args *a = k->a;
+    dropin *d = k->d;
+    MPI_Aint off;
+    const char *src = (const char *)a->rbuf + 0;
+    int err;
+    if (contiguous(a->rtype, &off)) {
+        src += off;
+    } else {
+        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, d->stage_base, bytes, MPI_PACKED)))
+            return err;
+        src = d->stage_base;
+    }
+    err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, 1);
+    int ferr = cx_rma_flush(d->rt);
+    return err ? err : ferr;
+}
+
+static int run_receiver(call *k, MPI_Aint bytes)
+{
+    const cx_args *a = k->a;
+    dropin *d = k->d;
+    int err = cx_rma_wait_delivered(d->rt, ++d->recvs);
+    int64_t got = d->rt->last_bytes;
+    if (!err && got != bytes)
+        err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
+    if (!err) {
+        PMPI_Win_sync(d->stage);
+        err = cx_copy(d->stage_base, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    }
+    int aerr = cx_rma_ack(d->rt);
+    return err ? err : aerr;
+}
+
+/* The whole call in one poll step of a blocking schedule. */
+static int run(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    call *k = ctx;
+    MPI_Aint bytes = call_bytes(k->a);
+    *done = 1;
+    return k->a->rank == k->a->root ? run_root(k, bytes) : run_receiver(k, bytes);
+}
+
+static int build(const cx_args *a, cx_sched *s, int alg)
+{
+    int err;
+    MPI_Aint bytes = call_bytes(a);
+    if (a->size == 1 || bytes == 0)
+        return MPI_SUCCESS;
+    dropin *d = state(a->cc, &err);
+    if (!d || !d->rt)
+        return err ? err : MPI_ERR_INTERN;
+    d->rt->hold_acks = 1;
+    if ((err = ensure_staging(d, bytes)))
+        return err;
+    call *k = cx_sched_alloc(s, sizeof *k);
+    if (!k)
+        return MPI_ERR_NO_MEM;
+    *k = (call){a, d, alg};
+    return cx_sched_poll(s, run, k);
+}
+
+static int build_linear(const cx_args *a, cx_sched *s)
+{
+    return build(a, s, CX_RMA_LINEAR);
+}
+
+static int build_binomial(const cx_args *a, cx_sched *s)
+{
+    return build(a, s, CX_RMA_BINOMIAL);
+}
+
+const cx_algorithm cx_rma_algorithms[] = {
+    CX_ALG(BCAST, "rma_linear", build_linear, CX_REQ_BLOCKING,
+           "one-sided: the root puts to every rank (Paznikov 2024)", .check = check),
+    CX_ALG(BCAST, "rma_binomial", build_binomial, CX_REQ_BLOCKING,
+           "one-sided binomial tree, forwarded by each rank's runtime, largest "
+           "subtree first (Paznikov 2024)", .check = check),
+    CX_ALG_END};

@@ -1,0 +1,98 @@
+/* One-sided (RMA) broadcast runtime (Paznikov 2024), collx's version.
+ *
+ * Per runtime (a communicator): one control window per process of
+ * CX_RMA_WORDS 64-bit words (the paper's reqwin, descrwin and donecntrwin
+ * as three regions of one MPI_Win_allocate window: one lock_all epoch, and
+ * atomics on memory MPI allocated, which Open MPI's osc/rdma needs), the
+ * list of registered data windows (index = the paper's wid), and a
+ * forwarding job on the core progress agent (the paper's Broadcaster).
+ *
+ * Broadcasts of one runtime are SERIALISED: a root takes the runtime's lock
+ * (a ticket lock at rank 0: fetch-and-add a ticket, wait until it is
+ * served; SMPI 3.32's compare-and-swap is not atomic, its fetch-and-op is,
+ * and tickets are served in order) before its first put and the lock is
+ * released when every other process has acknowledged on the root's done
+ * counter. So every process holds at most one pending request, descriptors
+ * are never overwritten before they are read and data of two broadcasts
+ * never mix in a window. */
+#ifndef CX_RMA_H
+#define CX_RMA_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include "../core/blocks.h"
+
+/* Control window words. */
+enum {
+    CX_RMA_FLAG = 0,   /* requests received (incremented by the parent) */
+    CX_RMA_DONE = 1,   /* acknowledgements of this root's broadcasts */
+    CX_RMA_TICKET = 2, /* rank 0 only: next ticket of the runtime's lock */
+    CX_RMA_SERVING = 3,/* rank 0 only: ticket that holds the lock */
+    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg */
+    CX_RMA_DESC_WORDS = 5,
+    CX_RMA_WORDS = CX_RMA_DESC + CX_RMA_DESC_WORDS
+};
+
+enum { CX_RMA_ENGINE_INLINE, CX_RMA_ENGINE_THREAD };
+
+typedef struct cx_rma_win {
+    MPI_Win win;          /* MPI_WIN_NULL: slot free */
+    char *base;           /* this process's part */
+    MPI_Aint *size;       /* [p] bytes of every process's part */
+    int *unit;            /* [p] displacement unit of every process */
+} cx_rma_win;
+
+typedef struct cx_rma {
+    MPI_Comm comm;        /* private duplicate */
+    int rank, size;
+    MPI_Win ctl;
+    int64_t *ctl_base;
+    cx_rma_win *wins;
+    int nwins;
+    int engine;           /* CX_RMA_ENGINE_* (same on every rank) */
+    int async;            /* passive target progresses without the target:
+                           * 1 yes, 0 no, -1 not probed */
+    cx_job job;
+    /* Forwarder (touched by the job only). */
+    int64_t seen;         /* requests handled */
+    atomic_llong delivered;  /* broadcasts received and forwarded here */
+    int64_t last_bytes;   /* bytes field of the last descriptor handled */
+    int hold_acks;        /* the owner acknowledges (cx_rma_ack) itself */
+    int ack_root;         /* root to acknowledge, -1 none */
+    /* Root. */
+    atomic_int active;    /* this rank holds the lock; a broadcast runs */
+    int64_t expected;     /* done counter value that completes it */
+    atomic_int err;       /* first error of a forwarding step */
+    int64_t desc_out[2][CX_RMA_DESC_WORDS];  /* descriptors being put */
+} cx_rma;
+
+/* Runtime on comm (collective). MPI_ERR_UNSUPPORTED_OPERATION, identically
+ * on every rank, when the MPI cannot create the windows. */
+int cx_rma_create(MPI_Comm comm, cx_rma **out);
+/* Completes this rank's broadcasts, waits for all ranks, frees
+ * (collective). quiet = no barrier (the caller knows nothing is pending). */
+int cx_rma_destroy(cx_rma *rt, int quiet);
+/* Registers win (collective over the runtime's processes): *wid. */
+int cx_rma_register(cx_rma *rt, MPI_Win win, int *wid);
+void cx_rma_unregister(cx_rma *rt, int wid);
+const char *cx_rma_engine_name(const cx_rma *rt);
+
+/* The root's broadcast of bytes from src into window wid at disp on every
+ * other rank; returns once src may be reused (its puts are flushed).
+ * fit_marker: a target whose window is too small gets a descriptor saying
+ * so (bytes = -1) instead of an error at the root. */
+int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
+                       MPI_Aint disp, int alg, int fit_marker);
+/* Waits until this rank's broadcasts completed everywhere (forwarding). */
+int cx_rma_flush(cx_rma *rt);
+/* Waits until n broadcasts have been received and forwarded here. */
+int cx_rma_wait_delivered(cx_rma *rt, long long n);
+/* With hold_acks the drop-in reads its staging window before the root
+ * hears that this rank is done (and may start the next broadcast). */
+int cx_rma_ack(cx_rma *rt);
+/* The job's step (forwarding; releases the root's lock). */
+int cx_rma_step(void *ctx);
+/* Waits politely: brief spin, then sched_yield, then short sleeps. */
+void cx_rma_backoff(int *spins);
+
+#endif

@@ -1,0 +1,251 @@
+/* The RMA runtime's life: what the MPI can do (probed at creation and
+ * agreed on by every rank), the control window, the registered windows
+ * (the paper's wid list) and the engine that runs the forwarding job. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "rma.h"
+
+void cx_rma_backoff(int *spins)
+{
+    int n = (*spins)++;
+#ifdef SMPI_H
+    /* Simulated time only moves in MPI calls and sleeps: 1 us steps. */
+    struct timespec us = {0, 1000};
+    if (n > 8)
+        nanosleep(&us, NULL);
+#else
+    /* A few yields cover a wait of a few microseconds on an idle core; then
+     * sleeps of 2..50 us: a broadcast hop is seen at most ~50 us (plus the
+     * timer slack) late, and a waiting rank costs next to no CPU. */
+    if (n < 32) {
+        sched_yield();
+    } else {
+        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
+        struct timespec t = {0, ns < 50000 ? ns : 50000};
+        nanosleep(&t, NULL);
+    }
+#endif
+}
+
+/* Does a passive-target atomic complete while its target is outside MPI?
+ * Rank 1 sleeps 30 ms without calling MPI; rank 0's fetch-and-op on it
+ * either returns at once or only after the sleep. Everyone learns the
+ * answer (rank 0's). */
+static int probe_async(cx_rma *rt)
+{
+    int64_t one = 1, old = 0;
+    int yes = 1;
+    PMPI_Barrier(rt->comm);
+    if (rt->rank == 1) {
+        struct timespec t = {0, 30000000L};
+        nanosleep(&t, NULL);
+    } else if (rt->rank == 0) {
+        double t0 = PMPI_Wtime();
+        PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, CX_RMA_TICKET, MPI_NO_OP, rt->ctl);
+        PMPI_Win_flush(1, rt->ctl);
+        yes = PMPI_Wtime() - t0 < 0.015;
+    }
+    PMPI_Bcast(&yes, 1, MPI_INT, 0, rt->comm);
+    return yes;
+}
+
+/* Whether this MPI applies concurrent passive-target atomics reliably
+ * (same answer on every rank: a property of the library). */
+static int atomics_trusted(void)
+{
+#if defined(MPICH_VERSION) && !defined(SMPI_H)
+    const char *v = getenv("COLLX_RMA_MPICH");
+    return v && strcmp(v, "1") == 0;
+#else
+    return 1;
+#endif
+}
+
+static int engine_from_env(int thread_ok)
+{
+    const char *v = getenv("COLLX_RMA_ENGINE");
+    if (v && strcmp(v, "inline") == 0)
+        return CX_RMA_ENGINE_INLINE;
+    return thread_ok ? CX_RMA_ENGINE_THREAD : CX_RMA_ENGINE_INLINE;
+}
+
+const char *cx_rma_engine_name(const cx_rma *rt)
+{
+    return rt->engine == CX_RMA_ENGINE_THREAD ? "thread" : "inline";
+}
+
+int cx_rma_create(MPI_Comm comm, cx_rma **out)
+{
+    int err, ok, all_ok = 0;
+    cx_rma *rt = calloc(1, sizeof *rt);
+    *out = NULL;
+    if (!rt)
+        return MPI_ERR_NO_MEM;
+    rt->ctl = MPI_WIN_NULL;
+    rt->ack_root = -1;
+    if ((err = PMPI_Comm_dup(comm, &rt->comm))) {
+        free(rt);
+        return err;
+    }
+    PMPI_Comm_set_errhandler(rt->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_rank(rt->comm, &rt->rank);
+    PMPI_Comm_size(rt->comm, &rt->size);
+
+    /* Probe 1: can this MPI create windows here (Debian's Open MPI cannot
+     * across TCP nodes)? The answer must be the same everywhere. */
+    ok = PMPI_Win_allocate(CX_RMA_WORDS * sizeof(int64_t), sizeof(int64_t),
+                           MPI_INFO_NULL, rt->comm, &rt->ctl_base, &rt->ctl) == MPI_SUCCESS;
+    if (ok) {
+        PMPI_Win_set_errhandler(rt->ctl, MPI_ERRORS_RETURN);
+        memset(rt->ctl_base, 0, CX_RMA_WORDS * sizeof(int64_t));
+        ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, rt->ctl) == MPI_SUCCESS;
+    }
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt->comm);
+    const char *why = "this MPI cannot create RMA windows on this communicator";
+    if (all_ok && !atomics_trusted()) {
+        all_ok = 0;
+        why = "MPICH 4.0 (ch4:ucx) loses or delays atomic updates of the control words "
+              "(broadcasts hang; see src/rma/README.md); COLLX_RMA_MPICH=1 tries anyway";
+    }
+    if (!all_ok) {
+        if (rt->ctl != MPI_WIN_NULL) {
+            if (ok)
+                PMPI_Win_unlock_all(rt->ctl);
+            PMPI_Win_free(&rt->ctl);
+        }
+        if (rt->rank == 0 && cx_verbose() > 0)
+            cx_say("rma: %s", why);
+        PMPI_Comm_free(&rt->comm);
+        free(rt);
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    PMPI_Barrier(rt->comm);   /* every control word is zero before use */
+
+    /* Probe 2: the engine. The thread needs MPI_THREAD_MULTIPLE and a
+     * running progress thread on every rank (never in SMPI). */
+    int provided = MPI_THREAD_SINGLE, thread_ok = 0;
+    PMPI_Query_thread(&provided);
+    ok = provided == MPI_THREAD_MULTIPLE && engine_from_env(1) == CX_RMA_ENGINE_THREAD &&
+         cx_progress_thread();
+    PMPI_Allreduce(&ok, &thread_ok, 1, MPI_INT, MPI_MIN, rt->comm);
+    rt->engine = engine_from_env(thread_ok);
+
+    /* Probe 3 (informative, 30 ms): passive-target progress. Without it the
+     * inline engine needs every rank inside MPI (collx calls) to forward. */
+    rt->async = -1;
+    const char *pv = getenv("COLLX_RMA_PROBE");
+    if (rt->size > 1 && (cx_verbose() > 0 || (pv && strcmp(pv, "1") == 0)))
+        rt->async = probe_async(rt);
+    if (rt->rank == 0 && cx_verbose() > 0) {
+        const char *v = getenv("COLLX_RMA_ENGINE");
+        cx_say("rma: p=%d windows yes; passive-target progress without the target: %s; "
+               "engine %s%s", rt->size,
+               rt->async < 0 ? "not probed" : rt->async ? "yes" : "no",
+               cx_rma_engine_name(rt),
+               rt->engine == CX_RMA_ENGINE_THREAD ? " (progress thread)"
+               : v && strcmp(v, "inline") == 0 ? " (COLLX_RMA_ENGINE=inline)"
+               : " (no MPI_THREAD_MULTIPLE or SMPI: forwarding inside collx calls)");
+    }
+    cx_progress_add(&rt->job, cx_rma_step, rt);
+    *out = rt;
+    return MPI_SUCCESS;
+}
+
+int cx_rma_register(cx_rma *rt, MPI_Win win, int *wid)
+{
+    int err, flag, *unit, p = rt->size, gsize;
+    MPI_Aint *size, my[2];
+    void *base;
+    MPI_Group g;
+    if ((err = PMPI_Win_get_group(win, &g)))
+        return err;
+    PMPI_Group_size(g, &gsize);
+    PMPI_Group_free(&g);
+    if (gsize != p)
+        return MPI_ERR_WIN;
+    PMPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag);
+    MPI_Aint *sz;
+    PMPI_Win_get_attr(win, MPI_WIN_SIZE, &sz, &flag);
+    my[0] = flag ? *sz : 0;
+    int *du;
+    PMPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &du, &flag);
+    my[1] = flag ? *du : 1;
+    int slot = 0;
+    while (slot < rt->nwins && rt->wins[slot].win != MPI_WIN_NULL)
+        slot++;
+    if (slot == rt->nwins) {
+        cx_rma_win *w = realloc(rt->wins, (size_t)(slot + 1) * sizeof *w);
+        if (!w)
+            return MPI_ERR_NO_MEM;
+        rt->wins = w;
+        rt->nwins++;
+    }
+    MPI_Aint *all = malloc((size_t)p * 2 * sizeof *all);
+    size = malloc((size_t)p * sizeof *size);
+    unit = malloc((size_t)p * sizeof *unit);
+    if (!all || !size || !unit) {
+        free(all); free(size); free(unit);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((err = PMPI_Allgather(my, 2, MPI_AINT, all, 2, MPI_AINT, rt->comm))) {
+        free(all); free(size); free(unit);
+        return err;
+    }
+    for (int r = 0; r < p; r++) {
+        size[r] = all[2 * r];
+        unit[r] = (int)all[2 * r + 1];
+    }
+    free(all);
+    /* The runtime keeps a passive-target epoch open on the window. */
+    if ((err = PMPI_Win_lock_all(MPI_MODE_NOCHECK, win))) {
+        free(size); free(unit);
+        return err;
+    }
+    rt->wins[slot] = (cx_rma_win){win, base, size, unit};
+    *wid = slot;
+    return MPI_SUCCESS;
+}
+
+void cx_rma_unregister(cx_rma *rt, int wid)
+{
+    cx_rma_win *w = &rt->wins[wid];
+    if (w->win == MPI_WIN_NULL)
+        return;
+    PMPI_Win_unlock_all(w->win);
+    free(w->size);
+    free(w->unit);
+    *w = (cx_rma_win){MPI_WIN_NULL, NULL, NULL, NULL};
+}
+
+int cx_rma_destroy(cx_rma *rt, int quiet)
+{
+    int err = cx_rma_flush(rt);
+    if (!quiet) {
+        /* Others may still need this rank to forward: keep stepping the job
+         * until every rank got here. */
+        MPI_Request req;
+        int done = 0, spins = 0;
+        PMPI_Ibarrier(rt->comm, &req);
+        while (!done) {
+            PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done) {
+                cx_progress_poke();
+                cx_rma_backoff(&spins);
+            }
+        }
+    }
+    cx_progress_remove(&rt->job);
+    for (int i = 0; i < rt->nwins; i++)
+        cx_rma_unregister(rt, i);
+    free(rt->wins);
+    PMPI_Win_unlock_all(rt->ctl);
+    PMPI_Win_free(&rt->ctl);
+    PMPI_Comm_free(&rt->comm);
+    if (!err)
+        err = atomic_load(&rt->err);
+    free(rt);
+    return err;
+}
