@@ -21,6 +21,7 @@ static const cx_algorithm *const tables[] = {
     cx_irregular_algorithms,
     cx_pap_algorithms,
     cx_hier_algorithms,
+    cx_topo_algorithms,
 };
 
 #define MAX_ALGS 512

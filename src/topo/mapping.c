@@ -1,0 +1,143 @@
+/* The mapping heuristics: virtual rank v runs on process order[v]. */
+#include <stdlib.h>
+#include <string.h>
+#include "topo.h"
+
+/* The free process closest to `from` (lowest index on ties), -1 if none. */
+static int closest_free(const double *d, int p, int from, const char *used)
+{
+    int best = -1;
+    for (int j = 0; j < p; j++)
+        if (!used[j] && (best < 0 || d[(size_t)from * p + j] < d[(size_t)from * p + best]))
+            best = j;
+    return best;
+}
+
+/* Paper, section 3.3: new rank 0 = start; each next rank is the unmapped
+ * process closest to the last one mapped. */
+void cx_topo_map_ring(const double *d, int p, int start, int *order)
+{
+    char *used = calloc((size_t)p, 1);
+    order[0] = start;
+    used[start] = 1;
+    for (int v = 1; v < p; v++) {
+        order[v] = closest_free(d, p, order[v - 1], used);
+        used[order[v]] = 1;
+    }
+    free(used);
+}
+
+/* Paper, section 3.2: the last stage moves the most data, so the partner
+ * ref XOR p/2 goes to the free process closest to the reference, then
+ * ref XOR p/4, ... ref XOR 1; then each newly mapped rank becomes the
+ * reference in turn (in the order they were mapped) and the stages are
+ * walked again from the last. Non powers of two: stages are the powers of
+ * two below p, partners >= p do not exist (they are the folded extra
+ * ranks' hosts, reached as ref XOR pow2). */
+void cx_topo_map_rd(const double *d, int p, int start, int *order)
+{
+    char *used = calloc((size_t)p, 1), *vdone = calloc((size_t)p, 1);
+    int *queue = malloc((size_t)p * sizeof *queue), head = 0, tail = 0, top = 1;
+    while (top * 2 < p)
+        top *= 2;
+    order[0] = start;
+    used[start] = vdone[0] = 1;
+    queue[tail++] = 0;
+    while (head < tail) {
+        int ref = queue[head++];
+        for (int i = top; i >= 1; i >>= 1) {
+            int partner = ref ^ i;
+            if (partner >= p || vdone[partner])
+                continue;
+            order[partner] = closest_free(d, p, order[ref], used);
+            used[order[partner]] = vdone[partner] = 1;
+            queue[tail++] = partner;
+        }
+    }
+    free(used);
+    free(vdone);
+    free(queue);
+}
+
+static double tour_length(const double *nd, int nn, const int *t)
+{
+    double len = 0;
+    for (int i = 0; i < nn; i++)
+        len += nd[(size_t)t[i] * nn + t[(i + 1) % nn]];
+    return len;
+}
+
+void cx_topo_node_tour(const double *nd, int nn, int start, int *tour)
+{
+    cx_topo_map_ring(nd, nn, start, tour);
+    /* 2-opt: reverse tour[i..j] when that shortens the closed tour; the
+     * start stays at position 0. Bounded passes (nn is the node count). */
+    for (int pass = 0, better = 1; better && pass < 100; pass++) {
+        better = 0;
+        double eps = 1e-12 * tour_length(nd, nn, tour);
+        for (int i = 1; i < nn - 1; i++)
+            for (int j = i + 1; j < nn; j++) {
+                int a = tour[i - 1], b = tour[i], c = tour[j], e = tour[(j + 1) % nn];
+                double delta = nd[(size_t)a * nn + c] + nd[(size_t)b * nn + e] -
+                               nd[(size_t)a * nn + b] - nd[(size_t)c * nn + e];
+                if (delta < -eps) {
+                    for (int x = i, y = j; x < y; x++, y--) {
+                        int tmp = tour[x];
+                        tour[x] = tour[y];
+                        tour[y] = tmp;
+                    }
+                    better = 1;
+                }
+            }
+    }
+}
+
+int cx_topo_map_hier(const double *nd, int nn, const int *node_of, int p, int start,
+                     int kind, int *order)
+{
+    int *tour = malloc((size_t)nn * sizeof *tour);
+    int *first = calloc((size_t)nn + 1, sizeof *first);   /* node's ranks */
+    int *ranks = malloc((size_t)p * sizeof *ranks), *fill = calloc((size_t)nn, sizeof *fill);
+    if (!tour || !first || !ranks || !fill) {
+        free(tour), free(first), free(ranks), free(fill);
+        return MPI_ERR_NO_MEM;
+    }
+    cx_topo_node_tour(nd, nn, node_of[start], tour);
+    for (int r = 0; r < p; r++)
+        first[node_of[r] + 1]++;
+    for (int n = 0; n < nn; n++)
+        first[n + 1] += first[n];
+    /* Each node's ranks in rank order, the start rank moved to the front. */
+    for (int r = 0; r < p; r++)
+        ranks[first[node_of[r]] + fill[node_of[r]]++] = r;
+    int *sn = ranks + first[node_of[start]];
+    {   /* rotate the start rank to the front, keeping the others in order */
+        int k = 0;
+        while (sn[k] != start)
+            k++;
+        for (; k > 0; k--)
+            sn[k] = sn[k - 1];
+        sn[0] = start;
+    }
+    int v = 0;
+    if (kind == CX_TOPO_RING) {
+        for (int i = 0; i < nn; i++)
+            for (int j = first[tour[i]]; j < first[tour[i] + 1]; j++)
+                order[v++] = ranks[j];
+    } else {
+        for (int k = 0; v < p; k++)
+            for (int i = 0; i < nn; i++)
+                if (first[tour[i]] + k < first[tour[i] + 1])
+                    order[v++] = ranks[first[tour[i]] + k];
+    }
+    free(tour), free(first), free(ranks), free(fill);
+    return MPI_SUCCESS;
+}
+
+double cx_topo_ring_length(const double *d, int p, const int *order)
+{
+    double len = 0;
+    for (int v = 0; v < p; v++)
+        len += d[(size_t)order[v] * p + order[(v + 1) % p]];
+    return len;
+}
