@@ -28,35 +28,34 @@ void cx_topo_map_ring(const double *d, int p, int start, int *order)
 }
 
 /* Paper, section 3.2: the last stage moves the most data, so the partner
- * ref XOR p/2 goes to the free process closest to the reference, then
- * ref XOR p/4, ... ref XOR 1; then each newly mapped rank becomes the
- * reference in turn (in the order they were mapped) and the stages are
- * walked again from the last. Non powers of two: stages are the powers of
- * two below p, partners >= p do not exist (they are the folded extra
- * ranks' hosts, reached as ref XOR pow2). */
+ * 0 XOR p/2 goes to the free process closest to rank 0; then 0 and p/2
+ * are the references of the stage before: each mapped rank x (in the order
+ * they were mapped) places x XOR p/4 on the free process closest to x's,
+ * and so on down to the first stage. The mapped set doubles at each stage:
+ * a node fills with ranks that differ in their highest bits (the last
+ * stages stay inside it) and the nearest nodes take the next bits. Non
+ * powers of two: stages are the powers of two below p; partners >= p do
+ * not exist (x XOR pow2 reaches the folded extra ranks' hosts). */
 void cx_topo_map_rd(const double *d, int p, int start, int *order)
 {
-    char *used = calloc((size_t)p, 1), *vdone = calloc((size_t)p, 1);
-    int *queue = malloc((size_t)p * sizeof *queue), head = 0, tail = 0, top = 1;
+    char *used = calloc((size_t)p, 1);
+    int *mapped = malloc((size_t)p * sizeof *mapped), n = 1, top = 1;
     while (top * 2 < p)
         top *= 2;
     order[0] = start;
-    used[start] = vdone[0] = 1;
-    queue[tail++] = 0;
-    while (head < tail) {
-        int ref = queue[head++];
-        for (int i = top; i >= 1; i >>= 1) {
-            int partner = ref ^ i;
-            if (partner >= p || vdone[partner])
+    used[start] = 1;
+    mapped[0] = 0;
+    for (int i = top; i >= 1; i >>= 1)
+        for (int k = 0, had = n; k < had; k++) {
+            int x = mapped[k], partner = x ^ i;
+            if (partner >= p)
                 continue;
-            order[partner] = closest_free(d, p, order[ref], used);
-            used[order[partner]] = vdone[partner] = 1;
-            queue[tail++] = partner;
+            order[partner] = closest_free(d, p, order[x], used);
+            used[order[partner]] = 1;
+            mapped[n++] = partner;
         }
-    }
     free(used);
-    free(vdone);
-    free(queue);
+    free(mapped);
 }
 
 static double tour_length(const double *nd, int nn, const int *t)
@@ -125,10 +124,26 @@ int cx_topo_map_hier(const double *nd, int nn, const int *node_of, int p, int st
             for (int j = first[tour[i]]; j < first[tour[i] + 1]; j++)
                 order[v++] = ranks[j];
     } else {
+        /* Rank v sits on node v mod nn (uniform nodes): recursive doubling's
+         * first stage (one block) pairs nodes at distance 1 in this list,
+         * the later ones at 2, 4, ... With nn a power of two the list is
+         * the tour bit-reversed, so the first, cheapest stages take the
+         * longest hops (across switches) and neighbours on the tour meet
+         * in the later ones. */
+        int bits = 0, pow2 = (nn & (nn - 1)) == 0;
+        while ((1 << bits) < nn)
+            bits++;
         for (int k = 0; v < p; k++)
-            for (int i = 0; i < nn; i++)
-                if (first[tour[i]] + k < first[tour[i] + 1])
-                    order[v++] = ranks[first[tour[i]] + k];
+            for (int i = 0; i < nn; i++) {
+                int j = i;
+                if (pow2) {
+                    j = 0;
+                    for (int b = 0; b < bits; b++)
+                        j |= ((i >> b) & 1) << (bits - 1 - b);
+                }
+                if (first[tour[j]] + k < first[tour[j] + 1])
+                    order[v++] = ranks[first[tour[j]] + k];
+            }
     }
     free(tour), free(first), free(ranks), free(fill);
     return MPI_SUCCESS;

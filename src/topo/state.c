@@ -2,6 +2,7 @@
  * loads or measures, then broadcasts, so every rank holds the same bits and
  * computes the same orders), kept in the family slot with the orders
  * derived from them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -142,6 +143,14 @@ const int *cx_topo_order_with(cx_topo *t, int heuristic, int kind, int root)
         cx_topo_map_ring(t->dist, t->p, root, o);
     } else {
         cx_topo_map_rd(t->dist, t->p, root, o);
+    }
+    if (cx_verbose() >= 2 && root == 0) {
+        char line[1024];
+        int n = 0;
+        for (int v = 0; v < t->p && n < (int)sizeof line - 16; v++)
+            n += snprintf(line + n, sizeof line - n, " %d", o[v]);
+        cx_say("topo: %s %s order:%s%s", heuristic == CX_TOPO_HIER ? "hier" : "paper",
+               kind == CX_TOPO_RING ? "ring" : "rd", line, n >= (int)sizeof line - 16 ? " ..." : "");
     }
     return *slot = o;
 }
