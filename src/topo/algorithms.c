@@ -40,6 +40,23 @@ static int binomial_rooted_topo(const cx_args *a, cx_sched *s)
     return mapped(a, s, CX_TOPO_RING, cx_build_binomial_rooted);
 }
 
+/* Reductions: the mapped order is the order of combination, so these
+ * need a commutative operation (else their rank-order fallback runs). */
+static int rs_ring_topo(const cx_args *a, cx_sched *s)
+{
+    return mapped(a, s, CX_TOPO_RING, cx_base_reduce_scatter_ring);
+}
+
+static int allreduce_rd_topo(const cx_args *a, cx_sched *s)
+{
+    return mapped(a, s, CX_TOPO_RD, cx_base_allreduce_rdoubling);
+}
+
+static int allreduce_rabenseifner_topo(const cx_args *a, cx_sched *s)
+{
+    return mapped(a, s, CX_TOPO_RD, cx_base_allreduce_rabenseifner);
+}
+
 const cx_algorithm cx_topo_algorithms[] = {
     CX_ALG(ALLGATHER, "ring_topo", ring_topo, 0,
            "ring on the topology ring mapping (Bhowmik & Bodele; COLLX_TOPO_MAP)"),
@@ -53,4 +70,15 @@ const cx_algorithm cx_topo_algorithms[] = {
            "binomial tree on the topology ring mapping from the root"),
     CX_ALG(SCATTER, "binomial_topo", binomial_rooted_topo, 0,
            "binomial tree on the topology ring mapping from the root"),
+    CX_ALG(ALLREDUCE, "rd_topo", allreduce_rd_topo, CX_REQ_COMMUTATIVE,
+           "recursive doubling on the topology rd mapping",
+           .fallback = "recursive_doubling"),
+    CX_ALG(ALLREDUCE, "rabenseifner_topo", allreduce_rabenseifner_topo,
+           CX_REQ_COMMUTATIVE,
+           "Rabenseifner on the topology rd mapping (largest halves stay close)",
+           .fallback = "recursive_doubling"),
+    CX_ALG(REDUCE_SCATTER, "ring_topo", rs_ring_topo, CX_REQ_COMMUTATIVE,
+           "ring on the topology ring mapping"),
+    CX_ALG(REDUCE_SCATTER_BLOCK, "ring_topo", rs_ring_topo, CX_REQ_COMMUTATIVE,
+           "ring on the topology ring mapping"),
     CX_ALG_END};
