@@ -67,6 +67,6 @@ int cx_topo_save(const char *path, int p, const double *d)
                "are close\np %d\n", p);
     for (int i = 0; i < p; i++)
         for (int j = 0; j < p; j++)
-            fprintf(f, "%.9g%c", d[(size_t)i * p + j], j + 1 < p ? ' ' : '\n');
+            fprintf(f, "%.17g%c", d[(size_t)i * p + j], j + 1 < p ? ' ' : '\n');
     return fclose(f) ? MPI_ERR_FILE : MPI_SUCCESS;
 }
