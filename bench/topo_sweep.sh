@@ -12,9 +12,10 @@
 # call) vs one allgather. Writes OUT/topo.csv (collbench rows + placement,
 # nodes, map columns) and OUT/csv/*.csv; progress on stderr.
 #   bench/topo_sweep.sh [OUT]   env: NODES ("4 8 16 30"), PLACEMENTS
-#   ("block scattered rr"), SIZES ("1024:16384 131072:2097152"), ITERS (2),
-#   JOBS (1), RESUME=1 (keep cells already in OUT/csv).
-# Runs are deterministic (no random delays): 1 warm-up + 2 iterations give
+#   ("block scattered rr"), SIZES ("1024:16384 131072:2097152"), ITERS (1),
+#   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Each simulation
+#   takes the machine's heavy lock (/tmp/collx-heavy.lock; LOCK= to skip).
+# Runs are deterministic (no random delays): 1 warm-up + 1 iteration give
 # the same numbers as many; the warm-up call pays the distance measurement.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,8 +25,9 @@ COST="$ROOT/build/smpi/bench/topo_cost"
 NODES="${NODES:-4 8 16 30}"
 PLACEMENTS="${PLACEMENTS:-block scattered rr}"
 SIZES="${SIZES:-1024:16384 131072:2097152}"
-ITERS="${ITERS:-2}" JOBS="${JOBS:-1}"
+ITERS="${ITERS:-1}" JOBS="${JOBS:-1}"
 PLAT=cse-2switch-30x8
+LOCK="${LOCK-/tmp/collx-heavy.lock}"
 [ -x "$BIN" ] && [ -x "$COST" ] || { echo "topo_sweep: build first (./run build)" >&2; exit 2; }
 mkdir -p "$OUT/csv"
 
@@ -41,8 +43,8 @@ one() {  # index placement nodes map sizes
   if [ "${RESUME:-0}" = 1 ] && [ -s "$csv" ]; then
     echo "topo_sweep: [$i/$TOTAL] $tag: kept" >&2; return 0
   fi
-  if ! SIM_HOSTFILE="$(hostfile "$pl" "$n")" COLLX_TOPO_MAP="$map" timeout 3600 \
-      "$ROOT/sim/run" "$PLAT" "$np" -- "$BIN" --coll allgather --algs "$algs" \
+  if ! SIM_HOSTFILE="$(hostfile "$pl" "$n")" COLLX_TOPO_MAP="$map" \
+      timeout 3600 bash -c 'sim "$@"' _ "$PLAT" "$np" -- "$BIN" --coll allgather --algs "$algs" \
       -m "$sizes" -i "$ITERS" -x 1 -q --csv "$csv.part" > /dev/null; then
     echo "topo_sweep: [$i/$TOTAL] $tag: FAILED" >&2; return 1
   fi
@@ -57,14 +59,15 @@ cost() {  # index placement nodes
   if [ "${RESUME:-0}" = 1 ] && [ -s "$csv" ]; then
     echo "topo_sweep: [$i/$TOTAL] cost $pl $n: kept" >&2; return 0
   fi
-  SIM_HOSTFILE="$(hostfile "$pl" "$n")" "$ROOT/sim/run" "$PLAT" $((n * 8)) -- "$COST" \
+  SIM_HOSTFILE="$(hostfile "$pl" "$n")" sim "$PLAT" $((n * 8)) -- "$COST" \
     2097152 "$pl" > "$csv.part" && mv "$csv.part" "$csv"
   echo "topo_sweep: [$i/$TOTAL] cost $pl $n: $((SECONDS - t0)) s" >&2
 }
-export -f one cost hostfile
+sim() { if [ -n "$LOCK" ]; then flock "$LOCK" "$ROOT/sim/run" "$@"; else "$ROOT/sim/run" "$@"; fi; }
+export -f one cost hostfile sim
 set -- $NODES; NN=$#; set -- $PLACEMENTS; NPL=$#; set -- $SIZES
 TOTAL=$(( NN * NPL * ($# * 2 + 1) ))
-export ROOT OUT BIN COST ITERS PLAT TOTAL
+export ROOT OUT BIN COST ITERS PLAT TOTAL LOCK
 echo "topo_sweep: $TOTAL simulations ($PLAT, $JOBS at a time) -> $OUT" >&2
 i=0
 for n in $NODES; do for pl in $PLACEMENTS; do

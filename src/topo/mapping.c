@@ -3,13 +3,24 @@
 #include <string.h>
 #include "topo.h"
 
-/* The free process closest to `from` (lowest index on ties), -1 if none. */
-static int closest_free(const double *d, int p, int from, const char *used)
+/* The free process closest to `from`, -1 if none. Ties (equal distances
+ * are the rule on a regular machine) go to the one closest to `prev`, the
+ * process mapped last, then to the lowest index: the mapping keeps filling
+ * the node it is in instead of hopping between equally far nodes. */
+static int closest_free(const double *d, int p, int from, int prev, const char *used)
 {
     int best = -1;
-    for (int j = 0; j < p; j++)
-        if (!used[j] && (best < 0 || d[(size_t)from * p + j] < d[(size_t)from * p + best]))
+    for (int j = 0; j < p; j++) {
+        if (used[j])
+            continue;
+        if (best < 0) {
             best = j;
+            continue;
+        }
+        double dj = d[(size_t)from * p + j], db = d[(size_t)from * p + best];
+        if (dj < db || (dj == db && d[(size_t)prev * p + j] < d[(size_t)prev * p + best]))
+            best = j;
+    }
     return best;
 }
 
@@ -21,7 +32,7 @@ void cx_topo_map_ring(const double *d, int p, int start, int *order)
     order[0] = start;
     used[start] = 1;
     for (int v = 1; v < p; v++) {
-        order[v] = closest_free(d, p, order[v - 1], used);
+        order[v] = closest_free(d, p, order[v - 1], order[v - 1], used);
         used[order[v]] = 1;
     }
     free(used);
@@ -45,12 +56,13 @@ void cx_topo_map_rd(const double *d, int p, int start, int *order)
     order[0] = start;
     used[start] = 1;
     mapped[0] = 0;
+    int prev = start;
     for (int i = top; i >= 1; i >>= 1)
         for (int k = 0, had = n; k < had; k++) {
             int x = mapped[k], partner = x ^ i;
             if (partner >= p)
                 continue;
-            order[partner] = closest_free(d, p, order[x], used);
+            order[partner] = prev = closest_free(d, p, order[x], prev, used);
             used[order[partner]] = 1;
             mapped[n++] = partner;
         }
