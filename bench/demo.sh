@@ -111,6 +111,8 @@ if [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/pap_sweep.sh" ]; then
   timed fft_table env ITERS=30 REAL= "$ROOT/bench/fft_table.sh" "$OUT/fft"
 fi
 
+[ -x "$ROOT/bench/topo_demo.sh" ] && { "$ROOT/bench/topo_demo.sh" "$OUT/topo" || echo "demo: topo_demo failed" >&2; }
+
 # ---- 3. report --------------------------------------------------------------
 step "report"
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"

@@ -12,7 +12,7 @@
 # call) vs one allgather. Writes OUT/topo.csv (collbench rows + placement,
 # nodes, map columns) and OUT/csv/*.csv; progress on stderr.
 #   bench/topo_sweep.sh [OUT]   env: NODES ("4 8 16 30"), PLACEMENTS
-#   ("block scattered rr"), SIZES ("1024:16384 131072:2097152"), ITERS (1),
+#   ("block scattered rr"), SIZES (see sizes_for), ITERS (1),
 #   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Each simulation
 #   takes the machine's heavy lock (/tmp/collx-heavy.lock; LOCK= to skip).
 # Runs are deterministic (no random delays): 1 warm-up + 1 iteration give
@@ -24,9 +24,23 @@ BIN="$ROOT/build/smpi/bench/collbench"
 COST="$ROOT/build/smpi/bench/topo_cost"
 NODES="${NODES:-4 8 16 30}"
 PLACEMENTS="${PLACEMENTS:-block scattered rr}"
-SIZES="${SIZES:-1024:16384 131072:2097152}"
+# Algorithms whose pieces are not contiguous (rd_topo: hindexed types) make
+# SMPI touch every page of the shared receive buffers (p x p x size bytes of
+# page faults, ~40 s of host time at p=64, 2 MB): large sizes are cut at 16
+# and 30 nodes unless SIZES is set.
+sizes_for() {
+  if [ -n "${SIZES:-}" ]; then echo "$SIZES"; return; fi
+  case "$1" in
+    4|8) echo "1024:16384 131072:2097152" ;;
+    16) echo "1024:16384 131072:262144" ;;
+    *) echo "1024:16384 131072:131072" ;;
+  esac
+}
 ITERS="${ITERS:-1}" JOBS="${JOBS:-1}"
 PLAT=cse-2switch-30x8
+# p=240 x 480 MB of shared receive buffers in 1 MiB folds passes the
+# kernel's map count: fold in 64 MiB blocks.
+export SMPI_FLAGS="${SMPI_FLAGS:-} --cfg=smpi/shared-malloc-blocksize:67108864"
 LOCK="${LOCK-/tmp/collx-heavy.lock}"
 [ -x "$BIN" ] && [ -x "$COST" ] || { echo "topo_sweep: build first (./run build)" >&2; exit 2; }
 mkdir -p "$OUT/csv"
@@ -65,14 +79,14 @@ cost() {  # index placement nodes
 }
 sim() { if [ -n "$LOCK" ]; then flock "$LOCK" "$ROOT/sim/run" "$@"; else "$ROOT/sim/run" "$@"; fi; }
 export -f one cost hostfile sim
-set -- $NODES; NN=$#; set -- $PLACEMENTS; NPL=$#; set -- $SIZES
-TOTAL=$(( NN * NPL * ($# * 2 + 1) ))
+set -- $PLACEMENTS; NPL=$#; TOTAL=0
+for n in $NODES; do set -- $(sizes_for "$n"); TOTAL=$(( TOTAL + NPL * ($# * 2 + 1) )); done
 export ROOT OUT BIN COST ITERS PLAT TOTAL LOCK
 echo "topo_sweep: $TOTAL simulations ($PLAT, $JOBS at a time) -> $OUT" >&2
 i=0
 for n in $NODES; do for pl in $PLACEMENTS; do
   echo "cost $((i += 1)) $pl $n"
-  for s in $SIZES; do for map in paper hier; do
+  for s in $(sizes_for "$n"); do for map in paper hier; do
     echo "one $((i += 1)) $pl $n $map $s"
   done; done
 done; done | xargs -P "$JOBS" -L 1 bash -c '"$@"' _ || echo "topo_sweep: some runs failed" >&2

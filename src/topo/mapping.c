@@ -3,6 +3,24 @@
 #include <string.h>
 #include "topo.h"
 
+/* Distances within this fraction of each other count as equal
+ * (COLLX_TOPO_TOLERANCE, default 0.05): measured times of equivalent links
+ * differ in their last digits, and following that noise scrambles a
+ * regular machine. */
+double cx_topo_tolerance(void)
+{
+    const char *e = getenv("COLLX_TOPO_TOLERANCE");
+    double t = e ? atof(e) : 0.05;
+    return t < 0 ? 0 : t > 0.5 ? 0.5 : t;
+}
+
+/* -1, 0, 1: x clearly smaller, about equal, clearly larger than y. */
+static int compare(double x, double y, double tol)
+{
+    double m = (x > y ? x : y) * tol;
+    return x < y - m ? -1 : x > y + m ? 1 : 0;
+}
+
 /* The free process closest to `from`, -1 if none. Ties (equal distances
  * are the rule on a regular machine) go to the one closest to `prev`, the
  * process mapped last, then to the lowest index: the mapping keeps filling
@@ -10,6 +28,7 @@
 static int closest_free(const double *d, int p, int from, int prev, const char *used)
 {
     int best = -1;
+    double tol = cx_topo_tolerance();
     for (int j = 0; j < p; j++) {
         if (used[j])
             continue;
@@ -17,8 +36,9 @@ static int closest_free(const double *d, int p, int from, int prev, const char *
             best = j;
             continue;
         }
-        double dj = d[(size_t)from * p + j], db = d[(size_t)from * p + best];
-        if (dj < db || (dj == db && d[(size_t)prev * p + j] < d[(size_t)prev * p + best]))
+        int c = compare(d[(size_t)from * p + j], d[(size_t)from * p + best], tol);
+        if (c < 0 || (c == 0 && compare(d[(size_t)prev * p + j],
+                                         d[(size_t)prev * p + best], tol) < 0))
             best = j;
     }
     return best;
@@ -85,7 +105,8 @@ void cx_topo_node_tour(const double *nd, int nn, int start, int *tour)
      * start stays at position 0. Bounded passes (nn is the node count). */
     for (int pass = 0, better = 1; better && pass < 100; pass++) {
         better = 0;
-        double eps = 1e-12 * tour_length(nd, nn, tour);
+        /* a move must gain a tolerance's share of a mean edge */
+        double eps = cx_topo_tolerance() * tour_length(nd, nn, tour) / nn + 1e-300;
         for (int i = 1; i < nn - 1; i++)
             for (int j = i + 1; j < nn; j++) {
                 int a = tour[i - 1], b = tour[i], c = tour[j], e = tour[(j + 1) % nn];

@@ -38,8 +38,11 @@ int cx_topo_heuristic(void);
 /* Parses "ring", "rd", "hier_ring", "hier_rd" (-1 if unknown). */
 int cx_topo_parse_mapping(const char *name, int *heuristic, int *kind);
 
-/* Mappings (mapping.c): pure functions of a distance matrix, ties broken
- * by the lowest index, so every rank computes the same order. */
+/* Mappings (mapping.c): pure functions of a distance matrix, so every rank
+ * computes the same order. Distances within cx_topo_tolerance() of each
+ * other (COLLX_TOPO_TOLERANCE, default 0.05) are equal; ties go to the
+ * process closest to the one mapped last, then to the lowest index. */
+double cx_topo_tolerance(void);
 void cx_topo_map_ring(const double *d, int p, int start, int *order);
 void cx_topo_map_rd(const double *d, int p, int start, int *order);
 /* Closed tour of the nn nodes from start: greedy nearest neighbour, then
