@@ -13,8 +13,9 @@
 # nodes, map columns) and OUT/csv/*.csv; progress on stderr.
 #   bench/topo_sweep.sh [OUT]   env: NODES ("4 8 16 30"), PLACEMENTS
 #   ("block scattered rr"), SIZES (see sizes_for), ITERS (1),
-#   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Each simulation
-#   takes the machine's heavy lock (/tmp/collx-heavy.lock; LOCK= to skip).
+#   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Simulations of
+#   p >= 64 take the machine's heavy lock (/tmp/collx-heavy.lock; LOCK= to
+#   skip).
 # Runs are deterministic (no random delays): 1 warm-up + 1 iteration give
 # the same numbers as many; the warm-up call pays the distance measurement.
 set -euo pipefail
@@ -77,7 +78,12 @@ cost() {  # index placement nodes
     2097152 "$pl" > "$csv.part" && mv "$csv.part" "$csv"
   echo "topo_sweep: [$i/$TOTAL] cost $pl $n: $((SECONDS - t0)) s" >&2
 }
-sim() { if [ -n "$LOCK" ]; then flock "$LOCK" "$ROOT/sim/run" "$@"; else "$ROOT/sim/run" "$@"; fi; }
+# PLATFORM NP -- ...: simulations of p >= 64 take the lock (p=32 runs last
+# a few seconds).
+sim() {
+  if [ -n "$LOCK" ] && [ "$2" -ge 64 ]; then flock "$LOCK" "$ROOT/sim/run" "$@"
+  else "$ROOT/sim/run" "$@"; fi
+}
 export -f one cost hostfile sim
 set -- $PLACEMENTS; NPL=$#; TOTAL=0
 for n in $NODES; do set -- $(sizes_for "$n"); TOTAL=$(( TOTAL + NPL * ($# * 2 + 1) )); done

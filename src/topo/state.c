@@ -25,6 +25,8 @@ static void topo_release(void *x)
 static void expand(cx_topo *t)
 {
     int p = t->p, nn = t->nn;
+    if (!t->dist)
+        return;
     double near = 0;
     for (int i = 0; i < nn * nn; i++)
         if (t->node_dist[i] > 0 && (near == 0 || t->node_dist[i] < near))
@@ -40,11 +42,22 @@ static void expand(cx_topo *t)
 
 enum { MEASURE, MEASURE_NO_SAVE, LOADED };
 
+int cx_topo_full_max(void)
+{
+    const char *e = getenv("COLLX_TOPO_FULL_MAX");
+    return e && atoi(e) >= 0 ? atoi(e) : 1024;
+}
+
 /* Rank 0: what to do with COLLX_TOPO_FILE (an MPI error class if unusable). */
 static int try_file(cx_comm *c, cx_topo *t, const char *path)
 {
     if (!path || !*path || access(path, F_OK) != 0)
         return MEASURE;
+    if (!t->dist) {
+        cx_say("topo: COLLX_TOPO_FILE=%s ignored: p=%d is above %d, where only node "
+               "distances are kept", path, t->p, cx_topo_full_max());
+        return MEASURE_NO_SAVE;
+    }
     int found = 0, err = cx_topo_load(path, t->p, t->dist, &found);
     if (err == MPI_ERR_SIZE) {
         if (cx_verbose())
@@ -72,11 +85,15 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
     t->p = c->size;
     t->nn = c->nnodes;
     t->node_of = c->node_of;
-    t->dist = malloc((size_t)t->p * t->p * sizeof *t->dist);
+    /* The p x p matrix (the paper's heuristics, the file) only up to
+     * CX_TOPO_FULL_MAX ranks: 8 p^2 bytes per rank, and SMPI holds every
+     * rank in one process. Above it the hier mappings serve. */
+    if (t->p <= cx_topo_full_max())
+        t->dist = malloc((size_t)t->p * t->p * sizeof *t->dist);
     t->node_dist = calloc((size_t)t->nn * t->nn, sizeof *t->node_dist);
     t->orders = calloc((size_t)CX_TOPO_HEURISTICS * CX_TOPO_KINDS * t->p,
                        sizeof *t->orders);
-    int ok = t->dist && t->node_dist && t->orders, all_ok = 0;
+    int ok = (t->dist || t->p > cx_topo_full_max()) && t->node_dist && t->orders, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->priv);
     if (!all_ok) {
         topo_release(t);
@@ -107,7 +124,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
         }
         expand(t);
         t->cost = PMPI_Wtime() - t0;
-        if (c->rank == 0 && what == MEASURE && path && *path &&
+        if (c->rank == 0 && what == MEASURE && path && *path && t->dist &&
             cx_topo_save(path, t->p, t->dist))
             cx_say("topo: cannot write COLLX_TOPO_FILE=%s", path);
     }
@@ -134,7 +151,7 @@ const int *cx_topo_order_with(cx_topo *t, int heuristic, int kind, int root)
     int *o = malloc((size_t)t->p * sizeof *o);
     if (!o)
         return NULL;
-    if (heuristic == CX_TOPO_HIER) {
+    if (heuristic == CX_TOPO_HIER || !t->dist) {
         if (cx_topo_map_hier(t->node_dist, t->nn, t->node_of, t->p, root, kind, o)) {
             free(o);
             return NULL;

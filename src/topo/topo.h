@@ -16,10 +16,17 @@ enum { CX_TOPO_RING, CX_TOPO_RD, CX_TOPO_KINDS };
  * whole, nodes ordered by a 2-opt-improved closed tour). */
 enum { CX_TOPO_PAPER, CX_TOPO_HIER, CX_TOPO_HEURISTICS };
 
+/* Largest p for which the p x p rank matrix is kept (paper heuristics,
+ * COLLX_TOPO_FILE): COLLX_TOPO_FULL_MAX, default 1024 (8 p^2 bytes per
+ * rank; SMPI holds every rank in one process). Above it the hier mappings
+ * serve every call and the file is neither read nor written. */
+int cx_topo_full_max(void);
+
 typedef struct cx_topo {
     int p, nn;
     const int *node_of;   /* the communicator's rank map (not owned) */
-    double *dist;         /* [p * p] rank distances, seconds */
+    double *dist;         /* [p * p] rank distances, seconds; NULL above
+                             cx_topo_full_max() */
     double *node_dist;    /* [nn * nn] distances between node leaders */
     double cost;          /* seconds spent measuring (0: loaded from a file) */
     int pairs;            /* node pairs measured */
