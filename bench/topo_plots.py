@@ -38,7 +38,7 @@ def gain(base, new, pl, n, group):
 
 
 def fmt(x):
-    return "-" if x is None else "%+.0f %%" % x
+    return "-" if x is None else "%+.0f %%" % x if abs(x) >= 10 else "%+.1f %%" % x
 
 
 out = ["# Topology-aware allgather in SMPI (cse-2switch-30x8)", "",
@@ -49,8 +49,9 @@ out = ["# Topology-aware allgather in SMPI (cse-2switch-30x8)", "",
 for fam, (base, paper, hier) in FAM.items():
     out += ["## %s" % ("Ring" if fam == "ring" else "Recursive doubling"), "",
             "| placement | nodes | p | small: paper map | small: hier map | "
-            "large: paper map | large: hier map | large: vs native (best map) |",
-            "|---|---|---|---|---|---|---|---|"]
+            "large: paper map | large: hier map | worst size: paper / hier | "
+            "large: vs native (best map) |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for pl in placements:
         for n in nodes:
             best = []
@@ -61,10 +62,13 @@ for fam, (base, paper, hier) in FAM.items():
                 if cand and nat:
                     best.append(1 - min(cand) / nat)
             vsn = 100 * sum(best) / len(best) if best else None
-            out.append("| %s | %d | %d | %s | %s | %s | %s | %s |" % (
+            worst = [min((gain(base, a, pl, n, [s]) for s in sizes
+                          if gain(base, a, pl, n, [s]) is not None), default=None)
+                     for a in (paper, hier)]
+            out.append("| %s | %d | %d | %s | %s | %s | %s | %s / %s | %s |" % (
                 pl, n, 8 * n, fmt(gain(base, paper, pl, n, SMALL)),
                 fmt(gain(base, hier, pl, n, SMALL)), fmt(gain(base, paper, pl, n, LARGE)),
-                fmt(gain(base, hier, pl, n, LARGE)), fmt(vsn)))
+                fmt(gain(base, hier, pl, n, LARGE)), fmt(worst[0]), fmt(worst[1]), fmt(vsn)))
     out.append("")
 
 # absolute times, ms
@@ -76,6 +80,8 @@ for pl in placements:
         out += ["### %s, %d nodes (p=%d)" % (pl, n, 8 * n), "",
                 "| size | " + " | ".join(series) + " |", "|---" * (len(series) + 1) + "|"]
         for s in sizes:
+            if not any((pl, n, a, s) in time for a in series):
+                continue
             cells = ["%.2f" % (time[(pl, n, a, s)] / 1e3) if (pl, n, a, s) in time else "-"
                      for a in series]
             out.append("| %d KB | %s |" % (s // 1024, " | ".join(cells)))

@@ -13,9 +13,9 @@
 # nodes, map columns) and OUT/csv/*.csv; progress on stderr.
 #   bench/topo_sweep.sh [OUT]   env: NODES ("4 8 16 30"), PLACEMENTS
 #   ("block scattered rr"), SIZES (see sizes_for), ITERS (1),
-#   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Simulations of
-#   p >= 64 take the machine's heavy lock (/tmp/collx-heavy.lock; LOCK= to
-#   skip).
+#   JOBS (1), RESUME=1 (keep cells already in OUT/csv). Simulations
+#   over ~30 s take the machine's heavy lock (/tmp/collx-heavy.lock; LOCK=
+#   to skip).
 # Runs are deterministic (no random delays): 1 warm-up + 1 iteration give
 # the same numbers as many; the warm-up call pays the distance measurement.
 set -euo pipefail
@@ -58,8 +58,10 @@ one() {  # index placement nodes map sizes
   if [ "${RESUME:-0}" = 1 ] && [ -s "$csv" ]; then
     echo "topo_sweep: [$i/$TOTAL] $tag: kept" >&2; return 0
   fi
+  local heavy=0 max=${sizes#*:}
+  { [ "$np" -ge 128 ] || { [ "$np" -ge 64 ] && [ "$max" -ge 131072 ]; }; } && heavy=1
   if ! SIM_HOSTFILE="$(hostfile "$pl" "$n")" COLLX_TOPO_MAP="$map" \
-      timeout 3600 bash -c 'sim "$@"' _ "$PLAT" "$np" -- "$BIN" --coll allgather --algs "$algs" \
+      timeout 3600 bash -c 'sim "$@"' _ "$heavy" "$PLAT" "$np" -- "$BIN" --coll allgather --algs "$algs" \
       -m "$sizes" -i "$ITERS" -x 1 -q --csv "$csv.part" > /dev/null; then
     echo "topo_sweep: [$i/$TOTAL] $tag: FAILED" >&2; return 1
   fi
@@ -74,14 +76,15 @@ cost() {  # index placement nodes
   if [ "${RESUME:-0}" = 1 ] && [ -s "$csv" ]; then
     echo "topo_sweep: [$i/$TOTAL] cost $pl $n: kept" >&2; return 0
   fi
-  SIM_HOSTFILE="$(hostfile "$pl" "$n")" sim "$PLAT" $((n * 8)) -- "$COST" \
+  SIM_HOSTFILE="$(hostfile "$pl" "$n")" sim $(( n >= 16 )) "$PLAT" $((n * 8)) -- "$COST" \
     2097152 "$pl" > "$csv.part" && mv "$csv.part" "$csv"
   echo "topo_sweep: [$i/$TOTAL] cost $pl $n: $((SECONDS - t0)) s" >&2
 }
-# PLATFORM NP -- ...: simulations of p >= 64 take the lock (p=32 runs last
-# a few seconds).
+# HEAVY PLATFORM NP -- ...: heavy simulations (over ~30 s of host time:
+# p >= 128, or p = 64 with large messages) take the lock.
 sim() {
-  if [ -n "$LOCK" ] && [ "$2" -ge 64 ]; then flock "$LOCK" "$ROOT/sim/run" "$@"
+  local heavy=$1; shift
+  if [ -n "$LOCK" ] && [ "$heavy" = 1 ]; then flock "$LOCK" "$ROOT/sim/run" "$@"
   else "$ROOT/sim/run" "$@"; fi
 }
 export -f one cost hostfile sim
