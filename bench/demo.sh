@@ -112,6 +112,7 @@ if [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/pap_sweep.sh" ]; then
 fi
 
 [ "${DEMO_QUICK:-0}" != 1 ] && [ -x "$ROOT/bench/rma_demo.sh" ] && { step "one-sided broadcast (SMPI ib-6x8, gige-18x8, real MPI)"; timed rma_demo "$ROOT/bench/rma_demo.sh" "$OUT/rma"; }
+[ -x "$ROOT/bench/topo_demo.sh" ] && { step "topology-aware reordering (SMPI cse-2switch-30x8)"; timed topo_demo "$ROOT/bench/topo_demo.sh" "$OUT/topo"; }
 
 # ---- 3. report --------------------------------------------------------------
 step "report"

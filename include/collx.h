@@ -233,6 +233,17 @@ const char *CX_Algorithm_get(const char *coll);
 /* How many times alg ran for coll in this process (for tests and tools). */
 long CX_Algorithm_calls(const char *coll, const char *alg);
 
+/* ---- topology-aware rank reordering (Bhowmik & Bodele 2019) ----
+ * A NEW communicator with the same processes RENUMBERED by a topology
+ * mapping of comm: new rank v is the process the mapping puts at v.
+ * mapping: "ring" (greedy nearest neighbour from rank 0), "rd"
+ * (recursive-doubling heuristic), "hier_ring", "hier_rd" (nodes kept
+ * whole / dealt round-robin, nodes on a 2-opt tour). Collective. Distances
+ * are measured once per communicator (COLLX_TOPO_FILE saves/loads them).
+ * The topo algorithms (allgather ring_topo, rd_topo, ...) reorder inside
+ * the call instead and keep comm's ranks. MPI_ERR_ARG for another name. */
+int CX_Comm_reorder(MPI_Comm comm, const char *mapping, MPI_Comm *newcomm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,7 +62,7 @@ PLATFORMS = {
         doc="Topology paper 5: 30 nodes x 8 cores, 1 Gbps, two switches of 15 joined by one 1 Gbps uplink",
         clusters=[dict(id="cseA", n=15, cores=8, bw="125MBps", lat="15us"),
                   dict(id="cseB", n=15, cores=8, bw="125MBps", lat="15us")],
-        uplink=("125MBps", "20us"),
+        uplink=("125MBps", "20us"), rr=(4, 8, 16, 30),
         lo=("5GBps", "0.5us"), ovh=TCP_OVH, factors=GIGE, ppn=8, mem=(5e9, 5e9)),
     "ib-6x8": dict(
         doc="RMA paper 3, cluster 1: 6 nodes x 2x4-core Xeon E5620, QDR InfiniBand (MVAPICH2)",
@@ -125,8 +125,30 @@ def write(name, P):
         f.write("collx:copy_bw=%.3g\ncollx:reduce_bw=%.3g\n" % P["mem"])
 
 
+def write_placements(name, P):
+    """Two-switch platforms: the placements users get besides block (the
+    default hostfile: nodes in switch order, ranks fill a node).
+    NAME.scattered.hostfile: nodes taken alternately from the two switches
+    (a scheduler's scattered allocation), ranks fill a node.
+    NAME.rrN.hostfile: the first N nodes of the block allocation, ranks
+    dealt round-robin over them (mpirun --map-by node)."""
+    a, b = P["clusters"]
+    ppn = P["ppn"]
+    hosts = ["%s-%d" % (c["id"], i) for c in (a, b) for i in range(c["n"])]
+    alt = []
+    for i in range(max(a["n"], b["n"])):
+        alt += ["%s-%d" % (c["id"], i) for c in (a, b) if i < c["n"]]
+    with open(os.path.join(OUT, name + ".scattered.hostfile"), "w") as f:
+        f.writelines("%s:%d\n" % (h, ppn) for h in alt)
+    for n in P.get("rr", ()):
+        with open(os.path.join(OUT, "%s.rr%d.hostfile" % (name, n)), "w") as f:
+            f.writelines("%s:1\n" % h for k in range(ppn) for h in hosts[:n])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for name, P in PLATFORMS.items():
         write(name, P)
+        if len(P["clusters"]) == 2:
+            write_placements(name, P)
         print("wrote", name)

@@ -4,7 +4,10 @@
  * and unfold at the end (Thakur, Rabenseifner & Gropp 2005). Recursive
  * doubling keeps the canonical order (a group always holds a contiguous
  * range of ranks; the lower range goes on the left), so it serves
- * non-commutative operations; Rabenseifner's needs a commutative one. */
+ * non-commutative operations; Rabenseifner's needs a commutative one.
+ * Both run on virtual ranks (a->order, e.g. a topology mapping): the
+ * reduction then follows the virtual order, so an order needs a
+ * commutative operation. */
 #include "base.h"
 
 typedef struct fold {
@@ -21,23 +24,23 @@ static fold fold_of(int r, int p)
     return f;
 }
 
-static int real_rank(const fold *f, int n)
+static int real_rank(const cx_args *a, const fold *f, int n)
 {
-    return n < f->rem ? 2 * n + 1 : n + f->rem;
+    return cx_rank_of(a, n < f->rem ? 2 * n + 1 : n + f->rem);
 }
 
 /* Fold-in: acc holds this rank's data; an odd low rank combines its even
  * neighbour's data into acc (which may be swapped with tmp). */
 static int fold_in(const cx_args *a, cx_sched *s, const fold *f, char **acc, char **tmp)
 {
-    int r = a->rank, err;
+    int r = cx_vrank_of(a, a->rank), err;
     MPI_Aint n = a->rcount;
     MPI_Datatype t = a->rtype;
     if (r >= 2 * f->rem)
         return MPI_SUCCESS;
     if (f->newrank < 0)
-        return cx_sched_send(s, *acc, n, t, r + 1);
-    if ((err = cx_sched_recv(s, *tmp, n, t, r - 1)) || (err = cx_sched_barrier(s)))
+        return cx_sched_send(s, *acc, n, t, cx_rank_of(a, r + 1));
+    if ((err = cx_sched_recv(s, *tmp, n, t, cx_rank_of(a, r - 1))) || (err = cx_sched_barrier(s)))
         return err;
     return cx_sched_reduce(s, *tmp, *acc, n, t, a->op);   /* acc = left op acc */
 }
@@ -45,20 +48,20 @@ static int fold_in(const cx_args *a, cx_sched *s, const fold *f, char **acc, cha
 /* Fold-out: the result goes back to the even ranks that sat out. */
 static int fold_out(const cx_args *a, cx_sched *s, const fold *f, const void *res)
 {
-    int r = a->rank, err;
+    int r = cx_vrank_of(a, a->rank), err;
     if (r >= 2 * f->rem)
         return MPI_SUCCESS;
     if (f->newrank < 0) {
         if ((err = cx_sched_barrier(s)))
             return err;
-        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, r + 1);
+        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, cx_rank_of(a, r + 1));
     }
-    return cx_sched_send(s, res, a->rcount, a->rtype, r - 1);
+    return cx_sched_send(s, res, a->rcount, a->rtype, cx_rank_of(a, r - 1));
 }
 
 int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
 {
-    fold f = fold_of(a->rank, a->size);
+    fold f = fold_of(cx_vrank_of(a, a->rank), a->size);
     MPI_Aint n = a->rcount;
     MPI_Datatype t = a->rtype;
     char *acc = cx_sched_alloc_typed(s, n, t), *tmp = cx_sched_alloc_typed(s, n, t);
@@ -69,7 +72,7 @@ int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
         (err = fold_in(a, s, &f, &acc, &tmp)) || (err = cx_sched_barrier(s)))
         return err;
     for (int mask = 1; f.newrank >= 0 && mask < f.pow2; mask <<= 1) {
-        int partner = f.newrank ^ mask, peer = real_rank(&f, partner);
+        int partner = f.newrank ^ mask, peer = real_rank(a, &f, partner);
         if ((err = cx_sched_send(s, acc, n, t, peer)) ||
             (err = cx_sched_recv(s, tmp, n, t, peer)) || (err = cx_sched_barrier(s)))
             return err;
@@ -104,7 +107,7 @@ static void block_range(MPI_Aint n, int pow2, int lo, int hi, MPI_Aint *off,
 
 int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s)
 {
-    fold f = fold_of(a->rank, a->size);
+    fold f = fold_of(cx_vrank_of(a, a->rank), a->size);
     MPI_Aint n = a->rcount, ext = cx_type_extent(a->rtype);
     MPI_Datatype t = a->rtype;
     char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);
@@ -117,7 +120,7 @@ int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s)
         return err;
     int lo = 0, hi = f.pow2;   /* blocks this rank is responsible for */
     for (int mask = f.pow2 / 2; f.newrank >= 0 && mask >= 1; mask >>= 1) {
-        int partner = f.newrank ^ mask, peer = real_rank(&f, partner), mid = lo + (hi - lo) / 2;
+        int partner = f.newrank ^ mask, peer = real_rank(a, &f, partner), mid = lo + (hi - lo) / 2;
         int keep_lo = f.newrank < partner ? lo : mid, keep_hi = f.newrank < partner ? mid : hi;
         int give_lo = f.newrank < partner ? mid : lo, give_hi = f.newrank < partner ? hi : mid;
         MPI_Aint koff, klen, goff, glen;
@@ -132,7 +135,7 @@ int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s)
         hi = keep_hi;
     }
     for (int mask = 1; f.newrank >= 0 && mask < f.pow2; mask <<= 1) {
-        int partner = f.newrank ^ mask, peer = real_rank(&f, partner);
+        int partner = f.newrank ^ mask, peer = real_rank(a, &f, partner);
         int plo = lo ^ mask, phi = plo + (hi - lo);   /* the partner's range */
         MPI_Aint off, len, poff, plen;
         block_range(n, f.pow2, lo, hi, &off, &len);

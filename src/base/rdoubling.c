@@ -1,4 +1,6 @@
-/* Recursive-doubling allgather for any p. With p' the largest power of two
+/* Recursive-doubling allgather for any p, on virtual ranks (a->order, e.g.
+ * a topology mapping; the ranges below are virtual-rank ranges, one piece
+ * each: cx_vrange_piece). With p' the largest power of two
  * <= p, rank r >= p' first hands its block to r - p'; the p' ranks double
  * their blocks log2(p') times (a group of low ranks always carries its
  * partners' blocks too, so each exchange is at most two ranges); finally
@@ -10,7 +12,10 @@ static int exchange(const cx_args *a, cx_sched *s, int mine, int theirs, int mas
                     int pow2, int peer)
 {
     int p = a->size, err;
-    cx_piece out = cx_all_range(a, mine, mask), in = cx_all_range(a, theirs, mask);
+    cx_piece out, in;
+    if ((err = cx_vrange_piece(a, s, mine, mask, &out)) ||
+        (err = cx_vrange_piece(a, s, theirs, mask, &in)))
+        return err;
     if ((err = cx_sched_send(s, out.buf, out.count, out.type, peer)) ||
         (err = cx_sched_recv(s, in.buf, in.count, in.type, peer)))
         return err;
@@ -19,55 +24,52 @@ static int exchange(const cx_args *a, cx_sched *s, int mine, int theirs, int mas
     mine_hi = mine_hi < 0 ? 0 : mine_hi > mask ? mask : mine_hi;
     theirs_hi = theirs_hi < 0 ? 0 : theirs_hi > mask ? mask : theirs_hi;
     if (mine_hi) {
-        out = cx_all_range(a, mine + pow2, mine_hi);
-        if ((err = cx_sched_send(s, out.buf, out.count, out.type, peer)))
+        if ((err = cx_vrange_piece(a, s, mine + pow2, mine_hi, &out)) ||
+            (err = cx_sched_send(s, out.buf, out.count, out.type, peer)))
             return err;
     }
     if (theirs_hi) {
-        in = cx_all_range(a, theirs + pow2, theirs_hi);
-        err = cx_sched_recv(s, in.buf, in.count, in.type, peer);
+        if (!(err = cx_vrange_piece(a, s, theirs + pow2, theirs_hi, &in)))
+            err = cx_sched_recv(s, in.buf, in.count, in.type, peer);
     }
     return err;
 }
 
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
 {
-    int p = a->size, r = a->rank, err = MPI_SUCCESS, pow2 = 1;
+    int p = a->size, v = cx_vrank_of(a, a->rank), err = MPI_SUCCESS, pow2 = 1;
     while (pow2 * 2 <= p)
         pow2 *= 2;
-    cx_piece mine = cx_all_block(a, r);
+    cx_piece mine = cx_all_block(a, a->rank), low, high;
     err = cx_sched_own_block(a, s);
-    if (r >= pow2) {  /* extra rank: hand over, then receive everything */
-        if (!err && !(err = cx_sched_send(s, mine.buf, mine.count, mine.type, r - pow2)))
+    if (v >= pow2) {  /* extra rank: hand over, then receive everything */
+        int host = cx_rank_of(a, v - pow2);
+        if (!err && !(err = cx_sched_send(s, mine.buf, mine.count, mine.type, host)))
             err = cx_sched_barrier(s);
         /* Its own block comes back unchanged; receive around it. */
-        if (!err && r > 0) {
-            cx_piece low = cx_all_range(a, 0, r);
-            err = cx_sched_recv(s, low.buf, low.count, low.type, r - pow2);
-        }
-        if (!err && r + 1 < p) {
-            cx_piece high = cx_all_range(a, r + 1, p - r - 1);
-            err = cx_sched_recv(s, high.buf, high.count, high.type, r - pow2);
-        }
+        if (!err && v > 0 && !(err = cx_vrange_piece(a, s, 0, v, &low)))
+            err = cx_sched_recv(s, low.buf, low.count, low.type, host);
+        if (!err && v + 1 < p && !(err = cx_vrange_piece(a, s, v + 1, p - v - 1, &high)))
+            err = cx_sched_recv(s, high.buf, high.count, high.type, host);
         return err;
     }
-    if (!err && r + pow2 < p) {
-        cx_piece extra = cx_all_block(a, r + pow2);
-        if (!(err = cx_sched_recv(s, extra.buf, extra.count, extra.type, r + pow2)))
+    if (!err && v + pow2 < p) {
+        int x = cx_rank_of(a, v + pow2);
+        cx_piece extra = cx_all_block(a, x);
+        if (!(err = cx_sched_recv(s, extra.buf, extra.count, extra.type, x)))
             err = cx_sched_barrier(s);
     }
     for (int mask = 1; mask < pow2 && !err; mask <<= 1) {
-        int peer = r ^ mask, g = r & ~(mask - 1), pg = peer & ~(mask - 1);
-        if (!(err = exchange(a, s, g, pg, mask, pow2, peer)))
+        int peer = v ^ mask, g = v & ~(mask - 1), pg = peer & ~(mask - 1);
+        if (!(err = exchange(a, s, g, pg, mask, pow2, cx_rank_of(a, peer))))
             err = cx_sched_barrier(s);
     }
-    if (!err && r + pow2 < p) {
-        int x = r + pow2;
-        cx_piece low = cx_all_range(a, 0, x);
-        if (!(err = cx_sched_send(s, low.buf, low.count, low.type, x)) && x + 1 < p) {
-            cx_piece high = cx_all_range(a, x + 1, p - x - 1);
-            err = cx_sched_send(s, high.buf, high.count, high.type, x);
-        }
+    if (!err && v + pow2 < p) {
+        int x = v + pow2, xr = cx_rank_of(a, x);
+        if (!(err = cx_vrange_piece(a, s, 0, x, &low)) &&
+            !(err = cx_sched_send(s, low.buf, low.count, low.type, xr)) && x + 1 < p &&
+            !(err = cx_vrange_piece(a, s, x + 1, p - x - 1, &high)))
+            err = cx_sched_send(s, high.buf, high.count, high.type, xr);
     }
     return err;
 }

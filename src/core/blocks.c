@@ -1,5 +1,6 @@
 /* Block addressing and virtual-rank orders (see blocks.h). All offsets are
  * MPI_Aint: count x rank x extent passes 2^31 for legal calls. */
+#include <stdlib.h>
 #include "blocks.h"
 
 static int is_scatter(cx_coll c)
@@ -103,6 +104,31 @@ int cx_vrange_contiguous(const cx_args *a, int v, int n)
         if (cx_rank_of(a, v + j) != first + j)
             return 0;
     return 1;
+}
+
+int cx_vrange_piece(const cx_args *a, cx_sched *s, int v, int n, cx_piece *out)
+{
+    if (n <= 0 || cx_vrange_contiguous(a, v, n)) {
+        *out = cx_all_range(a, n > 0 ? cx_rank_of(a, v) : 0, n > 0 ? n : 0);
+        return MPI_SUCCESS;
+    }
+    int *lens = malloc((size_t)n * sizeof *lens);
+    MPI_Aint *disps = malloc((size_t)n * sizeof *disps);
+    cx_piece first = cx_all_block(a, cx_rank_of(a, v));
+    char *base = first.buf;
+    int err = lens && disps ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (int j = 0; j < n && !err; j++) {
+        cx_piece b = cx_all_block(a, cx_rank_of(a, v + j));
+        lens[j] = (int)b.count;
+        disps[j] = b.buf - base;
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    if (!err && !(err = PMPI_Type_create_hindexed(n, lens, disps, first.type, &t)))
+        err = cx_sched_own_type(s, t);
+    free(lens);
+    free(disps);
+    *out = (cx_piece){.buf = base, .count = err ? 0 : 1, .type = t};
+    return err;
 }
 
 int cx_binomial_span(int v, int p)

@@ -22,6 +22,7 @@ static const cx_algorithm *const tables[] = {
     cx_pap_algorithms,
     cx_hier_algorithms,
     cx_rma_algorithms,
+    cx_topo_algorithms,
 };
 
 #define MAX_ALGS 512

@@ -49,6 +49,7 @@ extern const cx_algorithm cx_irregular_algorithms[];
 extern const cx_algorithm cx_pap_algorithms[];
 extern const cx_algorithm cx_hier_algorithms[];
 extern const cx_algorithm cx_rma_algorithms[];
+extern const cx_algorithm cx_topo_algorithms[];
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 const cx_algorithm *cx_native(cx_coll c);

@@ -1,0 +1,218 @@
+/* Mapping heuristics on known matrices: the paper's Fig. 1 example (ring:
+ * the printed result; rd: worked out by hand from section 3.2), a
+ * two-switch layout where a good ring crosses the uplink only twice, the
+ * hier mappings, permutations on random matrices, and COLLX_TOPO_FILE
+ * save/load (round trip, malformed, another p). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "topo.h"
+#include "fig1.h"
+
+static int failures;
+#define CHECK(c, ...)                                                           \
+    do {                                                                        \
+        if (!(c)) {                                                             \
+            failures++;                                                         \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
+            printf(__VA_ARGS__);                                                \
+            printf("\n");                                                       \
+        }                                                                       \
+    } while (0)
+
+static int same(const int *a, const int *b, int n)
+{
+    return !memcmp(a, b, (size_t)n * sizeof *a);
+}
+
+static void show(const char *what, const int *o, int n)
+{
+    printf("%s:", what);
+    for (int i = 0; i < n; i++)
+        printf(" %d", o[i]);
+    printf("\n");
+}
+
+static int is_perm(const int *o, int n, int start)
+{
+    char *seen = calloc((size_t)n, 1);
+    int ok = o[0] == start;
+    for (int i = 0; i < n && ok; i++) {
+        ok = o[i] >= 0 && o[i] < n && !seen[o[i]];
+        if (ok)
+            seen[o[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+static void test_fig1(void)
+{
+    int o[8];
+    cx_topo_map_ring(fig1, 8, 0, o);
+    show("fig1 ring", o, 8);
+    CHECK(same(o, fig1_ring, 8), "ring mapping differs from the paper's Fig. 1");
+    cx_topo_map_rd(fig1, 8, 0, o);
+    show("fig1 rd", o, 8);
+    CHECK(same(o, fig1_rd, 8), "rd mapping differs from the hand-worked result");
+    /* From another start: greedy from 5: 7 (0.013748), then 3 (0.022932),
+     * 1 (0.020846), 0 (0.012235), 2 (0.012359), 6 (0.038688), 4. */
+    int from5[8] = {5, 7, 3, 1, 0, 2, 6, 4};
+    cx_topo_map_ring(fig1, 8, 5, o);
+    CHECK(same(o, from5, 8), "ring mapping from 5");
+}
+
+/* n nodes of k ranks, node i on switch sw[i]; distances: same node 1,
+ * same switch 10, across 30. */
+static double *two_switch(int n, int k, const int *sw, int *node_of, double *nd)
+{
+    int p = n * k;
+    double *d = malloc((size_t)p * p * sizeof *d);
+    for (int r = 0; r < p; r++)
+        node_of[r] = r / k;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            nd[i * n + j] = i == j ? 0 : sw[i] == sw[j] ? 10 : 30;
+    for (int a = 0; a < p; a++)
+        for (int b = 0; b < p; b++)
+            d[a * p + b] = a == b ? 0 : node_of[a] == node_of[b] ? 1
+                           : nd[node_of[a] * n + node_of[b]];
+    return d;
+}
+
+/* Switch changes along the closed ring of ranks. */
+static int crossings(const int *o, int p, int k, const int *sw)
+{
+    int c = 0;
+    for (int v = 0; v < p; v++)
+        c += sw[o[v] / k] != sw[o[(v + 1) % p] / k];
+    return c;
+}
+
+static void test_two_switch(void)
+{
+    enum { N = 8, K = 4, P = N * K };
+    int sw[N] = {0, 1, 0, 1, 0, 1, 0, 1}, node_of[P], o[P], id[P];
+    double nd[N * N], *d = two_switch(N, K, sw, node_of, nd);
+    for (int r = 0; r < P; r++)
+        id[r] = r;
+    CHECK(crossings(id, P, K, sw) == N, "identity crosses at every node");
+    cx_topo_map_ring(d, P, 0, o);
+    CHECK(is_perm(o, P, 0), "ring is a permutation from 0");
+    CHECK(crossings(o, P, K, sw) == 2, "paper ring crosses %d times", crossings(o, P, K, sw));
+    for (int v = 0; v < P; v += K)   /* nodes whole */
+        for (int j = 1; j < K; j++)
+            CHECK(node_of[o[v + j]] == node_of[o[v]], "ring keeps node %d whole",
+                  node_of[o[v]]);
+    CHECK(cx_topo_map_hier(nd, N, node_of, P, 0, CX_TOPO_RING, o) == 0, "hier ring");
+    CHECK(is_perm(o, P, 0) && crossings(o, P, K, sw) == 2, "hier ring crosses twice");
+    /* rd: the last stages (XOR 16, 8: partners 16 and 8 apart) stay in a
+     * node (4 ranks: XOR 16 and 8 span it), the first stage crosses. */
+    cx_topo_map_rd(d, P, 0, o);
+    CHECK(is_perm(o, P, 0), "rd is a permutation from 0");
+    for (int v = 0; v < P; v++) {
+        CHECK(node_of[o[v]] == node_of[o[v ^ 16]], "rd: %d and %d share a node", v, v ^ 16);
+        CHECK(node_of[o[v]] == node_of[o[v ^ 8]], "rd: %d and %d share a node", v, v ^ 8);
+        CHECK(sw[node_of[o[v]]] == sw[node_of[o[v ^ 4]]], "rd: stage 4 on one switch");
+    }
+    CHECK(cx_topo_map_hier(nd, N, node_of, P, 0, CX_TOPO_RD, o) == 0, "hier rd");
+    CHECK(is_perm(o, P, 0), "hier rd is a permutation from 0");
+    for (int v = 0; v < P; v++) {
+        CHECK(node_of[o[v]] == node_of[o[v ^ 16]], "hier rd: %d and %d share a node", v, v ^ 16);
+        CHECK(sw[node_of[o[v]]] != sw[node_of[o[v ^ 1]]], "hier rd: stage 1 crosses");
+        CHECK(sw[node_of[o[v]]] == sw[node_of[o[v ^ 2]]], "hier rd: stage 2 on one switch");
+    }
+    /* Start elsewhere: the start rank comes first, its node next. */
+    CHECK(cx_topo_map_hier(nd, N, node_of, P, 13, CX_TOPO_RING, o) == 0 && o[0] == 13 &&
+          is_perm(o, P, 13) && node_of[o[K - 1]] == node_of[13], "hier ring from 13");
+    free(d);
+}
+
+static void test_random(void)
+{
+    srand(7);
+    for (int p = 1; p <= 13; p++) {
+        double *d = malloc((size_t)p * p * sizeof *d);
+        int *o = malloc((size_t)p * sizeof *o), *node_of = malloc((size_t)p * sizeof *o);
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j <= i; j++)
+                d[i * p + j] = d[j * p + i] = i == j ? 0 : rand() % 5;   /* ties */
+        for (int s = 0; s < p; s++) {
+            cx_topo_map_ring(d, p, s, o);
+            CHECK(is_perm(o, p, s), "ring p=%d start %d", p, s);
+            cx_topo_map_rd(d, p, s, o);
+            CHECK(is_perm(o, p, s), "rd p=%d start %d", p, s);
+            int nn = (p + 2) / 3;
+            for (int r = 0; r < p; r++)
+                node_of[r] = (r * 7) % nn;   /* interleaved, uneven */
+            for (int kind = 0; kind < CX_TOPO_KINDS; kind++) {
+                cx_topo_map_hier(d, nn, node_of, p, s, kind, o);
+                CHECK(is_perm(o, p, s), "hier p=%d start %d kind %d", p, s, kind);
+            }
+        }
+        free(d), free(o), free(node_of);
+    }
+}
+
+static void test_tour(void)
+{
+    /* Points on a line, visited out of order by greedy from 2: 2 -> 3 (1)
+     * -> 1 (2, ties broken low) ... 2-opt must give a tour of length
+     * 2 * (max - min) = 2 * 10. */
+    double x[6] = {0, 4, 5, 6, 9, 10}, nd[36];
+    int t[6];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            nd[i * 6 + j] = fabs(x[i] - x[j]);
+    cx_topo_node_tour(nd, 6, 2, t);
+    CHECK(t[0] == 2 && is_perm(t, 6, 2), "tour from 2 is a permutation");
+    CHECK(fabs(cx_topo_ring_length(nd, 6, t) - 20) < 1e-9, "2-opt tour length %g != 20",
+          cx_topo_ring_length(nd, 6, t));
+}
+
+static void test_file(const char *dir)
+{
+    char path[512], bad[600];
+    snprintf(path, sizeof path, "%s/topo_fig1_%d.txt", dir, (int)getpid());
+    double back[64];
+    int found = 0;
+    CHECK(cx_topo_save(path, 8, fig1) == MPI_SUCCESS, "save %s", path);
+    CHECK(cx_topo_load(path, 8, back, &found) == MPI_SUCCESS && found == 8, "load");
+    for (int i = 0; i < 64; i++)
+        CHECK(fabs(back[i] - fig1[i]) <= 1e-9 * fig1[i], "round trip [%d]", i);
+    CHECK(cx_topo_load(path, 7, back, &found) == MPI_ERR_SIZE && found == 8,
+          "another p: MPI_ERR_SIZE");
+    snprintf(bad, sizeof bad, "%s.bad", path);
+    const char *junk[] = {"p 2\n0 1\n1\n", "p 2\n0 1 1 0 5\n", "q 2\n0 1 1 0\n",
+                          "p 2\n0 x 1 0\n", "p 2\n0 -1 1 0\n", ""};
+    for (int k = 0; k < 6; k++) {
+        FILE *f = fopen(bad, "w");
+        fputs(junk[k], f);
+        fclose(f);
+        CHECK(cx_topo_load(bad, 2, back, &found) == MPI_ERR_FILE, "malformed file %d", k);
+    }
+    FILE *f = fopen(bad, "w");
+    fputs("# comment\n  p 2 # two\n0 1.5\n1.5 0 # end\n", f);
+    fclose(f);
+    CHECK(cx_topo_load(bad, 2, back, &found) == MPI_SUCCESS && back[1] == 1.5,
+          "comments and blanks are fine");
+    CHECK(cx_topo_load("/nonexistent/x", 2, back, &found) == MPI_ERR_FILE, "missing");
+    remove(path);
+    remove(bad);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    test_fig1();
+    test_two_switch();
+    test_random();
+    test_tour();
+    test_file(argc > 1 ? argv[1] : ".");
+    printf("topo mapping: %s (%d failures)\n", failures ? "FAILED" : "OK", failures);
+    MPI_Finalize();
+    return failures != 0;
+}

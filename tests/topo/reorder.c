@@ -1,0 +1,240 @@
+/* CX_Comm_reorder and the topology state on real processes: the paper's
+ * Fig. 1 matrix from COLLX_TOPO_FILE gives the paper's mapping (p=8);
+ * measured distances under a fake node layout: every rank holds the same
+ * matrix and orders, nodes stay whole in ring orders, the matrix is saved
+ * and a second communicator loads it back (no measurement, same orders);
+ * bad names and malformed files give MPI error classes on every rank; the
+ * topo algorithms give the native result in user rank order. */
+#define _POSIX_C_SOURCE 200112L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "topo.h"
+#include "fig1.h"
+
+static int rank, size, failures;
+#define CHECK(c, ...)                                                           \
+    do {                                                                        \
+        if (!(c)) {                                                             \
+            failures++;                                                         \
+            printf("FAIL rank %d %s:%d: ", rank, __FILE__, __LINE__);           \
+            printf(__VA_ARGS__);                                                \
+            printf("\n");                                                       \
+        }                                                                       \
+    } while (0)
+
+static int position(const int *order, int n, int r)
+{
+    for (int v = 0; v < n; v++)
+        if (order[v] == r)
+            return v;
+    return -1;
+}
+
+static int new_rank(MPI_Comm comm, const char *mapping, int *err)
+{
+    MPI_Comm nc;
+    int r = -1;
+    *err = CX_Comm_reorder(comm, mapping, &nc);
+    if (*err == MPI_SUCCESS) {
+        MPI_Comm_rank(nc, &r);
+        MPI_Comm_free(&nc);
+    }
+    return r;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        fputs(text, f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The allgather algorithms of the family give PMPI_Allgather's bytes. */
+static void check_allgather(MPI_Comm comm, const char *alg)
+{
+    enum { N = 3 };
+    int mine[N], *got = malloc(sizeof(int) * N * size), *want = malloc(sizeof(int) * N * size);
+    for (int i = 0; i < N; i++)
+        mine[i] = rank * 100 + i;
+    long before = CX_Algorithm_calls("allgather", alg);
+    CX_Algorithm_set("allgather", alg);
+    CX_Allgather(mine, N, MPI_INT, got, N, MPI_INT, comm);
+    CX_Algorithm_set("allgather", NULL);
+    PMPI_Allgather(mine, N, MPI_INT, want, N, MPI_INT, comm);
+    CHECK(!memcmp(got, want, sizeof(int) * N * size), "allgather %s bytes", alg);
+    CHECK(CX_Algorithm_calls("allgather", alg) == before + 1, "%s ran", alg);
+    free(got);
+    free(want);
+}
+
+static void test_fig1(const char *prefix)
+{
+    char path[600], text[4096];
+    int n = snprintf(text, sizeof text, "# Fig. 1 of Bhowmik & Bodele\np 8\n");
+    for (int i = 0; i < 64; i++)
+        n += snprintf(text + n, sizeof text - n, "%.6f%c", fig1[i], i % 8 == 7 ? '\n' : ' ');
+    snprintf(path, sizeof path, "%s.fig1", prefix);
+    write_file(path, text);
+    setenv("COLLX_TOPO_FILE", path, 1);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int err;
+    CHECK(new_rank(comm, "ring", &err) == position(fig1_ring, 8, rank) && !err,
+          "ring: new rank %d", position(fig1_ring, 8, rank));
+    CHECK(new_rank(comm, "rd", &err) == position(fig1_rd, 8, rank) && !err,
+          "rd: new rank %d", position(fig1_rd, 8, rank));
+    check_allgather(comm, "ring_topo");
+    check_allgather(comm, "rd_topo");
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        remove(path);
+}
+
+/* Same bits on every rank: compare with rank 0's copy. */
+static void agree(MPI_Comm comm, const void *x, int bytes, const char *what)
+{
+    char *zero = malloc((size_t)bytes);
+    memcpy(zero, x, (size_t)bytes);
+    MPI_Bcast(zero, bytes, MPI_BYTE, 0, comm);
+    CHECK(!memcmp(zero, x, (size_t)bytes), "%s differs from rank 0's", what);
+    free(zero);
+}
+
+/* Node changes along the order (open path): nn - 1 when nodes are whole. */
+static int node_changes(const cx_topo *t, const int *o)
+{
+    int c = 0;
+    for (int v = 1; v < t->p; v++)
+        c += t->node_of[o[v]] != t->node_of[o[v - 1]];
+    return c;
+}
+
+static void test_measured(const char *prefix)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s.measured", prefix);
+    if (rank == 0)
+        remove(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    setenv("COLLX_TOPO_FILE", path, 1);
+    MPI_Comm comm, comm2;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    cx_comm *c, *c2;
+    cx_topo *t, *t2;
+    CHECK(cx_comm_get(comm, &c) == 0 && cx_topo_get(c, &t) == 0, "topo state");
+    if (rank == 0)
+        printf("p=%d nodes=%d pairs=%d measured in %.6f s\n", t->p, t->nn, t->pairs,
+               t->cost);
+    CHECK(t->pairs == t->nn * (t->nn - 1) / 2, "pairs %d", t->pairs);
+    CHECK(rank != 0 || t->cost > 0, "measurement cost %g", t->cost);
+    int full = size <= cx_topo_full_max();
+    CHECK(full == (t->dist != NULL), "p x p matrix kept iff p <= %d", cx_topo_full_max());
+    if (full)
+        agree(comm, t->dist, (int)(sizeof(double) * size * size), "distance matrix");
+    agree(comm, t->node_dist, (int)(sizeof(double) * t->nn * t->nn), "node matrix");
+    for (int i = 0; i < t->nn; i++)
+        for (int j = 0; j < t->nn; j++)
+            CHECK(i == j ? t->node_dist[i * t->nn + j] == 0 : t->node_dist[i * t->nn + j] > 0,
+                  "node distance %d-%d", i, j);
+    int roots[2] = {0, size - 1};
+    for (int h = 0; h < CX_TOPO_HEURISTICS; h++)
+        for (int k = 0; k < CX_TOPO_KINDS; k++)
+            for (int ri = 0; ri < 2; ri++) {
+                const int *o = cx_topo_order_with(t, h, k, roots[ri]);
+                CHECK(o && o[0] == roots[ri], "order h%d k%d root %d", h, k, roots[ri]);
+                agree(comm, o, (int)sizeof(int) * size, "order");
+                if (k == CX_TOPO_RING)
+                    CHECK(node_changes(t, o) == t->nn - 1, "ring order h%d keeps nodes "
+                          "whole (%d changes)", h, node_changes(t, o));
+            }
+    int err, v = new_rank(comm, "hier_ring", &err);
+    CHECK(!err && v == position(cx_topo_order_with(t, CX_TOPO_HIER, CX_TOPO_RING, 0), size,
+                                rank), "CX_Comm_reorder hier_ring");
+    check_allgather(comm, "ring_topo");
+    check_allgather(comm, "rd_topo");
+    /* Saved by rank 0; a new communicator loads it: no measurement, same
+     * matrix and orders. Without the p x p matrix nothing is saved: the
+     * second communicator measures again, with the hier mappings. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm2);
+    if (!full) {
+        CHECK(cx_comm_get(comm2, &c2) == 0 && cx_topo_get(c2, &t2) == 0, "state 2");
+        CHECK(rank != 0 || t2->cost > 0, "measured again");
+        for (int k = 0; k < CX_TOPO_KINDS; k++)   /* paper heuristics -> hier */
+            CHECK(!memcmp(cx_topo_order_with(t2, CX_TOPO_PAPER, k, 0),
+                          cx_topo_order_with(t2, CX_TOPO_HIER, k, 0), sizeof(int) * size),
+                  "no matrix: hier order for kind %d", k);
+        MPI_Comm_free(&comm2);
+        MPI_Comm_free(&comm);
+        return;
+    }
+    CHECK(cx_comm_get(comm2, &c2) == 0 && cx_topo_get(c2, &t2) == 0, "loaded state");
+    CHECK(t2->cost == 0 && t2->pairs == 0, "loaded, not measured");
+    CHECK(!memcmp(t2->dist, t->dist, sizeof(double) * size * size), "loaded matrix");
+    for (int h = 0; h < CX_TOPO_HEURISTICS; h++)
+        for (int k = 0; k < CX_TOPO_KINDS; k++)
+            CHECK(!memcmp(cx_topo_order_with(t, h, k, 0), cx_topo_order_with(t2, h, k, 0),
+                          sizeof(int) * size), "loaded order h%d k%d", h, k);
+    MPI_Comm_free(&comm2);
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        remove(path);
+}
+
+static void test_errors(const char *prefix)
+{
+    char path[600];
+    MPI_Comm comm, nc;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int err = CX_Comm_reorder(comm, "spiral", &nc), cls = -1;
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_ARG && nc == MPI_COMM_NULL, "unknown mapping: class %d", cls);
+    snprintf(path, sizeof path, "%s.bad", prefix);
+    write_file(path, "p 2\n0 1 1\n");   /* short */
+    setenv("COLLX_TOPO_FILE", path, 1);
+    /* p=2 only matches on a 2-rank communicator; make the file fit p. */
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, "p %d\n0 nonsense\n", size);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    err = CX_Comm_reorder(comm, "ring", &nc);
+    MPI_Error_class(err, &cls);
+    if (size <= cx_topo_full_max())
+        CHECK(cls == MPI_ERR_FILE, "malformed COLLX_TOPO_FILE: class %d", cls);
+    else   /* the file is not read without the p x p matrix */
+        CHECK(err == MPI_SUCCESS, "file ignored above COLLX_TOPO_FULL_MAX: class %d", cls);
+    if (err == MPI_SUCCESS)
+        MPI_Comm_free(&nc);
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        remove(path);
+    unsetenv("COLLX_TOPO_FILE");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *prefix = argc > 1 ? argv[1] : "topo_reorder";
+    if (size == 8 && size <= cx_topo_full_max())
+        test_fig1(prefix);
+    test_measured(prefix);
+    test_errors(prefix);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("topo reorder p=%d: %s (%d failures)\n", size, all ? "FAILED" : "OK", all);
+    MPI_Finalize();
+    return all != 0;
+}
