@@ -127,7 +127,7 @@ def model(t):
         if len(cells) > 3 and cells[1] == "hier":
             c = cells[0].lstrip("| ")
             if (c, "native") in at:
-                lines[i] = line[:-2] + f"{at[(c, 'native')][0] / at[(c, 'hier')][0]:.1f}x |"
+                lines[i] = line[:-2] + f" {at[(c, 'native')][0] / at[(c, 'hier')][0]:.1f}x |"
     return lines + [""]
 
 
@@ -167,10 +167,11 @@ def plot(out, c, t, ps, variants):
         return
     fig, axes = plt.subplots(1, len(ps), figsize=(4.5 * len(ps), 3.6), squeeze=False)
     for ax, p in zip(axes[0], ps):
-        for v in variants:
+        for i, v in enumerate(variants):   # one colour per variant in every panel
             pts = sorted((k[2], y) for k, y in t.items() if k[0] == c and k[1] == p and k[3] == v)
             if pts:
-                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=v)
+                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=v,
+                        color=f"C{i % 10}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("bytes per rank")
