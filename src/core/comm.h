@@ -88,6 +88,14 @@ MPI_Aint cx_shm_max(void);
  * growth. Use atomics on it. */
 #define CX_NODE_CTL_BYTES 4096
 int cx_comm_node_ctl(cx_comm *c, char **base);
+/* After the control block's fixed part, one cache line per local rank that
+ * only that rank writes (what it publishes to its node); valid once
+ * cx_comm_node_ctl succeeded. */
+#define CX_NODE_LINE_BYTES 64
+static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
+{
+    return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)local_rank * CX_NODE_LINE_BYTES;
+}
 int cx_comm_next_tag(cx_comm *c);
 /* Runs every family's after_call hook (end of a blocking call). */
 void cx_comm_after_call(cx_comm *c);

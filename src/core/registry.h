@@ -72,7 +72,9 @@ unsigned cx_select_generation(void);
 
 /* Adds the collective a, on a->comm (a communicator collx owns: node,
  * leaders...), to s: natively (alg NULL or "native", or an algorithm that
- * needs more than a commutative op) or with alg as a child schedule. The
+ * needs more than a commutative op: the MPI's blocking call inside a start
+ * step when a->nonblocking is 0, else its PMPI_I<coll>) or with alg as a
+ * child schedule. The
  * steps go into the current round (a child: that round and the next). */
 int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
 

@@ -247,3 +247,9 @@ int cx_sched_sort_rounds(cx_sched *s, int from, const double *key)
     free(ops);
     return MPI_SUCCESS;
 }
+
+void cx_sched_fail(cx_sched *s, int err)
+{
+    if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+        s->err = err;
+}

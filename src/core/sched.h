@@ -106,6 +106,9 @@ int cx_sched_poll(cx_sched *s, cx_poll_fn fn, void *ctx);
  * peer each by key[peer], stably; other rounds stay in place. The caller
  * knows that those rounds do not depend on each other. */
 int cx_sched_sort_rounds(cx_sched *s, int from, const double *key);
+/* Records err as the schedule's result (the first one wins) while it is
+ * built: the schedule still runs to its end, so peers are served. */
+void cx_sched_fail(cx_sched *s, int err);
 /* Scratch memory that lives as long as the schedule (NULL on failure). */
 void *cx_sched_alloc(cx_sched *s, size_t bytes);
 /* Scratch able to hold count elements of t laid out as t does it (lb and

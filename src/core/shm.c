@@ -137,10 +137,11 @@ int cx_comm_node_ctl(cx_comm *c, char **base)
         return err;
     if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && (err = list(c)))
         return err;
-    if ((err = node_window(c, CX_NODE_CTL_BYTES, &c->ctl_win, &c->ctl_base)))
+    MPI_Aint bytes = CX_NODE_CTL_BYTES + (MPI_Aint)c->local_size * CX_NODE_LINE_BYTES;
+    if ((err = node_window(c, bytes, &c->ctl_win, &c->ctl_base)))
         return err;
     if (c->local_rank == 0)
-        memset(c->ctl_base, 0, CX_NODE_CTL_BYTES);
+        memset(c->ctl_base, 0, (size_t)bytes);
     PMPI_Win_sync(c->ctl_win);
     PMPI_Barrier(c->node);   /* zeroed before anyone uses it */
     *base = c->ctl_base;

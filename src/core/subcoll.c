@@ -1,8 +1,16 @@
 /* A collective on another communicator as a step of a schedule, e.g. the
  * inter-node phase of a hierarchical algorithm on the leader communicator
  * (the paper's "unmodified, hierarchy-unaware collective"): natively, as a
- * start step that posts PMPI_I<coll>, or with a collx algorithm, as a child
- * schedule begun by a start step and driven by a poll step. */
+ * start step, or with a collx algorithm, as a child schedule begun by a
+ * start step and driven by a poll step.
+ *
+ * Natively, a call that is blocking (a->nonblocking == 0) runs the MPI's
+ * blocking PMPI_<coll> inside the start step: that is the MPI's tuned
+ * collective (Open MPI's coll/tuned, MPICH's and SMPI's selectors pick
+ * log-depth algorithms by size), where its nonblocking twin is often a
+ * plain linear schedule (libnbc, SMPI's Iallgatherv), and it is as robust
+ * as the MPI is to an erroneous call (Open MPI's Ireduce hangs where its
+ * Reduce returns MPI_ERR_TRUNCATE). Nonblocking calls post PMPI_I<coll>. */
 #include <stdlib.h>
 #include "cx_internal.h"
 
@@ -16,6 +24,13 @@ static int start_native(cx_sched *s, void *ctx, MPI_Request *req)
 {
     (void)s;
     return cx_native_start(&((subcoll *)ctx)->a, req);
+}
+
+static int run_native(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    *req = MPI_REQUEST_NULL;
+    return cx_native_run(&((subcoll *)ctx)->a);
 }
 
 static int start_child(cx_sched *s, void *ctx, MPI_Request *req)
@@ -64,6 +79,8 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.order = NULL;
     x->a.cc = NULL;
     if (!alg || !alg->build || !servable(alg, &x->a)) {
+        if (!a->nonblocking)
+            return cx_sched_start(s, run_native, x);
 #ifdef SMPI_H
         /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong
          * elements above ~10^4 ints (its blocking call and the

@@ -13,6 +13,7 @@
 typedef struct hier_state {
     unsigned seq;
     unsigned long long barriers;   /* node barriers this rank entered */
+    unsigned long long exchanges;  /* size exchanges of the node (guard.c) */
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
     void *scratch;          /* CX_<Name>_shared when hier cannot serve */
     MPI_Aint scratch_bytes;
@@ -83,6 +84,12 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
         fill[c->node_of[r]] += piece_bytes ? piece_bytes[r] : bytes;
     }
     return MPI_SUCCESS;
+}
+
+unsigned long long hier_next_exchange(cx_comm *c)
+{
+    hier_state *st = state_of(c);
+    return st ? ++st->exchanges : 0;
 }
 
 void *hier_scratch(cx_comm *c, MPI_Aint bytes)
@@ -203,24 +210,43 @@ MPI_Aint hier_slot_budget(void)
 /* Node barrier in shared memory: a counter in the node's control block
  * that only grows. Barrier b of the node is passed when the counter
  * reaches b x (ranks of the node): every rank of a node enters the same
- * barriers in the same order, one increment each. */
+ * barriers in the same order, one increment each.
+ *
+ * A barrier also shares errors: a rank that arrives with an error (e.g.
+ * the leader's collective reported MPI_ERR_TRUNCATE, so the node's data is
+ * wrong) leaves its class in the word of the barrier's parity, and every
+ * rank of the node records it when the barrier is passed. A rank reaches
+ * barrier b + 2, which reuses the word, only after all passed b + 1. */
+enum { CTL_COUNTER, CTL_ERROR };   /* 8-byte words; CTL_ERROR + b % 2 */
+
 typedef struct arrival {
-    unsigned long long *counter, target;
+    unsigned long long *ctl, b, target;
 } arrival;
 
 static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
 {
-    (void)s;
+    arrival *x = ctx;
     *req = MPI_REQUEST_NULL;
-    __atomic_fetch_add(((arrival *)ctx)->counter, 1, __ATOMIC_ACQ_REL);
+    if (s->err != MPI_SUCCESS) {
+        int cls = MPI_ERR_OTHER;
+        PMPI_Error_class(s->err, &cls);
+        __atomic_store_n(&x->ctl[CTL_ERROR + x->b % 2], x->b << 16 | (unsigned)cls,
+                         __ATOMIC_RELAXED);
+    }
+    __atomic_fetch_add(&x->ctl[CTL_COUNTER], 1, __ATOMIC_ACQ_REL);
     return MPI_SUCCESS;
 }
 
 static int all_arrived(cx_sched *s, void *ctx, int *done)
 {
-    (void)s;
     arrival *x = ctx;
-    *done = __atomic_load_n(x->counter, __ATOMIC_ACQUIRE) >= x->target;
+    *done = __atomic_load_n(&x->ctl[CTL_COUNTER], __ATOMIC_ACQUIRE) >= x->target;
+    if (*done) {
+        unsigned long long e = __atomic_load_n(&x->ctl[CTL_ERROR + x->b % 2],
+                                               __ATOMIC_RELAXED);
+        if (e >> 16 == x->b)
+            cx_sched_fail(s, (int)(e & 0xffff));
+    }
     return MPI_SUCCESS;
 }
 
@@ -237,11 +263,21 @@ int hier_node_barrier(hier *h, cx_sched *s)
         return MPI_ERR_NO_MEM;
     if ((err = cx_comm_node_ctl(c, &ctl)))
         return err;
-    x->counter = (unsigned long long *)ctl;
-    x->target = ++st->barriers * (unsigned long long)c->local_size;
+    x->ctl = (unsigned long long *)(void *)ctl;
+    x->b = ++st->barriers;
+    x->target = x->b * (unsigned long long)c->local_size;
     if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll(s, all_arrived, x)))
         return err;
     return cx_sched_barrier(s);
+}
+
+/* Whether the leaders' native collective of a blocking call is the MPI's
+ * blocking one (COLLX_HIER_NATIVE=blocking, the default) or its
+ * nonblocking twin (=nonblocking): see src/core/subcoll.c. */
+static int native_nonblocking(const hier *h, const cx_args *inter)
+{
+    const char *v = getenv("COLLX_HIER_NATIVE");
+    return h->a->nonblocking || inter->nonblocking || (v && !strcmp(v, "nonblocking"));
 }
 
 /* COLLX_HIER_INTER=<name>: the leaders' algorithm, where c has one. */
@@ -256,6 +292,7 @@ int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
     if (h->c->leaders == MPI_COMM_NULL || h->c->nnodes < 2)
         return MPI_SUCCESS;
     inter->comm = h->c->leaders;
+    inter->nonblocking = native_nonblocking(h, inter);
     int err = cx_sched_collective(s, inter, inter_alg(inter->coll));
     return err ? err : cx_sched_barrier(s);
 }
@@ -291,6 +328,7 @@ int hier_columns(hier *h, cx_sched *s, cx_args *inter)
     if (err || c->local_rank >= h->senders || c->nnodes < 2)
         return err;
     inter->comm = col;
+    inter->nonblocking = native_nonblocking(h, inter);
     err = cx_sched_collective(s, inter, inter_alg(inter->coll));
     return err ? err : cx_sched_barrier(s);
 }

@@ -60,6 +60,15 @@ void hier_share(MPI_Aint n, int l, int k, MPI_Aint *lo, MPI_Aint *len);
  * alone (MPI_IN_PLACE), or -1. */
 int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
                      int skip);
+/* Number of this rank's next size exchange on c (guard.c), 0 when out of
+ * memory: every rank of a node makes the same exchanges in order. */
+unsigned long long hier_next_exchange(cx_comm *c);
+/* Builds a hierarchical call with build, first checking that the ranks
+ * of the node agree on the sizes (guard.c): an erroneous call whose sizes
+ * disagree is built alike on the whole node and returns
+ * MPI_ERR_TRUNCATE, instead of leaving ranks waiting for each other. */
+int hier_guarded(const cx_args *a, cx_sched *s,
+                 int (*build)(const cx_args *a, cx_sched *s));
 /* Per-communicator buffer of at least bytes (CX_<Name>_shared when hier
  * cannot serve the call); NULL when out of memory. */
 void *hier_scratch(cx_comm *c, MPI_Aint bytes);

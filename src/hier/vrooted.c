@@ -68,6 +68,12 @@ static int leaders(vx *x, cx_sched *s)
         inter = (cx_args){.coll = CX_COLL_GATHERV, .sbuf = at, .scount = (int)mine,
                           .stype = MPI_BYTE, .rbuf = x->region, .rcounts = v,
                           .rdispls = v + n, .rtype = MPI_BYTE, .root = x->root_node};
+    /* The regions' sizes come from the root's counts alone, so in an
+     * erroneous call the leaders may disagree: the MPI's nonblocking
+     * schedule completes such a call cleanly, where Open MPI 4.1's
+     * blocking linear gatherv leaves the rest of its messages for the next
+     * call (and hangs with rendezvous-sized ones). */
+    inter.nonblocking = 1;
     if (me == x->root_node) {
         if (x->scatter)
             inter.rbuf = MPI_IN_PLACE;
@@ -102,6 +108,27 @@ static int root_copies(vx *x, cx_sched *s)
     return err;
 }
 
+/* Whether the pieces of the root's node, as its ranks' own counts give
+ * them (the table), are what the root's counts say (an erroneous call
+ * otherwise: its ranks return MPI_ERR_TRUNCATE; the leaders' collective
+ * reports the other nodes'). Only the root's node has the totals. */
+static int node_agrees(const vx *x)
+{
+    const cx_args *a = x->h.a;
+    cx_comm *c = x->h.c;
+    if (c->my_node != x->root_node)
+        return 1;
+    if (a->rank == a->root) {
+        const int *first, *members;
+        if (hier_members((hier *)&x->h, &first, &members))
+            return 1;
+        for (int l = 0; l < c->local_size; l++)
+            if (x->table[l] != root_bytes(a, members[first[c->my_node] + l]))
+                return 0;
+    }
+    return local_offset(x, c->local_size) == x->totals[c->my_node];
+}
+
 /* After the first node barrier: the table and the totals are in. */
 static int rest(cx_sched *s, void *ctx, MPI_Request *req)
 {
@@ -110,6 +137,8 @@ static int rest(cx_sched *s, void *ctx, MPI_Request *req)
     cx_comm *c = x->h.c;
     *req = MPI_REQUEST_NULL;
     int me = c->my_node, root = a->rank == a->root, err = MPI_SUCCESS;
+    if (!node_agrees(x))
+        cx_sched_fail(s, MPI_ERR_TRUNCATE);
     MPI_Aint at = (me == x->root_node ? node_offset(x, me) : 0) +
                   local_offset(x, c->local_rank);
     cx_piece own = cx_own_piece(a);

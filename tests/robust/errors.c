@@ -19,7 +19,9 @@
  * rendezvous-sized messages) and so does MPICH 4.0 (scatter, allgather);
  * --with-native adds them, to see that.
  *
- * Usage: robust_errors [--rndv] [--zero] [--with-native] [--all] [--verbose] [coll...]
+ * Usage: robust_errors [--rndv] [--zero] [--with-native] [--all] [--verbose]
+ *                      [--alg NAME]... [coll...]
+ *   --alg: only these algorithms (e.g. hier under fake node layouts);
  *   --all: also the known gaps (printed as NOT RUN otherwise, see known_gap);
  *   --rndv: elements of 64 KiB (rendezvous-sized messages) instead of int;
  *   --zero: the truncating rank posts count 0 instead of 1.
@@ -236,20 +238,41 @@ static int error_rank(const kase *k)
 }
 
 /* Cases collx does not handle yet (run with --all to see them fail):
- * hier assumes every rank's count agrees (its node segment layout and
- * barriers follow the counts), and so does the RMA drop-in bcast (its
+ * the RMA drop-in bcast assumes every rank's count agrees (its
  * staging window grows collectively); tuw gatherv/scatterv build their tree from
  * the rank's own size, so with sizes on both sides of its degradation
  * threshold (rendezvous-sized) or of zero ranks build different trees
  * (seen hanging on MPICH; tuw gather and scatter build one tree whatever
  * the size). */
 static int run_all;
+static const char *only[8];   /* --alg: the algorithms to run (none: all) */
+static int nonly;
+
+static int selected(const char *alg)
+{
+    for (int i = 0; i < nonly; i++)
+        if (!strcmp(only[i], alg))
+            return 1;
+    return nonly == 0;
+}
+/* Whether the algorithm serves blocking calls only and runs the MPI's own
+ * call for CX_I<coll> (then an erroneous nonblocking call behaves as the
+ * MPI's does, which the header says may hang). */
+static int nonblocking_is_native(const kase *k)
+{
+    char needs[256] = "";
+    for (int i = 0; i < CX_Algorithm_count(k->coll); i++)
+        if (!strcmp(CX_Algorithm_name(k->coll, i), k->alg))
+            CX_Algorithm_needs(k->coll, i, needs, sizeof needs);
+    return strstr(needs, "a blocking call") && strstr(needs, "else native");
+}
+
 static const char *known_gap(const kase *k)
 {
     if (run_all)
         return NULL;
-    if (!strncmp(k->alg, "hier", 4))   /* hier, hier_ms */
-        return "hier assumes counts that agree on every rank";
+    if (k->nb && nonblocking_is_native(k))
+        return "the algorithm hands nonblocking calls to the MPI's own (see --with-native)";
     if (!strncmp(k->alg, "rma_", 4))
         return "the RMA drop-in's staging window and flags assume counts that agree";
     if (!strcmp(k->alg, "tuw") && (rndv || !small) &&
@@ -331,6 +354,8 @@ int main(int argc, char **argv)
             verbose = 1;
         else if (!strcmp(argv[i], "--all"))
             run_all = 1;
+        else if (!strcmp(argv[i], "--alg") && i + 1 < argc && nonly < 8)
+            only[nonly++] = argv[++i];
         else if (ncolls < 16)
             colls[ncolls++] = argv[i];
     }
@@ -365,7 +390,7 @@ int main(int argc, char **argv)
             kase k = {colls[c], CX_Algorithm_name(colls[c], a), rndv ? "64KiB" : "int",
                       rndv ? big : MPI_INT, 0, 0, 0};
             int native = !strcmp(k.alg, "native");
-            if (native && !with_native)
+            if ((native && !with_native) || !selected(k.alg))
                 continue;
             if (CX_Algorithm_set(k.coll, k.alg) != MPI_SUCCESS) {
                 say_fail(&k, "CX_Algorithm_set failed");

@@ -1,0 +1,161 @@
+/* Erroneous calls whose sizes disagree between the ranks of a node.
+ *
+ * A hierarchical call's structure follows the sizes a rank passes: the
+ * segment it grows (collectively over the node), the chunks, the senders
+ * per node, which node barriers it enters. When the sizes disagree (an
+ * erroneous program: a root that posts fewer elements than the others
+ * send), ranks of a node would build different schedules and wait for
+ * each other forever, or write past a region another rank sized.
+ *
+ * So, before building, every rank publishes the block sizes its arguments
+ * give in its line of the node's control block and reads its node's (one
+ * shared-memory barrier of the node, no message). When they differ, every
+ * rank of the node builds the call for the largest size (in a truncation,
+ * the senders' size, which the other nodes use too), on scratch buffers
+ * where its own arguments say otherwise, and returns MPI_ERR_TRUNCATE: the
+ * node's schedules match each other and the other nodes', nothing is
+ * written past a user's buffer, and every rank returns. Nodes whose ranks
+ * agree among themselves but not with another node meet in the leaders'
+ * collective (the MPI's own by default), which reports or not as that MPI
+ * does. v and w collectives are not checked here: their sizes differ
+ * legitimately, and the node agrees on its need (hier_agree_need). */
+#include <limits.h>
+#include <stdint.h>
+#include "hier.h"
+
+/* A rank's line holds, for each parity of the exchange number, the
+ * number and the two sizes (send, receive) the rank sees. */
+enum { W_GEN, W_SEND, W_RECV, W_WORDS };
+
+typedef struct exchange {
+    cx_comm *c;
+    unsigned long long gen;
+} exchange;
+
+static int64_t *words(cx_comm *c, int local, unsigned long long gen)
+{
+    return (int64_t *)(void *)cx_comm_node_line(c, local) + (gen % 2) * W_WORDS;
+}
+
+/* Block sizes in bytes from this rank's arguments (-1: the side is not
+ * significant here). 0 when the collective is not checked. In a correct
+ * call every significant size of every rank is the same. */
+static int block_sizes(const cx_args *a, int64_t *send, int64_t *recv)
+{
+    unsigned sh = cx_coll_shape(a->coll);
+    int root = a->rank == a->root;
+    if (sh == 0 || (sh & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)))
+        return 0;
+    *send = *recv = -1;
+    if (sh & CX_REDUCTION) {   /* count and type are rcount and rtype */
+        *recv = (int64_t)cx_type_bytes(a->rcount, a->rtype);
+        return 1;
+    }
+    if ((sh & CX_SEND_ONE) && a->sbuf != MPI_IN_PLACE && (root || !(sh & CX_SEND_AT_ROOT)))
+        *send = (int64_t)cx_type_bytes(a->scount, a->stype);
+    if ((sh & CX_RECV_ONE) && a->rbuf != MPI_IN_PLACE && (root || !(sh & CX_RECV_AT_ROOT)))
+        *recv = (int64_t)cx_type_bytes(a->rcount, a->rtype);
+    return 1;
+}
+
+static int all_published(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    exchange *x = ctx;
+    *done = 1;
+    for (int l = 0; l < x->c->local_size && *done; l++)
+        *done = (unsigned long long)__atomic_load_n(&words(x->c, l, x->gen)[W_GEN],
+                                                    __ATOMIC_ACQUIRE) == x->gen;
+    return MPI_SUCCESS;
+}
+
+/* Publishes send and recv, waits for the node's ranks to publish theirs
+ * and returns their range. A rank reaches exchange g+2 (same words as g)
+ * only after every rank of its node published g+1, i.e. finished reading
+ * g. */
+static int exchange_sizes(cx_comm *c, int64_t send, int64_t recv, int64_t *least,
+                          int64_t *most)
+{
+    exchange x = {c, hier_next_exchange(c)};
+    if (!x.gen)
+        return MPI_ERR_NO_MEM;
+    int64_t *mine = words(c, c->local_rank, x.gen);
+    mine[W_SEND] = send;
+    mine[W_RECV] = recv;
+    __atomic_store_n(&mine[W_GEN], (int64_t)x.gen, __ATOMIC_RELEASE);
+    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
+    cx_sched_init(&w, c->priv, 0);
+    int err = cx_sched_poll(&w, all_published, &x);
+    if (!err)
+        err = cx_sched_run(&w);
+    cx_sched_free(&w);
+    *least = INT64_MAX;
+    *most = -1;
+    for (int l = 0; l < c->local_size && !err; l++)
+        for (int k = W_SEND; k <= W_RECV; k++) {
+            int64_t v = words(c, l, x.gen)[k];
+            if (v >= 0 && v < *least)
+                *least = v;
+            if (v > *most)
+                *most = v;
+        }
+    return err;
+}
+
+/* a as the rest of the node sees it: blocks of r bytes, on scratch
+ * buffers the size of p blocks (a itself where its sizes are r). */
+static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int64_t send,
+                                   int64_t recv)
+{
+    if ((send < 0 || send == r) && (recv < 0 || recv == r))
+        return a;
+    cx_args *b = cx_sched_alloc(s, sizeof *b);
+    if (!b)
+        return NULL;
+    *b = *a;
+    b->shared_out = NULL;
+    if (cx_coll_shape(a->coll) & CX_REDUCTION) {
+        MPI_Count ts = cx_type_bytes(1, a->rtype);
+        b->rcount = ts ? (int)(r / ts) : 0;
+        if (a->sbuf != MPI_IN_PLACE)
+            b->sbuf = cx_sched_alloc_typed(s, (MPI_Aint)b->rcount * a->size, a->rtype);
+        b->rbuf = cx_sched_alloc_typed(s, (MPI_Aint)b->rcount * a->size, a->rtype);
+    } else {
+        b->scount = b->rcount = (int)r;
+        b->stype = b->rtype = MPI_BYTE;
+        if (a->sbuf != MPI_IN_PLACE)
+            b->sbuf = cx_sched_alloc(s, (size_t)r * (size_t)a->size + 1);
+        if (a->rbuf != MPI_IN_PLACE)
+            b->rbuf = cx_sched_alloc(s, (size_t)r * (size_t)a->size + 1);
+    }
+    return (b->sbuf || a->sbuf == MPI_IN_PLACE) && b->rbuf ? b : NULL;
+}
+
+int hier_guarded(const cx_args *a, cx_sched *s, int (*build)(const cx_args *a, cx_sched *s))
+{
+    cx_comm *c = a->cc;
+    int64_t send, recv, least, most;
+    char *ctl;
+    int err;
+    if (!block_sizes(a, &send, &recv))
+        return build(a, s);
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (c->local_size == 1)
+        return build(a, s);
+    if ((err = cx_comm_node_ctl(c, &ctl)) ||
+        (err = exchange_sizes(c, send, recv, &least, &most)))
+        return err;
+    if (most < 0 || least == most || most > INT_MAX)
+        return build(a, s);   /* the node agrees (or cannot be helped: 2^31) */
+    if (cx_verbose() > 0 && c->local_rank == 0)
+        cx_say("%s/hier: ranks of node %d disagree on the block size (%lld vs %lld "
+               "bytes): an erroneous call; the node's ranks return MPI_ERR_TRUNCATE",
+               cx_coll_mpi_name(a->coll), c->my_node, (long long)least, (long long)most);
+    const cx_args *b = as_node_sees(a, s, most, send, recv);
+    if (!b)
+        return MPI_ERR_NO_MEM;
+    err = build(b, s);
+    cx_sched_fail(s, MPI_ERR_TRUNCATE);
+    return err;
+}
