@@ -55,6 +55,21 @@ static int poll_child(cx_sched *s, void *ctx, int *done)
     return err;
 }
 
+/* Whether the MPI's blocking call is known to crash on a correct one:
+ * MPICH before 4.1.2 segfaults in MPI_Reduce with MPI_IN_PLACE at a root
+ * other than 0 (pmodels/mpich#6540); its MPI_Ireduce is right. Every rank
+ * must choose alike (a blocking call never matches a nonblocking one), so
+ * any reduce to a root other than 0 takes the nonblocking call. */
+static int blocking_crashes(const cx_args *a)
+{
+#if defined(MPICH_NUMVERSION) && !defined(SMPI_H)
+    return MPICH_NUMVERSION < 40102300 && a->coll == CX_COLL_REDUCE && a->root != 0;
+#else
+    (void)a;
+    return 0;
+#endif
+}
+
 /* Whether alg can run on a communicator that has no collx state: only the
  * operation can be checked there. */
 static int servable(const cx_algorithm *alg, const cx_args *a)
@@ -79,7 +94,7 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.order = NULL;
     x->a.cc = NULL;
     if (!alg || !alg->build || !servable(alg, &x->a)) {
-        if (!a->nonblocking)
+        if (!a->nonblocking && !blocking_crashes(&x->a))
             return cx_sched_start(s, run_native, x);
 #ifdef SMPI_H
         /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong

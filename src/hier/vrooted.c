@@ -4,13 +4,20 @@
  * barrier each rank finds its place (a start step appends the rest).
  * Node regions hold their ranks' pieces in local order; on the root's
  * node the region holds every node's, node after node, and the leaders
- * run one gatherv / scatterv of the regions. */
+ * run one gatherv / scatterv of the regions.
+ *
+ * A scattered region starts with a header, the root's size of it: a
+ * leader compares it with its node's own counts, so a node whose ranks
+ * expect other sizes than the root sends them returns MPI_ERR_TRUNCATE
+ * whether or not the MPI's collective reports the truncation (MPICH's
+ * MPI_Iscatterv does not). */
 #include <string.h>
 #include "hier.h"
 
 typedef struct vx {
     hier h;
     int scatter, root_node;
+    MPI_Aint hdr;        /* bytes of a region's header (scatter only) */
     MPI_Aint *table;     /* [local rank] bytes of its piece */
     MPI_Aint *totals;    /* [node] bytes of its region (written by the root) */
     char *region;        /* this node's region (root's node: all regions) */
@@ -34,12 +41,12 @@ static MPI_Aint local_offset(const vx *x, int l)
     return off;
 }
 
-/* Offset of node n's region in the root node's region. */
+/* Offset of node n's region (its header) in the root node's region. */
 static MPI_Aint node_offset(const vx *x, int n)
 {
     MPI_Aint off = 0;
     for (int i = 0; i < n; i++)
-        off += x->totals[i];
+        off += x->hdr + x->totals[i];
     return off;
 }
 
@@ -54,10 +61,10 @@ static int leaders(vx *x, cx_sched *s)
     if (!v)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++) {
-        v[i] = (int)x->totals[i];
+        v[i] = (int)(x->hdr + x->totals[i]);
         v[n + i] = (int)node_offset(x, i);
     }
-    MPI_Aint mine = local_offset(x, c->local_size);
+    MPI_Aint mine = x->hdr + local_offset(x, c->local_size);
     char *at = x->region + (me == x->root_node ? node_offset(x, me) : 0);
     cx_args inter = {.root = x->root_node};
     if (x->scatter)
@@ -92,6 +99,10 @@ static int root_copies(vx *x, cx_sched *s)
     int err = hier_members(&x->h, &first, &members);
     for (int n = 0; n < c->nnodes && !err; n++) {
         MPI_Aint off = node_offset(x, n);
+        if (x->hdr)
+            err = cx_sched_copy(s, &x->totals[n], x->hdr, MPI_BYTE, x->region + off, x->hdr,
+                                MPI_BYTE);
+        off += x->hdr;
         for (int k = first[n]; k < first[n + 1] && !err; k++) {
             int r = members[k];
             MPI_Aint b = root_bytes(a, r);
@@ -129,6 +140,22 @@ static int node_agrees(const vx *x)
     return local_offset(x, c->local_size) == x->totals[c->my_node];
 }
 
+/* A leader off the root's node, before its region arrives: a header that
+ * no region has, in case the MPI's truncated receive leaves it alone. */
+static const MPI_Aint no_header = -1;
+
+/* ... and after: whether the root's size of the region is the node's. */
+static int check_header(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    vx *x = ctx;
+    MPI_Aint root_says;
+    *req = MPI_REQUEST_NULL;
+    memcpy(&root_says, x->region, sizeof root_says);
+    if (root_says != local_offset(x, x->h.c->local_size))
+        cx_sched_fail(s, MPI_ERR_TRUNCATE);
+    return MPI_SUCCESS;
+}
+
 /* After the first node barrier: the table and the totals are in. */
 static int rest(cx_sched *s, void *ctx, MPI_Request *req)
 {
@@ -139,8 +166,10 @@ static int rest(cx_sched *s, void *ctx, MPI_Request *req)
     int me = c->my_node, root = a->rank == a->root, err = MPI_SUCCESS;
     if (!node_agrees(x))
         cx_sched_fail(s, MPI_ERR_TRUNCATE);
-    MPI_Aint at = (me == x->root_node ? node_offset(x, me) : 0) +
+    MPI_Aint at = (me == x->root_node ? node_offset(x, me) : 0) + x->hdr +
                   local_offset(x, c->local_rank);
+    int header_leader = x->scatter && me != x->root_node && c->local_rank == 0 &&
+                        c->nnodes > 1;
     cx_piece own = cx_own_piece(a);
     MPI_Aint bytes = x->table[c->local_rank];
     if (x->scatter) {
@@ -148,8 +177,12 @@ static int rest(cx_sched *s, void *ctx, MPI_Request *req)
             err = root_copies(x, s);
         if (!err && me == x->root_node)
             err = hier_node_barrier(&x->h, s);
+        if (!err && header_leader)
+            err = cx_sched_copy(s, &no_header, x->hdr, MPI_BYTE, x->region, x->hdr, MPI_BYTE);
         if (!err)
             err = leaders(x, s);
+        if (!err && header_leader)
+            err = cx_sched_start(s, check_header, x);
         if (!err)
             err = hier_node_barrier(&x->h, s);
         if (!err && bytes && !cx_own_in_place(a))
@@ -182,12 +215,14 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     if ((err = cx_comm_nodes(c)))
         return err;
     x->scatter = a->coll == CX_COLL_SCATTERV;
+    x->hdr = x->scatter ? (MPI_Aint)sizeof(MPI_Aint) : 0;
     cx_piece own = cx_own_piece(a);
     MPI_Aint mine = cx_own_in_place(a) ? root_bytes(a, a->rank)
                                        : (MPI_Aint)cx_type_bytes(own.count, own.type);
     MPI_Aint total = 0, need, largest;
     for (int r = 0; root && r < p; r++)
         total += root_bytes(a, r);
+    total += x->hdr * (root ? c->nnodes : 1);
     MPI_Aint head = align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size) +
                     align64((MPI_Aint)sizeof(MPI_Aint) * c->nnodes);
     x->h.a = a;
