@@ -8,34 +8,63 @@
 #include <unistd.h>
 #include "topo.h"
 
-static void topo_release(void *x)
+void cx_topo_free(cx_topo *t)
 {
-    cx_topo *t = x;
+    if (!t)
+        return;
     if (t->orders)
         for (int i = 0; i < CX_TOPO_HEURISTICS * CX_TOPO_KINDS * t->p; i++)
             free(t->orders[i]);
     free(t->orders);
+    free(t->levels);
     free(t->dist);
     free(t->node_dist);
     free(t);
 }
 
+static void topo_release(void *x)
+{
+    cx_topo_free(x);
+}
+
+cx_topo *cx_topo_new(int p, int nn, const int *node_of)
+{
+    cx_topo *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->p = p;
+    t->nn = nn;
+    t->node_of = node_of;
+    /* The p x p matrix (the paper's heuristics, the file) only up to
+     * CX_TOPO_FULL_MAX ranks: 8 p^2 bytes per rank, and SMPI holds every
+     * rank in one process. Above it the hier mappings serve. */
+    if (p <= cx_topo_full_max())
+        t->dist = calloc((size_t)p * p, sizeof *t->dist);
+    t->node_dist = calloc((size_t)nn * nn, sizeof *t->node_dist);
+    t->orders = calloc((size_t)CX_TOPO_HEURISTICS * CX_TOPO_KINDS * p, sizeof *t->orders);
+    if ((!t->dist && p <= cx_topo_full_max()) || !t->node_dist || !t->orders) {
+        cx_topo_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* Rank distances from node distances: a rank's node mates are closer than
  * any other node (1 % of the nearest node), itself at 0. */
-static void expand(cx_topo *t)
+void cx_topo_expand(cx_topo *t)
 {
     int p = t->p, nn = t->nn;
-    if (!t->dist)
-        return;
     double near = 0;
     for (int i = 0; i < nn * nn; i++)
         if (t->node_dist[i] > 0 && (near == 0 || t->node_dist[i] < near))
             near = t->node_dist[i];
-    double intra = near > 0 ? near / 100 : 1e-9;
+    t->near = near > 0 ? near / 100 : 1e-9;
+    if (!t->dist)
+        return;
     for (int i = 0; i < p; i++)
         for (int j = 0; j < p; j++) {
             int a = t->node_of[i], b = t->node_of[j];
-            t->dist[(size_t)i * p + j] = i == j ? 0 : a == b ? intra
+            t->dist[(size_t)i * p + j] = i == j ? 0 : a == b ? t->near
                                           : t->node_dist[(size_t)a * nn + b];
         }
 }
@@ -79,37 +108,25 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
     int err = cx_comm_nodes(c);
     if (err)
         return err;
-    cx_topo *t = calloc(1, sizeof *t);
-    if (!t)
-        return MPI_ERR_NO_MEM;
-    t->p = c->size;
-    t->nn = c->nnodes;
-    t->node_of = c->node_of;
-    /* The p x p matrix (the paper's heuristics, the file) only up to
-     * CX_TOPO_FULL_MAX ranks: 8 p^2 bytes per rank, and SMPI holds every
-     * rank in one process. Above it the hier mappings serve. */
-    if (t->p <= cx_topo_full_max())
-        t->dist = malloc((size_t)t->p * t->p * sizeof *t->dist);
-    t->node_dist = calloc((size_t)t->nn * t->nn, sizeof *t->node_dist);
-    t->orders = calloc((size_t)CX_TOPO_HEURISTICS * CX_TOPO_KINDS * t->p,
-                       sizeof *t->orders);
-    int ok = (t->dist || t->p > cx_topo_full_max()) && t->node_dist && t->orders, all_ok = 0;
+    cx_topo *t = cx_topo_new(c->size, c->nnodes, c->node_of);
+    int ok = t != NULL, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->priv);
     if (!all_ok) {
-        topo_release(t);
+        cx_topo_free(t);
         return MPI_ERR_NO_MEM;
     }
+    t->rank = c->rank;
     const char *path = getenv("COLLX_TOPO_FILE");
     PMPI_Barrier(c->priv);
     double t0 = PMPI_Wtime();
     int what = c->rank == 0 ? try_file(c, t, path) : 0;
     if ((err = PMPI_Bcast(&what, 1, MPI_INT, 0, c->priv)) || what < 0) {
-        topo_release(t);
+        cx_topo_free(t);
         return err ? err : -what;
     }
     if (what == LOADED) {
         if ((err = PMPI_Bcast(t->dist, t->p * t->p, MPI_DOUBLE, 0, c->priv))) {
-            topo_release(t);
+            cx_topo_free(t);
             return err;
         }
         for (int i = 0; i < t->nn; i++)
@@ -119,10 +136,10 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
     } else {
         if ((err = cx_topo_measure(c, t->node_dist, &t->pairs)) ||
             (err = PMPI_Bcast(t->node_dist, t->nn * t->nn, MPI_DOUBLE, 0, c->priv))) {
-            topo_release(t);
+            cx_topo_free(t);
             return err;
         }
-        expand(t);
+        cx_topo_expand(t);
         t->cost = PMPI_Wtime() - t0;
         if (c->rank == 0 && what == MEASURE && path && *path && t->dist &&
             cx_topo_save(path, t->p, t->dist))
@@ -143,32 +160,101 @@ int cx_topo_heuristic(void)
     return e && !strcmp(e, "hier") ? CX_TOPO_HIER : CX_TOPO_PAPER;
 }
 
+/* The heuristic's mapping, unchecked; without the rank matrix the paper's
+ * heuristics give way to the hier ones. */
+static int map_order(const cx_topo *t, int heuristic, int kind, int root, int *o)
+{
+    if (heuristic == CX_TOPO_HIER || !t->dist)
+        return cx_topo_map_hier(t->node_dist, t->nn, t->node_of, t->p, root, kind, o);
+    if (kind == CX_TOPO_RING)
+        cx_topo_map_ring(t->dist, t->p, root, o);
+    else
+        cx_topo_map_rd(t->dist, t->p, root, o);
+    return MPI_SUCCESS;
+}
+
+static const char *const heuristic_name[] = {"paper", "hier"};
+static const char *const kind_name[] = {"ring", "rd"};
+
+static void show_order(const cx_topo *t, int heuristic, int kind, const int *o)
+{
+    char line[1024];
+    int n = 0;
+    for (int v = 0; v < t->p && n < (int)sizeof line - 16; v++)
+        n += snprintf(line + n, sizeof line - n, " %d", o[v]);
+    cx_say("topo: %s %s order:%s%s", heuristic_name[heuristic], kind_name[kind], line,
+           n >= (int)sizeof line - 16 ? " ..." : "");
+}
+
+/* Candidates after rank order: the heuristic's mapping, and for hier rd
+ * also the paper's rd mapping (dealing ranks round-robin over the nodes
+ * aligns XOR partners with nodes only when the node count is a power of
+ * two: at 30 nodes it is 4x slower than rank order). */
+static int candidates(const cx_topo *t, int heuristic, int kind, int *h)
+{
+    h[0] = heuristic;
+    h[1] = CX_TOPO_PAPER;
+    return heuristic == CX_TOPO_HIER && kind == CX_TOPO_RD && t->dist ? 2 : 1;
+}
+
+/* COLLX_VERBOSE: which order a heuristic and kind kept and why, once per
+ * communicator (rank 0). ratio[i]: candidate h[i]'s model cost over rank
+ * order's; kept: index into h, -1 for rank order. */
+static void report(cx_topo *t, int heuristic, int kind, const int *h, int n,
+                   const double *ratio, int kept)
+{
+    if (t->rank != 0 || !cx_verbose() || t->said[heuristic][kind])
+        return;
+    t->said[heuristic][kind] = 1;
+    char alt[64] = "";
+    if (n > 1)
+        snprintf(alt, sizeof alt, ", %s %s %.2fx", heuristic_name[h[1]], kind_name[kind],
+                 ratio[1]);
+    if (kept < 0)
+        cx_say("topo: %s %s mapping no better than rank order (model %.2fx%s); keeping "
+               "rank order", heuristic_name[heuristic], kind_name[kind], ratio[0], alt);
+    else
+        cx_say("topo: %s %s mapping: model %.2fx of rank order%s; keeping the %s %s "
+               "mapping", heuristic_name[heuristic], kind_name[kind], ratio[0], alt,
+               heuristic_name[h[kept]], kind_name[kind]);
+}
+
+/* Rank order first (rotated to start at root: the base algorithm without
+ * an order), then each candidate replaces the best so far only if the cost
+ * model finds it cheaper by more than the tolerance: a mapping is never
+ * kept where it does not clearly beat rank order, whatever the heuristics
+ * made of noise. Pure functions of the broadcast distances: every rank
+ * keeps the same order. */
 const int *cx_topo_order_with(cx_topo *t, int heuristic, int kind, int root)
 {
     int **slot = &t->orders[(heuristic * CX_TOPO_KINDS + kind) * t->p + root];
     if (*slot)
         return *slot;
-    int *o = malloc((size_t)t->p * sizeof *o);
-    if (!o)
-        return NULL;
-    if (heuristic == CX_TOPO_HIER || !t->dist) {
-        if (cx_topo_map_hier(t->node_dist, t->nn, t->node_of, t->p, root, kind, o)) {
-            free(o);
-            return NULL;
+    int p = t->p, *o = malloc((size_t)p * sizeof *o), *c = malloc((size_t)p * sizeof *c);
+    int h[2], n = candidates(t, heuristic, kind, h), kept = -1;
+    double ratio[2] = {1, 1}, tol = cx_topo_tolerance(), identity = -1, best = -1;
+    if (o && c) {
+        for (int v = 0; v < p; v++)
+            o[v] = (v + root) % p;
+        identity = best = cx_topo_model(t, kind, o);
+    }
+    for (int i = 0; i < n && identity >= 0; i++) {
+        double x = map_order(t, h[i], kind, root, c) ? -1 : cx_topo_model(t, kind, c);
+        ratio[i] = identity > 0 ? x / identity : 1;
+        if (x >= 0 && x < best * (1 - tol)) {
+            int *tmp = o;
+            o = c, c = tmp, best = x, kept = i;
         }
-    } else if (kind == CX_TOPO_RING) {
-        cx_topo_map_ring(t->dist, t->p, root, o);
-    } else {
-        cx_topo_map_rd(t->dist, t->p, root, o);
+        identity = x < 0 ? -1 : identity;   /* out of memory */
     }
-    if (cx_verbose() >= 2 && root == 0) {
-        char line[1024];
-        int n = 0;
-        for (int v = 0; v < t->p && n < (int)sizeof line - 16; v++)
-            n += snprintf(line + n, sizeof line - n, " %d", o[v]);
-        cx_say("topo: %s %s order:%s%s", heuristic == CX_TOPO_HIER ? "hier" : "paper",
-               kind == CX_TOPO_RING ? "ring" : "rd", line, n >= (int)sizeof line - 16 ? " ..." : "");
+    free(c);
+    if (identity < 0) {
+        free(o);
+        return NULL;
     }
+    report(t, heuristic, kind, h, n, ratio, kept);
+    if (cx_verbose() >= 2 && t->rank == 0 && root == 0)
+        show_order(t, heuristic, kind, o);
     return *slot = o;
 }
 

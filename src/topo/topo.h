@@ -24,21 +24,38 @@ int cx_topo_full_max(void);
 
 typedef struct cx_topo {
     int p, nn;
+    int rank;             /* this process (rank 0 reports) */
     const int *node_of;   /* the communicator's rank map (not owned) */
     double *dist;         /* [p * p] rank distances, seconds; NULL above
                              cx_topo_full_max() */
     double *node_dist;    /* [nn * nn] distances between node leaders */
+    double near;          /* two ranks of one node (cx_topo_expand) */
     double cost;          /* seconds spent measuring (0: loaded from a file) */
     int pairs;            /* node pairs measured */
     int **orders;         /* [heuristic][kind][root] cached orders, lazily */
+    double *levels;       /* cx_topo_levels of dist, else of node_dist: the
+                             cost model's distances, lazily */
+    unsigned char said[CX_TOPO_HEURISTICS][CX_TOPO_KINDS];   /* verbose, once */
 } cx_topo;
+
+/* A state for p ranks on nn nodes (dist allocated up to cx_topo_full_max()),
+ * distances zero; NULL when out of memory. The caller fills node_dist (or
+ * dist) and calls cx_topo_expand. Tests build states from known matrices. */
+cx_topo *cx_topo_new(int p, int nn, const int *node_of);
+void cx_topo_free(cx_topo *t);
+/* near = 1 % of the nearest node pair; dist (if kept) from node_dist:
+ * same node near, else the nodes' distance. */
+void cx_topo_expand(cx_topo *t);
 
 /* The communicator's distances: measured (or loaded from COLLX_TOPO_FILE)
  * on first use, collectively over c, then cached in the family slot. */
 int cx_topo_get(cx_comm *c, cx_topo **out);
 /* Virtual rank -> rank for a mapping of kind starting at root (order[0] =
  * root), with the heuristic of COLLX_TOPO_MAP (paper|hier, default paper)
- * or an explicit one. NULL when out of memory. */
+ * or an explicit one. The mapped order is kept only if the cost model says
+ * it beats rank order (rotated to start at root) by more than
+ * cx_topo_tolerance(); else the result is rank order. NULL when out of
+ * memory. */
 const int *cx_topo_order(cx_topo *t, int kind, int root);
 const int *cx_topo_order_with(cx_topo *t, int heuristic, int kind, int root);
 int cx_topo_heuristic(void);
@@ -60,8 +77,18 @@ void cx_topo_node_tour(const double *nd, int nn, int start, int *tour);
  * stages stay inside a node). start is first. */
 int cx_topo_map_hier(const double *nd, int nn, const int *node_of, int p, int start,
                      int kind, int *order);
-/* Sum of d along the closed ring order[0..p) (tests, reports). */
+/* Sum of d along the closed ring order[0..p). */
 double cx_topo_ring_length(const double *d, int p, const int *order);
+/* Modelled cost of running an algorithm of kind on order with t's
+ * distances (mapping.c; units: distance x blocks for rd, distance for
+ * ring): only ratios between orders of one state mean something. Negative
+ * when out of memory. */
+double cx_topo_model(cx_topo *t, int kind, const int *order);
+/* Minimax closure of the symmetric n x n matrix d into out: the largest
+ * distance on the best path between two points (Prim's spanning tree,
+ * O(n^2)). On a tree of switches it gives every pair the level it climbs,
+ * whatever contention added to single measurements. */
+void cx_topo_levels(const double *d, int n, double *out);
 
 /* COLLX_TOPO_FILE (file.c): text, '#' comments, "p N", then N rows of N
  * distances. Load: MPI_SUCCESS, MPI_ERR_FILE (unreadable or malformed),

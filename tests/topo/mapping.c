@@ -2,7 +2,11 @@
  * the printed result; rd: worked out by hand from section 3.2), a
  * two-switch layout where a good ring crosses the uplink only twice, the
  * hier mappings, permutations on random matrices, and COLLX_TOPO_FILE
- * save/load (round trip, malformed, another p). */
+ * save/load (round trip, malformed, another p). The cost model behind
+ * cx_topo_order_with: rank order kept on a block placement (even when the
+ * heuristic follows contended measurements), the mapping kept on a
+ * scattered one, hier rd at 30 nodes never worse than the paper's rd. */
+#define _POSIX_C_SOURCE 200112L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +135,145 @@ static void test_two_switch(void)
     free(d);
 }
 
+/* A state as cx_topo_get leaves it, from an n x n node matrix (k ranks per
+ * node, in blocks). */
+static cx_topo *state(int n, int k, const double *nd, int *node_of)
+{
+    for (int r = 0; r < n * k; r++)
+        node_of[r] = r / k;
+    cx_topo *t = cx_topo_new(n * k, n, node_of);
+    memcpy(t->node_dist, nd, sizeof(double) * n * n);
+    cx_topo_expand(t);
+    return t;
+}
+
+static int is_rank_order(const int *o, int p, int root)
+{
+    for (int v = 0; v < p; v++)
+        if (o[v] != (v + root) % p)
+            return 0;
+    return 1;
+}
+
+/* Node matrix of two switches: same switch 10, across 12 (a pair alone),
+ * and `hot` node pairs measured at 10x: in their tournament round they
+ * shared the uplink with other pairs (SMPI at 30 nodes: up to 12x). */
+static void switches(int n, const int *sw, const int (*hot)[2], int nhot, double *nd)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            nd[i * n + j] = i == j ? 0 : sw[i] == sw[j] ? 10 : 12;
+    for (int h = 0; h < nhot; h++) {
+        nd[hot[h][0] * n + hot[h][1]] *= 10;
+        nd[hot[h][1] * n + hot[h][0]] *= 10;
+    }
+}
+
+/* Block placement: rank order already crosses the uplink twice. The
+ * greedy ring avoids the two pairs measured under contention (3-4, 7-0)
+ * and is a different ring that also crosses twice: not better, so rank
+ * order stays (before: 4.8 % slower at 30 nodes in SMPI). rd still maps:
+ * rank order sends the last stages across nodes. */
+static void test_model_block(void)
+{
+    enum { N = 8, K = 4, P = N * K };
+    int sw[N] = {0, 0, 0, 0, 1, 1, 1, 1}, hot[][2] = {{3, 4}, {7, 0}}, node_of[P], raw[P];
+    double nd[N * N], lv[N * N];
+    switches(N, sw, hot, 2, nd);
+    cx_topo_levels(nd, N, lv);
+    CHECK(lv[3 * N + 4] == 12 && lv[0 * N + 7] == 12 && lv[0 * N + 1] == 10,
+          "levels undo contention: %g %g %g", lv[3 * N + 4], lv[7], lv[1]);
+    cx_topo *t = state(N, K, nd, node_of);
+    cx_topo_map_ring(t->dist, P, 0, raw);
+    CHECK(!is_rank_order(raw, P, 0), "the greedy ring avoids the contended pairs");
+    for (int h = 0; h < CX_TOPO_HEURISTICS; h++) {
+        const int *o = cx_topo_order_with(t, h, CX_TOPO_RING, 0);
+        CHECK(o && is_rank_order(o, P, 0), "h%d ring: rank order kept on a block", h);
+        o = cx_topo_order_with(t, h, CX_TOPO_RING, 13);
+        CHECK(o && is_rank_order(o, P, 13), "h%d ring from 13: rank order from 13", h);
+        o = cx_topo_order_with(t, h, CX_TOPO_RD, 0);
+        int id[P];
+        for (int v = 0; v < P; v++)
+            id[v] = v;
+        CHECK(o && !is_rank_order(o, P, 0) &&
+                  cx_topo_model(t, CX_TOPO_RD, o) < 0.5 * cx_topo_model(t, CX_TOPO_RD, id),
+              "h%d rd: mapping kept on a block", h);
+    }
+    cx_topo_free(t);
+}
+
+/* Scattered: nodes alternate between the switches; rank order crosses the
+ * uplink at every node, the mapping twice: kept. */
+static void test_model_scattered(void)
+{
+    enum { N = 8, K = 4, P = N * K };
+    int sw[N] = {0, 1, 0, 1, 0, 1, 0, 1}, node_of[P], raw[P];
+    double nd[N * N];
+    switches(N, sw, NULL, 0, nd);
+    cx_topo *t = state(N, K, nd, node_of);
+    cx_topo_map_ring(t->dist, P, 0, raw);
+    const int *o = cx_topo_order_with(t, CX_TOPO_PAPER, CX_TOPO_RING, 0);
+    CHECK(o && same(o, raw, P) && crossings(o, P, K, sw) == 2, "scattered: ring mapping kept");
+    o = cx_topo_order_with(t, CX_TOPO_HIER, CX_TOPO_RING, 0);
+    CHECK(o && crossings(o, P, K, sw) == 2, "scattered: hier ring mapping kept");
+    cx_topo_free(t);
+}
+
+/* 30 nodes x 8 on two switches: dealing ranks round-robin over 30 nodes
+ * (hier rd) misaligns XOR partners and nodes, worse than rank order in the
+ * model; hier rd must come out no worse than the paper's rd mapping, and
+ * without the rank matrix (no paper candidate) no worse than rank order. */
+static void test_model_hier_rd30(void)
+{
+    enum { N = 30, K = 8, P = N * K };
+    int sw[N], node_of[P], id[P], *paper = malloc(sizeof(int) * P), *hier = malloc(sizeof(int) * P);
+    double nd[N * N];
+    for (int i = 0; i < N; i++)
+        sw[i] = i % 2;   /* scattered */
+    for (int v = 0; v < P; v++)
+        id[v] = v;
+    switches(N, sw, NULL, 0, nd);
+    cx_topo *t = state(N, K, nd, node_of);
+    cx_topo_map_rd(t->dist, P, 0, paper);
+    cx_topo_map_hier(nd, N, node_of, P, 0, CX_TOPO_RD, hier);
+    double m_paper = cx_topo_model(t, CX_TOPO_RD, paper), m_id = cx_topo_model(t, CX_TOPO_RD, id);
+    double m_hier = cx_topo_model(t, CX_TOPO_RD, hier);
+    printf("30 nodes rd model: rank order %g, paper %g, hier %g\n", m_id, m_paper, m_hier);
+    CHECK(m_hier > 2 * m_paper, "the raw hier rd is the bad case (%g vs paper %g)", m_hier,
+          m_paper);
+    const int *o = cx_topo_order_with(t, CX_TOPO_HIER, CX_TOPO_RD, 0);
+    CHECK(o && is_perm(o, P, 0) && cx_topo_model(t, CX_TOPO_RD, o) <= m_paper,
+          "hier rd no worse than paper rd");
+    cx_topo_free(t);
+    setenv("COLLX_TOPO_FULL_MAX", "100", 1);   /* node distances only */
+    t = state(N, K, nd, node_of);
+    CHECK(!t->dist, "no rank matrix above COLLX_TOPO_FULL_MAX");
+    o = cx_topo_order_with(t, CX_TOPO_HIER, CX_TOPO_RD, 0);
+    CHECK(o && is_perm(o, P, 0) && cx_topo_model(t, CX_TOPO_RD, o) <= m_id,
+          "node distances only: hier rd no worse than rank order");
+    cx_topo_free(t);
+    unsetenv("COLLX_TOPO_FULL_MAX");
+    free(paper), free(hier);
+}
+
+/* Fig. 1 as a loaded rank matrix (one node): both mappings are kept (the
+ * model finds them about 6 % cheaper than rank order). */
+static void test_model_fig1(void)
+{
+    int node_of[8] = {0};
+    cx_topo *t = cx_topo_new(8, 1, node_of);
+    memcpy(t->dist, fig1, sizeof fig1);
+    const int *o = cx_topo_order_with(t, CX_TOPO_PAPER, CX_TOPO_RING, 0);
+    CHECK(o && same(o, fig1_ring, 8), "fig1: the paper's ring is kept");
+    o = cx_topo_order_with(t, CX_TOPO_PAPER, CX_TOPO_RD, 0);
+    CHECK(o && same(o, fig1_rd, 8), "fig1: the rd mapping is kept");
+    int id[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    printf("fig1 model: ring %g vs rank order %g; rd %g vs rank order %g\n",
+           cx_topo_model(t, CX_TOPO_RING, fig1_ring), cx_topo_model(t, CX_TOPO_RING, id),
+           cx_topo_model(t, CX_TOPO_RD, fig1_rd), cx_topo_model(t, CX_TOPO_RD, id));
+    cx_topo_free(t);
+}
+
 static void test_random(void)
 {
     srand(7);
@@ -209,6 +352,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     test_fig1();
     test_two_switch();
+    test_model_block();
+    test_model_scattered();
+    test_model_hier_rd30();
+    test_model_fig1();
     test_random();
     test_tour();
     test_file(argc > 1 ? argv[1] : ".");
