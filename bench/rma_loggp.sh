@@ -19,8 +19,8 @@ if [ "$which" = smpi ] || [ "$which" = all ]; then
   done
 fi
 if [ "$which" = real ] || [ "$which" = all ]; then
-  sed -i "/^openmpi,/d" "$OUT"
+  sed -i "/^real-openmpi,/d" "$OUT"
   flock /tmp/collx-heavy.lock $(mpi_launcher openmpi) -n 4 \
-    "$ROOT/build/openmpi/bench/rma_loggp" "$OUT" openmpi 1 200
+    "$ROOT/build/openmpi/bench/rma_loggp" "$OUT" real-openmpi 1 200
 fi
 echo "[rma] LogGP measurements in $OUT" >&2
