@@ -180,7 +180,9 @@ int CX_Pat_finalize(MPI_Comm comm);
  * reused; CX_Rma_bcast_flush waits until every broadcast this process
  * started completed everywhere; CX_Rma_bcast_test checks once.
  * CX_Rma_bcast_arrived: how many broadcasts of the runtime have reached this
- * process (data in its window, forwarding done).
+ * process (data in its window, forwarded, and its subtree acknowledged:
+ * acknowledgements go up the tree, so a process's part is done only when
+ * its children's is).
  * Forwarding is done by the core progress thread when every process has
  * MPI_THREAD_MULTIPLE (engine "thread"), else inside collx calls (engine
  * "inline": flush, test, arrived, any collx collective; SMPI, and MPIs

@@ -1,11 +1,15 @@
 /* The broadcast itself: PutRequest, PutLoop (linear, binomial with the
  * largest subtree first, on ranks relative to the root), the forwarding
- * job and the root's completion.
+ * job, acknowledgements up the tree and the root's completion.
  *
  * PutRequest orders its puts so that a flag never announces data that has
  * not landed: put data, put descriptor, flush both at the target, only then
  * increment the flag atomically (and flush it, so that the child starts at
- * once even on MPIs that queue operations until a flush). */
+ * once even on MPIs that queue operations until a flush).
+ *
+ * Flags and acknowledgements are MPI_Accumulate (SUM), not fetch-and-op:
+ * nobody needs the old value, and a fetch costs a second message (SMPI:
+ * a get, then the accumulate, under the target's atomic lock). */
 #include <string.h>
 #include "rma.h"
 
@@ -18,13 +22,31 @@ static void note(cx_rma *rt, int err)
         atomic_compare_exchange_strong(&rt->err, &none, err);
 }
 
-/* Atomic add to a control word of target (not yet flushed): every access
- * to a control word is a fetch-and-op (one code path in the MPI). */
+/* Atomic add to a control word of target (not yet flushed). */
 static int add_word(cx_rma *rt, int target, int word)
 {
     /* Buffers of an RMA call live until its flush: not on this stack. */
-    static _Thread_local int64_t one = 1, old;
-    return PMPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, word, MPI_SUM, rt->ctl);
+    static _Thread_local int64_t one = 1;
+    return PMPI_Accumulate(&one, 1, MPI_INT64_T, target, word, 1, MPI_INT64_T, MPI_SUM,
+                           rt->ctl);
+}
+
+/* The parent of relative rank v in the tree of alg (v > 0). */
+static int tree_parent(int v, int alg)
+{
+    return alg == ALG_LINEAR ? 0 : v - (v & -v);
+}
+
+/* How many children relative rank v has (largest subtree first:
+ * v + m for every power of two m below v's span). */
+static int tree_children(int v, int p, int alg)
+{
+    if (alg == ALG_LINEAR)
+        return v == 0 ? p - 1 : 0;
+    int n = 0;
+    for (int m = cx_binomial_span(v, p) >> 1; m >= 1; m >>= 1)
+        n += v + m < p;
+    return n;
 }
 
 /* Data to one target: bytes from src into window w at disp (in the
@@ -125,35 +147,43 @@ static int read_at(cx_rma *rt, int target, int word, int64_t *val)
     return err;
 }
 
-static int64_t read_word(cx_rma *rt, int word)
+/* Words [word, word + n) of this process's own control window. In the
+ * unified memory model a load after MPI_Win_sync sees every update that
+ * was flushed (the paper's polling overhead O_r without an RMA call);
+ * else an atomic read per word. */
+static int read_own(cx_rma *rt, int word, int n, int64_t *val)
 {
-    int64_t v = 0;
-    read_at(rt, rt->rank, word, &v);
-    return v;
+    int err = MPI_SUCCESS;
+    if (rt->local_poll) {
+        PMPI_Win_sync(rt->ctl);
+        for (int i = 0; i < n; i++)
+            val[i] = __atomic_load_n(&rt->ctl_base[word + i], __ATOMIC_ACQUIRE);
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < n && !err; i++)
+        err = read_at(rt, rt->rank, word + i, &val[i]);
+    return err;
 }
 
-static int send_ack(cx_rma *rt, int root)
+static int send_ack(cx_rma *rt, int parent)
 {
-    int err = add_word(rt, root, CX_RMA_DONE);
-    return err ? err : PMPI_Win_flush(root, rt->ctl);
+    int err = add_word(rt, parent, CX_RMA_ACKS);
+    return err ? err : PMPI_Win_flush(parent, rt->ctl);
 }
 
-int cx_rma_ack(cx_rma *rt)
+void cx_rma_ack(cx_rma *rt)
 {
-    int root = rt->ack_root;
-    rt->ack_root = -1;
-    return root < 0 ? MPI_SUCCESS : send_ack(rt, root);
+    atomic_store_explicit(&rt->held, 0, memory_order_release);
+    cx_progress_poke();
 }
 
 /* A request here: the descriptor is complete (its parent flushed it before
- * the flag), so is the data. Forward to the subtree, then acknowledge. */
+ * the flag), so is the data. Forward to the subtree; the acknowledgement
+ * to the parent waits for the children's (cx_rma_step). */
 static void handle_request(cx_rma *rt)
 {
     int64_t desc[CX_RMA_DESC_WORDS];
-    int err = PMPI_Get(desc, CX_RMA_DESC_WORDS, MPI_INT64_T, rt->rank, CX_RMA_DESC,
-                       CX_RMA_DESC_WORDS, MPI_INT64_T, rt->ctl);
-    if (!err)
-        err = PMPI_Win_flush(rt->rank, rt->ctl);
+    int err = read_own(rt, CX_RMA_DESC, CX_RMA_DESC_WORDS, desc);
     if (!err && (desc[1] < 0 || desc[1] >= rt->nwins ||
                  rt->wins[desc[1]].win == MPI_WIN_NULL))
         err = MPI_ERR_WIN;
@@ -163,12 +193,25 @@ static void handle_request(cx_rma *rt)
         err = put_loop(rt, w->base + desc[2] * w->unit[rt->rank], desc);
     }
     note(rt, err);
+    int p = rt->size, root = (int)desc[0], alg = (int)desc[4];
+    int v = (rt->rank - root + p) % p;
     rt->last_bytes = desc[3];
     rt->seen++;
-    if (rt->hold_acks)
-        rt->ack_root = (int)desc[0];
-    else
-        note(rt, send_ack(rt, (int)desc[0]));
+    rt->acks_want += tree_children(v, p, alg);
+    rt->parent = (tree_parent(v, alg) + root) % p;
+    atomic_store_explicit(&rt->held, rt->hold_acks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rt->arrived, 1, memory_order_release);
+}
+
+/* The pending acknowledgement goes up once the owner released the data
+ * and every child acknowledged. */
+static void ack_parent(cx_rma *rt, int64_t acks)
+{
+    if (rt->parent < 0 || acks < rt->acks_want ||
+        atomic_load_explicit(&rt->held, memory_order_acquire))
+        return;
+    note(rt, send_ack(rt, rt->parent));
+    rt->parent = -1;
     atomic_fetch_add_explicit(&rt->delivered, 1, memory_order_release);
 }
 
@@ -180,16 +223,21 @@ int cx_rma_step(void *ctx)
      * land only when this process runs MPI's progress engine, which an
      * operation on its own window does not. No one sends on rt->comm. */
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
-    if (atomic_load_explicit(&rt->active, memory_order_acquire) &&
-        read_word(rt, CX_RMA_DONE) >= rt->expected) {
+    int64_t w[2];   /* CX_RMA_FLAG, CX_RMA_ACKS */
+    if (read_own(rt, CX_RMA_FLAG, 2, w)) {
+        note(rt, MPI_ERR_OTHER);
+        return 0;
+    }
+    /* The root's direct children acknowledged: complete everywhere. */
+    if (atomic_load_explicit(&rt->active, memory_order_acquire) && w[1] >= rt->acks_want) {
         note(rt, add_word(rt, 0, CX_RMA_SERVING));
         note(rt, PMPI_Win_flush(0, rt->ctl));
         atomic_store_explicit(&rt->active, 0, memory_order_release);
     }
-    /* The drop-in acknowledges after reading its staging window: until
-     * then no new request can come. */
-    if (rt->ack_root < 0 && read_word(rt, CX_RMA_FLAG) > rt->seen)
+    /* Until this rank acknowledged, no new request can come. */
+    if (rt->parent < 0 && w[0] > rt->seen)
         handle_request(rt);
+    ack_parent(rt, w[1]);   /* a leaf acknowledges in the same step */
     return 0;
 }
 
@@ -209,7 +257,8 @@ static int take_lock(cx_rma *rt)
     if (!err)
         err = PMPI_Win_flush(0, rt->ctl);
     for (spins = 0; !err; cx_rma_backoff(&spins)) {
-        err = read_at(rt, 0, CX_RMA_SERVING, &serving);
+        err = rt->rank == 0 ? read_own(rt, CX_RMA_SERVING, 1, &serving)
+                            : read_at(rt, 0, CX_RMA_SERVING, &serving);
         if (!err && serving == ticket)
             return MPI_SUCCESS;
         cx_progress_poke();   /* forward the broadcast that holds it */
@@ -233,7 +282,7 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
         return MPI_SUCCESS;
     if ((err = take_lock(rt)))
         return err;
-    rt->expected += p - 1;
+    rt->acks_want += tree_children(0, p, alg);
     atomic_store_explicit(&rt->active, 1, memory_order_release);
     int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg};
     return put_loop(rt, src, desc);
@@ -247,9 +296,10 @@ int cx_rma_flush(cx_rma *rt)
     return atomic_exchange(&rt->err, MPI_SUCCESS);
 }
 
-int cx_rma_wait_delivered(cx_rma *rt, long long n)
+int cx_rma_wait_arrived(cx_rma *rt, long long n, int done)
 {
-    for (int spins = 0; atomic_load_explicit(&rt->delivered, memory_order_acquire) < n;
+    atomic_llong *count = done ? &rt->delivered : &rt->arrived;
+    for (int spins = 0; atomic_load_explicit(count, memory_order_acquire) < n;
          cx_rma_backoff(&spins)) {
         cx_progress_poke();
     }

@@ -4,9 +4,11 @@
  * message size). The root puts from its buffer (packed into its own staging
  * window first when the type is not contiguous); a receiver waits until its
  * request has been handled, unpacks the staging window into its buffer and
- * only then acknowledges, so the next broadcast cannot overwrite staging
- * data that has not been read. Where windows cannot be created, every rank
+ * only then releases its acknowledgement (which goes to its parent once its
+ * children acknowledged too), so the next broadcast cannot overwrite
+ * staging data that has not been read. Where windows cannot be created, every rank
  * runs native (requirements, .check). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rma.h"
@@ -20,6 +22,7 @@ typedef struct dropin {
     MPI_Aint cap;
     int wid;
     long long recvs;      /* broadcasts received so far */
+    struct dropin *next;  /* live states (freed at MPI_Finalize) */
 } dropin;
 
 typedef struct call {
@@ -28,13 +31,58 @@ typedef struct call {
     int alg;
 } call;
 
+/* Windows must be freed while MPI still works: Open MPI deletes
+ * MPI_COMM_WORLD's attributes (and so this state) after its one-sided
+ * components are gone, MPI_COMM_SELF's first. An attribute on
+ * MPI_COMM_SELF frees the windows of every live state (as src/core/shm.c
+ * does for its segments). */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static dropin *live;
+static int self_keyval = MPI_KEYVAL_INVALID;
+
+static void free_windows(dropin *d)
+{
+    if (d->rt)
+        cx_rma_destroy(d->rt, 1);   /* every call completed before it returned */
+    d->rt = NULL;
+    if (d->stage != MPI_WIN_NULL)
+        PMPI_Win_free(&d->stage);
+}
+
+static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)attr; (void)extra;
+    pthread_mutex_lock(&live_mu);
+    for (dropin *d = live; d; d = d->next)
+        free_windows(d);
+    live = NULL;
+    pthread_mutex_unlock(&live_mu);
+    return MPI_SUCCESS;
+}
+
+static void list(dropin *d)
+{
+    pthread_mutex_lock(&live_mu);
+    if (self_keyval == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &self_keyval, NULL) ==
+            MPI_SUCCESS)
+        PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+    d->next = live;
+    live = d;
+    pthread_mutex_unlock(&live_mu);
+}
+
 static void release(void *state)
 {
     dropin *d = state;
-    if (d->rt)
-        cx_rma_destroy(d->rt, 1);   /* every call completed before it returned */
-    if (d->stage != MPI_WIN_NULL)
-        PMPI_Win_free(&d->stage);
+    pthread_mutex_lock(&live_mu);
+    for (dropin **p = &live; *p; p = &(*p)->next)
+        if (*p == d) {
+            *p = d->next;
+            break;
+        }
+    pthread_mutex_unlock(&live_mu);
+    free_windows(d);
     free(d);
 }
 
@@ -65,6 +113,7 @@ static dropin *state(cx_comm *c, int *err)
         *err = e;
         return NULL;
     }
+    list(d);
     *f = (cx_family_slot){d, release, NULL};
     return d;
 }
@@ -148,11 +197,15 @@ static int run_root(call *k, MPI_Aint bytes)
     return err ? err : ferr;
 }
 
+/* The data first (unpacked before the release: the next broadcast may
+ * overwrite staging), then this rank's part of the acknowledgements: the
+ * inline engine forwards only inside collx calls, so a rank may leave only
+ * once its subtree has acknowledged and its own acknowledgement is out. */
 static int run_receiver(call *k, MPI_Aint bytes)
 {
     const cx_args *a = k->a;
     dropin *d = k->d;
-    int err = cx_rma_wait_delivered(d->rt, ++d->recvs);
+    int err = cx_rma_wait_arrived(d->rt, ++d->recvs, 0);
     int64_t got = d->rt->last_bytes;
     if (!err && got != bytes)
         err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
@@ -160,7 +213,8 @@ static int run_receiver(call *k, MPI_Aint bytes)
         PMPI_Win_sync(d->stage);
         err = cx_copy(d->stage_base, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     }
-    int aerr = cx_rma_ack(d->rt);
+    cx_rma_ack(d->rt);
+    int aerr = cx_rma_wait_arrived(d->rt, d->recvs, 1);
     return err ? err : aerr;
 }
 

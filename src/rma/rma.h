@@ -11,10 +11,13 @@
  * (a ticket lock at rank 0: fetch-and-add a ticket, wait until it is
  * served; SMPI 3.32's compare-and-swap is not atomic, its fetch-and-op is,
  * and tickets are served in order) before its first put and the lock is
- * released when every other process has acknowledged on the root's done
- * counter. So every process holds at most one pending request, descriptors
- * are never overwritten before they are read and data of two broadcasts
- * never mix in a window. */
+ * released when the broadcast is acknowledged everywhere. Acknowledgements
+ * go up the broadcast's tree (a process acknowledges its parent once it has
+ * the data and all its children acknowledged it; linear: every target is a
+ * child of the root), so the root hears O(log p) of them, not p - 1. So
+ * every process holds at most one pending request, descriptors are never
+ * overwritten before they are read and data of two broadcasts never mix in
+ * a window. */
 #ifndef CX_RMA_H
 #define CX_RMA_H
 
@@ -25,7 +28,7 @@
 /* Control window words. */
 enum {
     CX_RMA_FLAG = 0,   /* requests received (incremented by the parent) */
-    CX_RMA_DONE = 1,   /* acknowledgements of this root's broadcasts */
+    CX_RMA_ACKS = 1,   /* acknowledgements from this process's children */
     CX_RMA_TICKET = 2, /* rank 0 only: next ticket of the runtime's lock */
     CX_RMA_SERVING = 3,/* rank 0 only: ticket that holds the lock */
     CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg */
@@ -52,16 +55,22 @@ typedef struct cx_rma {
     int engine;           /* CX_RMA_ENGINE_* (same on every rank) */
     int async;            /* passive target progresses without the target:
                            * 1 yes, 0 no, -1 not probed */
+    int local_poll;       /* own control words read by plain loads after
+                           * MPI_Win_sync (unified memory model), not by
+                           * fetch-and-op + flush */
     cx_job job;
-    /* Forwarder (touched by the job only). */
+    /* Forwarder (touched by the job only, but for held). */
     int64_t seen;         /* requests handled */
-    atomic_llong delivered;  /* broadcasts received and forwarded here */
+    atomic_llong arrived; /* broadcasts received and forwarded here */
+    atomic_llong delivered;  /* ... and acknowledged to the parent */
     int64_t last_bytes;   /* bytes field of the last descriptor handled */
-    int hold_acks;        /* the owner acknowledges (cx_rma_ack) itself */
-    int ack_root;         /* root to acknowledge, -1 none */
+    int hold_acks;        /* the owner releases each broadcast (cx_rma_ack) */
+    atomic_int held;      /* the owner has not released the last one yet */
+    int parent;           /* rank to acknowledge, -1 none pending */
+    int64_t acks_want;    /* ACKS value that completes the pending part
+                           * (cumulative: one broadcast at a time) */
     /* Root. */
     atomic_int active;    /* this rank holds the lock; a broadcast runs */
-    int64_t expected;     /* done counter value that completes it */
     atomic_int err;       /* first error of a forwarding step */
     int64_t desc_out[2][CX_RMA_DESC_WORDS];  /* descriptors being put */
 } cx_rma;
@@ -85,11 +94,14 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
                        MPI_Aint disp, int alg, int fit_marker);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
-/* Waits until n broadcasts have been received and forwarded here. */
-int cx_rma_wait_delivered(cx_rma *rt, long long n);
-/* With hold_acks the drop-in reads its staging window before the root
- * hears that this rank is done (and may start the next broadcast). */
-int cx_rma_ack(cx_rma *rt);
+/* Waits until n broadcasts have been received and forwarded here (data
+ * there); with done, until this rank acknowledged them too (its subtree
+ * has them). */
+int cx_rma_wait_arrived(cx_rma *rt, long long n, int done);
+/* With hold_acks the drop-in reads its staging window before its parent
+ * hears that this rank is done (and the root may start the next
+ * broadcast): it releases each broadcast here. */
+void cx_rma_ack(cx_rma *rt);
 /* The job's step (forwarding; releases the root's lock). */
 int cx_rma_step(void *ctx);
 /* Waits politely: brief spin, then sched_yield, then short sleeps. */

@@ -64,6 +64,25 @@ static int atomics_trusted(void)
 #endif
 }
 
+/* Polling by loads (rma.h: local_poll): only in the unified memory model,
+ * and not on MPICH, whose atomics may wait at the target for its progress
+ * engine (a load after MPI_Win_sync was seen stale there).
+ * COLLX_RMA_POLL=rma forces atomic reads (to measure the difference). */
+static int local_poll_ok(MPI_Win win)
+{
+    int *model = NULL, flag = 0;
+    const char *v = getenv("COLLX_RMA_POLL");
+    if (v && strcmp(v, "rma") == 0)
+        return 0;
+#if defined(MPICH_VERSION) && !defined(SMPI_H)
+    (void)win; (void)model; (void)flag;
+    return 0;
+#else
+    PMPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
+    return flag && model && *model == MPI_WIN_UNIFIED;
+#endif
+}
+
 static int engine_from_env(int thread_ok)
 {
     const char *v = getenv("COLLX_RMA_ENGINE");
@@ -85,7 +104,7 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
     if (!rt)
         return MPI_ERR_NO_MEM;
     rt->ctl = MPI_WIN_NULL;
-    rt->ack_root = -1;
+    rt->parent = -1;
     if ((err = PMPI_Comm_dup(comm, &rt->comm))) {
         free(rt);
         return err;
@@ -123,6 +142,8 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
     PMPI_Barrier(rt->comm);   /* every control word is zero before use */
+    ok = local_poll_ok(rt->ctl);
+    PMPI_Allreduce(&ok, &rt->local_poll, 1, MPI_INT, MPI_MIN, rt->comm);
 
     /* Probe 2: the engine. The thread needs MPI_THREAD_MULTIPLE and a
      * running progress thread on every rank (never in SMPI). */
@@ -141,8 +162,9 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
         rt->async = probe_async(rt);
     if (rt->rank == 0 && cx_verbose() > 0) {
         const char *v = getenv("COLLX_RMA_ENGINE");
-        cx_say("rma: p=%d windows yes; passive-target progress without the target: %s; "
-               "engine %s%s", rt->size,
+        cx_say("rma: p=%d windows yes; polling by %s; passive-target progress without "
+               "the target: %s; engine %s%s", rt->size,
+               rt->local_poll ? "loads (unified model)" : "fetch-and-op",
                rt->async < 0 ? "not probed" : rt->async ? "yes" : "no",
                cx_rma_engine_name(rt),
                rt->engine == CX_RMA_ENGINE_THREAD ? " (progress thread)"

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""LogGP model of collx's one-sided broadcast (Paznikov 2024, section 2),
+with the parameters measured by bench/rma_loggp.c (loggp.csv), NOT fitted to
+the sweep, beside the sweep's measurements (sweep.csv). Writes model.md.
+
+Parameters per platform and link kind (intra: same node, inter: next node),
+the simple fit (LogP with o the same on both sides):
+  o = o_s, the time to post an MPI_Isend;
+  G = least squares slope of put(m) + flush over m >= 64 KiB;
+  L = put(8) - 2 o (an 8-byte put completed at the target costs o + L + o);
+  g is measured (a stream of 8-byte messages) and reported, but SMPI only
+  starts a message when both sides posted, so there it includes L; the
+  descriptor put is posted right after the data put and costs q = o;
+  O_r = one poll (the method the runtime uses; loads after MPI_Win_sync
+  where the model is unified, else fetch-and-op + flush on the own window)
+  + the MPI_Iprobe of every forwarding step; copy_bw the receiver's
+  unpack rate.
+
+What collx's protocol does per stage (src/rma/bcast.c), in LogGP terms:
+  stage(m)  = o + L + (m-1)G + o       data put, flushed (completed at the
+                                        target before the flag)
+            + q                         the descriptor put (posted beside it)
+            + o + L + o                 flag: MPI_Accumulate + flush
+            + O_r                       the child notices at its next poll
+  ack       = o + L + o + O_r           MPI_Accumulate to the parent + its poll
+  lock      = ticket (fetch-and-op) and release (accumulate) at rank 0: the
+              root is rank 0 in the sweep, so both are local: measured
+              fao_self + acc_self
+  unpack    = m / copy_bw               (drop-in: staging -> user buffer;
+                                        real MPI only: SMPI does not charge
+                                        this copy, seen in the ib-6x8 sweep
+                                        as an error of exactly m / copy_bw)
+The paper's t = (o + (m-1)G + 2q + L + O_r) log2 P + o + L has one put and
+one flag per stage and no acknowledgement wave; collx waits for the data
+before the flag (one more L + o) and completes when acknowledgements came
+back up the tree (log2 P more hops). The tree is evaluated exactly (largest
+subtree first, intra/inter parameters per edge from the 8-per-node
+placement); for P a power of two on one kind of link it is
+  t = lock + log2 P (stage + ack) + unpack.
+linear: the root posts 2(P-1) puts (q each), its link carries the inter-node
+data one after the other ((m-1)G each, intra-node copies in parallel), then
+sets the P-1 flags one after the other (SMPI's accumulate waits for itself),
+every target unpacks and acknowledges.
+
+usage: rma_model.py LOGGP_CSV SWEEP_CSV OUT_MD"""
+import csv, math, sys
+from collections import defaultdict
+
+PER_NODE = 8
+
+
+def load_params(path):
+    raw = defaultdict(dict)   # (platform, peer) -> {(what, bytes): us}
+    for r in csv.DictReader(open(path)):
+        raw[(r["platform"], int(r["peer"]))][(r["what"], int(r["bytes"]))] = float(r["us"])
+    params = {}
+    for (plat, peer), d in raw.items():
+        if peer == 0:
+            continue
+        put = sorted((m, t) for (w, m), t in d.items() if w == "put")
+        big = [(m, t) for m, t in put if m >= 65536]
+        n = len(big)
+        mx = sum(m for m, _ in big) / n
+        my = sum(t for _, t in big) / n
+        G = sum((m - mx) * (t - my) for m, t in big) / sum((m - mx) ** 2 for m, _ in big)
+        o = d[("o_s", 8)]
+        self_ = raw[(plat, 0)]
+        probe = self_[("iprobe", 8)]
+        poll = self_[("poll_load" if plat.startswith("real") else "poll_rma", 8)] + probe
+        kind = "intra" if peer < PER_NODE else "inter"
+        params[(plat, kind)] = dict(
+            o_s=o, o_r=o, o=o, g=d[("g", 8)], G=G, L=max(put[0][1] - 2 * o, 0.0), q=o,
+            O_r=poll, poll_rma=self_[("poll_rma", 8)] + probe,
+            poll_load=self_[("poll_load", 8)] + probe,
+            lock=self_[("fao_self", 8)] + self_[("acc_self", 8)],
+            copy_bw=self_[("copy_bw", 0)], meas=d)
+    return params
+
+
+def edge(params, plat, a, b):
+    same = a // PER_NODE == b // PER_NODE
+    k = (plat, "intra" if same else "inter")
+    return params.get(k) or params[(plat, "intra")]
+
+
+def stage(e, m):
+    return e["o_s"] + e["L"] + (m - 1) * e["G"] + e["o_r"] + e["q"] + \
+        e["o_s"] + e["L"] + e["o_r"] + e["O_r"]
+
+
+def ack(e):
+    return e["o_s"] + e["L"] + e["o_r"] + e["O_r"]
+
+
+def binomial(params, plat, p, m):
+    e0 = edge(params, plat, 0, 0)
+    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    return e0["lock"] + done_with_acks(params, plat, p, m, unpack)
+
+
+def done_with_acks(params, plat, p, m, unpack):
+    """Time the root hears its last direct child, acks going up the tree."""
+    span = 1
+    while span < p:
+        span *= 2
+
+    def node(v, vspan, t_recv):
+        t = t_recv
+        heard = 0.0
+        mm = vspan // 2
+        while mm >= 1:
+            c = v + mm
+            if c < p:
+                e = edge(params, plat, v, c)
+                t += stage(e, m)
+                heard = max(heard, node(c, mm, t) + ack(e))
+            mm //= 2
+        own = t + (unpack if v else 0.0)
+        return max(own, heard)
+
+    return node(0, span, 0.0)
+
+
+def linear(params, plat, p, m):
+    e0 = edge(params, plat, 0, 0)
+    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    post = 2 * (p - 1) * e0["q"]
+    inter = [t for t in range(1, p) if t // PER_NODE != 0]
+    data_done = post
+    for t in range(1, p):
+        e = edge(params, plat, 0, t)
+        arrive = e["L"] + (m - 1) * e["G"] * (len(inter) if t in inter else 1)
+        data_done = max(data_done, arrive)
+    t = data_done + e0["o_r"]
+    heard = 0.0
+    for tgt in range(1, p):
+        e = edge(params, plat, 0, tgt)
+        t += e["o_s"] + e["L"] + e["o_r"]             # flag, one after the other
+        heard = max(heard, t + e["O_r"] + unpack + ack(e))
+    return e0["lock"] + max(t, heard)
+
+
+def main():
+    params = load_params(sys.argv[1])
+    sweep = defaultdict(dict)
+    for r in csv.DictReader(open(sys.argv[2])):
+        sweep[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(r["mean"])
+    md = ["# LogGP model vs measurement (bench/rma_model.py)", "",
+          "Parameters measured by bench/rma_loggp.c (loggp.csv), in us "
+          "(G in ns/byte); not fitted to the sweep.", "",
+          "| platform | link | o | g | L | G (ns/B) | O_r by loads | O_r by fetch-and-op | lock | copy GB/s |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for (plat, kind), e in sorted(params.items()):
+        md.append(f"| {plat} | {kind} | {e['o']:.2f} | {e['g']:.2f} | "
+                  f"{e['L']:.2f} | {e['G'] * 1e3:.4f} | {e['poll_load']:.3f} | {e['poll_rma']:.3f} | "
+                  f"{e['lock']:.2f} | {e['copy_bw'] / 1e9:.2f} |")
+    md += ["", "Check of the per-operation terms against the RMA timings (us):", "",
+           "| platform | link | put 16 KiB meas / LogGP | put 1 MiB meas / LogGP | accumulate meas / LogGP | fetch-and-op meas (2 messages in SMPI) |",
+           "|---|---|---|---|---|---|"]
+    for (plat, kind), e in sorted(params.items()):
+        d = e["meas"]
+        f = lambda m: e["o_s"] + e["L"] + (m - 1) * e["G"] + e["o_r"]
+        md.append(f"| {plat} | {kind} | {d[('put', 16384)]:.1f} / {f(16384):.1f} | "
+                  f"{d[('put', 1 << 20)]:.0f} / {f(1 << 20):.0f} | "
+                  f"{d[('acc', 8)]:.2f} / {f(8):.2f} | {d[('fao', 8)]:.2f} |")
+    errs = []
+    for alg, model in (("rma_binomial", binomial), ("rma_linear", linear)):
+        md += ["", f"## {alg}: predicted vs measured (us)", "",
+               "| platform | p | m | measured | LogGP | error |", "|---|---|---|---|---|---|"]
+        for plat in sorted({k[0] for k in params}):
+            for (p, m), t in sorted(sweep.get((plat, alg), {}).items()):
+                pred = model(params, plat, p, m)
+                err = 100 * (pred - t) / t
+                errs.append((plat, alg, abs(err)))
+                md.append(f"| {plat} | {p} | {m} | {t:.0f} | {pred:.0f} | {err:+.0f} % |")
+    md += ["", "Largest |error| per platform and algorithm:", ""]
+    for plat in sorted({x[0] for x in errs}):
+        for alg in ("rma_binomial", "rma_linear"):
+            v = [e for pl, a, e in errs if pl == plat and a == alg]
+            if v:
+                within = sum(1 for x in v if x <= 20)
+                md.append(f"- {plat} {alg}: max {max(v):.0f} %, mean {sum(v) / len(v):.0f} %, "
+                          f"{within}/{len(v)} points within 20 %")
+    open(sys.argv[3], "w").write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()

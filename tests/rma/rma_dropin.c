@@ -1,0 +1,108 @@
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* usleep */
+#endif
+/* The drop-in one-sided MPI_Bcast (rma_linear, rma_binomial) back to back:
+ * acknowledgements go up the tree and a receiver releases its part only
+ * after it unpacked the staging window (hold_acks). Many broadcasts with
+ * no barrier in between, a new root each time (so concurrent parts of
+ * consecutive broadcasts), sizes that change, a derived type, and ranks
+ * that enter late (a slow receiver must hold back the next broadcast, or
+ * its staging would be overwritten before it was read). Run with p not a
+ * power of two too. Checks the data and that the algorithm really ran.
+ *
+ * usage: rma_dropin [rounds] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "collx.h"
+
+static int rank, size, failures;
+
+static unsigned char pattern(int round, long i)
+{
+    return (unsigned char)(round * 29 + i * 11 + (i >> 9));
+}
+
+/* Bytes of round r (same on every rank): small, mid and beyond the first
+ * staging window (64 KiB), so staging grows between broadcasts too. */
+static long round_bytes(int r)
+{
+    static const long sizes[] = {1, 4000, 70000, 9, 200000, 65536};
+    return sizes[r % (int)(sizeof sizes / sizeof *sizes)];
+}
+
+static void contiguous_round(int r, int root, unsigned char *buf)
+{
+    long n = round_bytes(r);
+    for (long i = 0; i < n; i++)
+        buf[i] = rank == root ? pattern(r, i) : 0;
+    /* A late rank: its request waits; the next root must wait for it. */
+    if (rank == (r * 7 + 3) % size && rank != root)
+        usleep(500);
+    CX_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+    for (long i = 0; i < n; i++)
+        if (buf[i] != pattern(r, i)) {
+            failures++;
+            printf("FAIL rank %d: round %d root %d bytes %ld: byte %ld is %d, want %d\n",
+                   rank, r, root, n, i, buf[i], pattern(r, i));
+            break;
+        }
+}
+
+/* Every third int: arrives packed and is unpacked from staging. */
+static void strided_round(int r, int root)
+{
+    int v[300];
+    MPI_Datatype t;
+    MPI_Type_vector(100, 1, 3, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    for (int i = 0; i < 300; i++)
+        v[i] = rank == root ? r * 1000 + i : -1;
+    CX_Bcast(v, 1, t, root, MPI_COMM_WORLD);
+    for (int i = 0; i < 300; i++) {
+        int want = i % 3 ? (rank == root ? r * 1000 + i : -1) : r * 1000 + i;
+        if (v[i] != want) {
+            failures++;
+            printf("FAIL rank %d: strided round %d root %d: int %d is %d, want %d\n", rank,
+                   r, root, i, v[i], want);
+            break;
+        }
+    }
+    MPI_Type_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rounds = argc > 1 ? atoi(argv[1]) : 60;
+    unsigned char *buf = malloc(200000);
+    const char *algs[] = {"rma_binomial", "rma_linear"};
+    for (int a = 0; a < 2; a++) {
+        CX_Algorithm_set("bcast", algs[a]);
+        for (int r = 0; r < rounds; r++) {
+            int root = (r * 5 + a) % size;
+            if (r % 6 == 5)
+                strided_round(r, root);
+            else
+                contiguous_round(r, root, buf);
+        }
+        long ran = CX_Algorithm_calls("bcast", algs[a]);
+        if (ran != rounds) {
+            failures++;
+            printf("FAIL rank %d: %s ran %ld times, want %d\n", rank, algs[a], ran, rounds);
+        }
+    }
+    free(buf);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("rma_dropin p=%d: %s (%d failures, %d broadcasts per algorithm)\n", size,
+               all ? "FAILED" : "OK", all, rounds);
+    MPI_Finalize();
+    return all != 0;
+}
