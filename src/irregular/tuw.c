@@ -36,6 +36,30 @@ typedef struct irregular {
     tuw_plan dist;
 } irregular;
 
+/* Whether the root's replay has the tree the construction built. */
+static int same_tree(const tuw_plan *full, const tuw_plan *built)
+{
+    int tree_children = 0;
+    if (full->final.M != built->final.M || full->final.nd != built->final.nd)
+        return 0;
+    for (int c = 0; c < full->nchild; c++)
+        tree_children += !full->child[c].direct;
+    if (tree_children != built->nchild)
+        return 0;
+    for (int b = 0; b < built->nchild; b++) {
+        const tuw_edge *e = &built->child[b];
+        int found = 0;
+        for (int c = 0; c < full->nchild && !found; c++) {
+            const tuw_edge *f = &full->child[c];
+            found = !f->direct && f->peer == e->peer && f->lo == e->lo && f->hi == e->hi &&
+                    f->bytes == e->bytes;
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 static int construction_done(cx_sched *s, void *arg)
 {
     irregular *x = arg;
@@ -55,24 +79,16 @@ static int construction_done(cx_sched *s, void *arg)
     if (err)
         return err;
     /* The replay must agree with what the other ranks built: same data
-     * forwarded to the root, same number of direct subtrees. It cannot
-     * differ unless the ranks' block sizes disagree with the root's counts
-     * (an erroneous call). Then the root still serves the tree the others
-     * built, so that nobody waits forever: its children's ranges tell
-     * which blocks each message carries, and the sizes that disagree give
-     * MPI_ERR_TRUNCATE on the receiving side. */
-    if (full.final.M == x->dist.final.M && full.final.nd == x->dist.final.nd)
+     * forwarded to the root, same direct subtrees counted, same tree
+     * children with the same sizes. It cannot differ unless the ranks'
+     * block sizes disagree with the root's counts (an erroneous call):
+     * then the root serves the tree the others built, so that nobody
+     * waits forever, and returns MPI_ERR_TRUNCATE. (Direct subtrees are
+     * only counted: two ranks whose wrong sizes swap which subtree goes
+     * direct, all else equal, are not detected.) */
+    if (same_tree(&full, &x->dist))
         return emit(a, s, &full);
-    if (x->dist.final.nd == 0 && (x->dist.owner = cx_sched_alloc(s, sizeof(int) *
-                                                                 (size_t)a->size))) {
-        for (int i = 0; i < a->size; i++)
-            x->dist.owner[i] = -1;
-        for (int c = 0; c < x->dist.nchild; c++)
-            for (int i = x->dist.child[c].lo; i < x->dist.child[c].hi; i++)
-                if (i != a->root)
-                    x->dist.owner[i] = x->dist.child[c].peer;
-        err = emit(a, s, &x->dist);
-    }
+    err = tuw_emit_erroneous_root(s, &x->dist, is_scatter(a));
     return err ? err : MPI_ERR_TRUNCATE;
 }
 

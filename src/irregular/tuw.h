@@ -40,7 +40,14 @@ typedef struct tuw_edge {
                          inside are not in the message) */
     long long bytes;
     int level;        /* merge level at which the message is sent */
+    int direct;       /* a subtree that skips the intermediate roots: the
+                         root cannot tell who from its own view when sizes
+                         disagree, so a scatter's direct receiver asks for
+                         its data (a tuw_ready message) */
 } tuw_edge;
+
+/* What a direct receiver of a scatter asks the root for: lo, hi, bytes. */
+#define TUW_READY_LEN 3
 
 /* This rank's part of the tree: at most one parent, children by level. */
 typedef struct tuw_plan {
@@ -75,6 +82,11 @@ tuw_build *tuw_build_new(long long mine, int p, int root, int me, long long thre
 int tuw_construct_steps(cx_sched *s, tuw_build *b);
 int tuw_construct(long long mine, int p, int root, int me, long long threshold,
                   MPI_Comm comm, int tag, cx_sched *s, tuw_plan *plan);
+
+/* The root's data phase when its counts contradict the tree the ranks
+ * built (an erroneous call): it serves that tree from scratch memory so
+ * that nobody waits forever (the caller returns MPI_ERR_TRUNCATE). */
+int tuw_emit_erroneous_root(cx_sched *s, const tuw_plan *built, int scatter);
 
 /* Data phase of the plan as schedule rounds. */
 int tuw_emit_gather(const cx_args *a, cx_sched *s, const tuw_plan *plan);

@@ -60,12 +60,13 @@ static void merge(tuw_build *b, int d)
     if (b->gather && mg.sender_is_a == i_am_a) {        /* I give my data away */
         b->gather = 0;
         if (b->cube.M > 0) {
-            tuw_edge e = {mg.direct ? b->root : (int)other->g, lo, hi, b->cube.M, d};
+            tuw_edge e = {mg.direct ? b->root : (int)other->g, lo, hi, b->cube.M, d,
+                          mg.direct};
             plan->parent = e;
             plan->has_parent = 1;
         }
     } else if (b->gather && other->M > 0 && !mg.direct) { /* I receive */
-        tuw_edge e = {(int)other->g, plo, phi, other->M, d};
+        tuw_edge e = {(int)other->g, plo, phi, other->M, d, 0};
         plan->child[plan->nchild++] = e;
     }
     b->fixed = b->fixed && !i_am_a;   /* the upper cube's fixed root survives */

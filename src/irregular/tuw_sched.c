@@ -79,16 +79,72 @@ static int root_gather(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     return err;
 }
 
+/* The direct receivers' requests, checked once they are in. */
+typedef struct readies {
+    tuw_plan plan;    /* a copy: the caller's may be gone (its arrays are
+                         the schedule's) */
+    long long *got;   /* TUW_READY_LEN per child of the plan */
+} readies;
+
+/* A direct receiver that asked for other bytes than the root's counts
+ * give it has a size that disagrees (an erroneous call). */
+static int check_readies(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    readies *r = ctx;
+    *req = MPI_REQUEST_NULL;
+    for (int c = 0; c < r->plan.nchild; c++) {
+        const tuw_edge *e = &r->plan.child[c];
+        const long long *g = r->got + (size_t)c * TUW_READY_LEN;
+        if (e->direct && (g[0] != e->lo || g[1] != e->hi || g[2] != e->bytes))
+            return MPI_ERR_TRUNCATE;
+    }
+    return MPI_SUCCESS;
+}
+
 static int root_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
 {
-    int err = MPI_SUCCESS;
-    /* Highest level first: those subtrees have the most forwarding left. */
+    int err = MPI_SUCCESS, ndirect = 0;
+    readies *r = cx_sched_alloc(s, sizeof *r);
+    long long *got = cx_sched_alloc(s, sizeof *got * TUW_READY_LEN * (size_t)plan->nchild);
+    if (!r || !got)
+        return MPI_ERR_NO_MEM;
+    *r = (readies){*plan, got};
+    /* Highest level first: those subtrees have the most forwarding left.
+     * A direct receiver's request (tuw_ready) is taken in the same round:
+     * the root knows it already, and only checks it afterwards. */
     for (int c = plan->nchild - 1; c >= 0 && !err; c--) {
         cx_piece b;
-        if (!(err = root_piece(a, s, plan, &plan->child[c], &b)))
-            err = cx_sched_send(s, b.buf, b.count, b.type, plan->child[c].peer);
+        const tuw_edge *e = &plan->child[c];
+        if (!(err = root_piece(a, s, plan, e, &b)))
+            err = cx_sched_send(s, b.buf, b.count, b.type, e->peer);
+        if (!err && e->direct) {
+            ndirect++;
+            err = cx_sched_recv(s, got + (size_t)c * TUW_READY_LEN, TUW_READY_LEN,
+                                MPI_LONG_LONG, e->peer);
+        }
     }
-    return err ? err : cx_sched_own_block(a, s);
+    if (!err)
+        err = cx_sched_own_block(a, s);
+    if (err || ndirect == 0)
+        return err;
+    return (err = cx_sched_barrier(s)) ? err : cx_sched_start(s, check_readies, r);
+}
+
+/* A direct receiver tells the root which data it waits for, so that a
+ * root whose counts disagree can still serve it (tuw_emit_erroneous_root);
+ * the message goes in the round of the receive, nothing waits for it. */
+static int ask_root(const cx_args *a, cx_sched *s, const tuw_edge *parent)
+{
+    if (!parent->direct)
+        return MPI_SUCCESS;
+    long long *ready = cx_sched_alloc(s, sizeof(long long) * TUW_READY_LEN);
+    if (!ready)
+        return MPI_ERR_NO_MEM;
+    ready[0] = parent->lo;
+    ready[1] = parent->hi;
+    ready[2] = parent->bytes;
+    return cx_sched_send(s, ready, TUW_READY_LEN, MPI_LONG_LONG, a->root);
 }
 
 /* Inner gather root: own block and children's messages into one packed
@@ -129,7 +185,9 @@ int tuw_emit_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
     if (!plan->has_parent)
         return MPI_SUCCESS;
     cx_piece own = cx_own_piece(a);
-    int peer = plan->parent.peer, err;
+    int peer = plan->parent.peer, err = ask_root(a, s, &plan->parent);
+    if (err)
+        return err;
     if (plan->nchild == 0)
         return cx_sched_recv(s, own.buf, own.count, own.type, peer);
     long long ownb = (long long)cx_type_bytes(own.count, own.type);

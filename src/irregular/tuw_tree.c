@@ -50,9 +50,10 @@ tuw_merge tuw_merge_cubes(const tuw_info *A, const tuw_info *B, int a_has_root,
     return r;
 }
 
-static void append(tuw_plan *plan, int peer, int lo, int hi, long long bytes, int d)
+static void append(tuw_plan *plan, int peer, int lo, int hi, long long bytes, int d,
+                   int direct)
 {
-    tuw_edge e = {peer, lo, hi, bytes, d};
+    tuw_edge e = {peer, lo, hi, bytes, d, direct};
     plan->child[plan->nchild++] = e;
 }
 
@@ -97,12 +98,12 @@ int tuw_simulate(const long long *m, int p, int root, int me, long long threshol
             int sg = (int)S->g, dest = mg.direct ? root : (int)R->g;
             if (S->M > 0) {
                 if (sg == me) {
-                    tuw_edge e = {dest, slo, shi, S->M, d};
+                    tuw_edge e = {dest, slo, shi, S->M, d, mg.direct};
                     plan->parent = e;
                     plan->has_parent = 1;
                 }
                 if (dest == me)
-                    append(plan, sg, slo, shi, S->M, d);
+                    append(plan, sg, slo, shi, S->M, d, mg.direct);
                 for (int i = slo; is_root && i < shi; i++)
                     if (carrier[i] == sg) {
                         carrier[i] = dest;

@@ -196,6 +196,7 @@ static void handle_request(cx_rma *rt)
     int p = rt->size, root = (int)desc[0], alg = (int)desc[4];
     int v = (rt->rank - root + p) % p;
     rt->last_bytes = desc[3];
+    rt->last_aux = desc[5];
     rt->seen++;
     rt->acks_want += tree_children(v, p, alg);
     rt->parent = (tree_parent(v, alg) + root) % p;
@@ -267,7 +268,7 @@ static int take_lock(cx_rma *rt)
 }
 
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int fit_marker)
+                       MPI_Aint disp, int alg, int fit_marker, int64_t aux)
 {
     int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
@@ -284,7 +285,7 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
         return err;
     rt->acks_want += tree_children(0, p, alg);
     atomic_store_explicit(&rt->active, 1, memory_order_release);
-    int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg};
+    int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg, aux};
     return put_loop(rt, src, desc);
 }
 

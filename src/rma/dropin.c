@@ -1,7 +1,7 @@
 /* The one-sided broadcast as a drop-in MPI_Bcast ("rma_linear",
  * "rma_binomial"): per communicator (family slot) a runtime and a staging
- * window, grown collectively when a call needs more (every rank knows the
- * message size). The root puts from its buffer (packed into its own staging
+ * window, grown collectively when the root's message needs more (the
+ * first descriptor says so: no rank decides from its own size). The root puts from its buffer (packed into its own staging
  * window first when the type is not contiguous); a receiver waits until its
  * request has been handled, unpacks the staging window into its buffer and
  * only then releases its acknowledgement (which goes to its parent once its
@@ -86,12 +86,33 @@ static void release(void *state)
     free(d);
 }
 
-/* COLLX_RMA_MAX (bytes, default 256 MiB): the largest staging window. */
+/* COLLX_RMA_MAX (bytes, default 256 MiB): the largest staging window;
+ * larger messages go through it in pieces. */
 static MPI_Aint staging_max(void)
 {
     const char *v = getenv("COLLX_RMA_MAX");
     long long n = v ? atoll(v) : 0;
     return n > 0 ? (MPI_Aint)n : (MPI_Aint)256 << 20;
+}
+
+/* The staging window is replaced (collective) by one of cap bytes. */
+static int restage(dropin *d, MPI_Aint cap)
+{
+    int err;
+    if (d->wid >= 0)
+        cx_rma_unregister(d->rt, d->wid);
+    if (d->stage != MPI_WIN_NULL)
+        PMPI_Win_free(&d->stage);
+    d->wid = -1;
+    d->cap = 0;
+    if ((err = PMPI_Win_allocate(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
+                                 &d->stage)))
+        return err;
+    PMPI_Win_set_errhandler(d->stage, MPI_ERRORS_RETURN);
+    if ((err = cx_rma_register(d->rt, d->stage, &d->wid)))
+        return err;
+    d->cap = cap;
+    return MPI_SUCCESS;
 }
 
 static dropin *state(cx_comm *c, int *err)
@@ -115,6 +136,9 @@ static dropin *state(cx_comm *c, int *err)
     }
     list(d);
     *f = (cx_family_slot){d, release, NULL};
+    MPI_Aint cap = staging_max() < MIN_STAGING ? staging_max() : MIN_STAGING;
+    if (d->rt && (e = restage(d, cap)))
+        *err = e;
     return d;
 }
 
@@ -123,48 +147,31 @@ static MPI_Aint call_bytes(const cx_args *a)
     return (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
 }
 
+/* Nothing here depends on this rank's message size: an erroneous call
+ * whose sizes disagree still runs the same algorithm everywhere. */
 static const char *check(const cx_args *a, cx_comm *c)
 {
     int err;
-    if (a->size == 1 || call_bytes(a) == 0)
+    if (a->size == 1)
         return NULL;
     /* Known bug (issue 12): with several threads calling collectives, a
      * forwarding job crashed in MPI_Win_sync (tests/robust/threads.c). */
     if (c->thread_multiple)
         return "does not run under MPI_THREAD_MULTIPLE yet";
-    if (call_bytes(a) > staging_max())
-        return "needs a staging window above COLLX_RMA_MAX";
     dropin *d = state(c, &err);
-    if (!d)
+    if (!d || err)
         return "cannot set up its RMA runtime";
     return d->rt ? NULL : "cannot create RMA windows on this communicator";
 }
 
-/* Collective: every rank has the same bytes (same type signature). */
-static int ensure_staging(dropin *d, MPI_Aint bytes)
+/* The staging size for a message of total bytes that did not fit in cap:
+ * a function of values every rank has (cap, and total from the first
+ * descriptor), so every rank grows alike. */
+static MPI_Aint grown(MPI_Aint cap, MPI_Aint total)
 {
-    int err;
-    if (bytes <= d->cap)
-        return MPI_SUCCESS;
-    MPI_Aint cap = d->cap * 2 > bytes ? d->cap * 2 : bytes;
-    if (cap < MIN_STAGING)
-        cap = MIN_STAGING;
-    if (cap > staging_max())
-        cap = bytes;
-    if (d->wid >= 0)
-        cx_rma_unregister(d->rt, d->wid);
-    if (d->stage != MPI_WIN_NULL)
-        PMPI_Win_free(&d->stage);
-    d->wid = -1;
-    d->cap = 0;
-    if ((err = PMPI_Win_allocate(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
-                                 &d->stage)))
-        return err;
-    PMPI_Win_set_errhandler(d->stage, MPI_ERRORS_RETURN);
-    if ((err = cx_rma_register(d->rt, d->stage, &d->wid)))
-        return err;
-    d->cap = cap;
-    return MPI_SUCCESS;
+    MPI_Aint g = cap * 2 > total ? cap * 2 : total, max = staging_max();
+    g = g < max ? g : max;
+    return g > cap ? g : cap;
 }
 
 static int contiguous(MPI_Datatype t, MPI_Aint *offset)
@@ -178,44 +185,124 @@ static int contiguous(MPI_Datatype t, MPI_Aint *offset)
     return size == extent && extent == textent;
 }
 
-static int run_root(call *k, MPI_Aint bytes)
+/* One broadcast through staging, complete everywhere when it returns. */
+static int root_pass(call *k, const char *src, MPI_Aint bytes, MPI_Aint total)
 {
-    const cx_args *a = k->a;
     dropin *d = k->d;
-    MPI_Aint off;
-    const char *src = (const char *)a->rbuf + 0;
-    int err;
-    if (contiguous(a->rtype, &off)) {
-        src += off;
-    } else {
-        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, d->stage_base, bytes, MPI_PACKED)))
-            return err;
-        src = d->stage_base;
-    }
-    err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, 1);
+    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, 1, total);
     int ferr = cx_rma_flush(d->rt);
     return err ? err : ferr;
 }
 
-/* The data first (unpacked before the release: the next broadcast may
- * overwrite staging), then this rank's part of the acknowledgements: the
- * inline engine forwards only inside collx calls, so a rank may leave only
- * once its subtree has acknowledged and its own acknowledgement is out. */
-static int run_receiver(call *k, MPI_Aint bytes)
+/* The root decides the protocol from its own size alone, and the first
+ * descriptor tells everyone (aux = total bytes): a message that fits
+ * staging goes in one broadcast; a larger one is announced by an empty
+ * broadcast, then every rank grows staging alike (collective) and the
+ * message follows in pieces of the new size. */
+static int run_root(call *k, MPI_Aint total)
 {
     const cx_args *a = k->a;
     dropin *d = k->d;
-    int err = cx_rma_wait_arrived(d->rt, ++d->recvs, 0);
-    int64_t got = d->rt->last_bytes;
-    if (!err && got != bytes)
-        err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
-    if (!err) {
-        PMPI_Win_sync(d->stage);
-        err = cx_copy(d->stage_base, bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    MPI_Aint off;
+    const char *src = a->rbuf;
+    char *packed = NULL;
+    int err;
+    if (contiguous(a->rtype, &off)) {
+        src += off;
+    } else if (total <= d->cap) {
+        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, d->stage_base, total, MPI_PACKED)))
+            return err;
+        src = d->stage_base;
+    } else {
+        if (!(packed = malloc((size_t)total)))
+            return MPI_ERR_NO_MEM;
+        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, packed, total, MPI_PACKED))) {
+            free(packed);
+            return err;
+        }
+        src = packed;
     }
+    if (total <= d->cap) {
+        err = root_pass(k, src, total, total);
+    } else if (!(err = root_pass(k, NULL, 0, total)) &&
+               !(err = restage(d, grown(d->cap, total)))) {
+        for (off = 0; off < total && !err; off += d->cap)
+            err = root_pass(k, src + off, total - off < d->cap ? total - off : d->cap, total);
+    }
+    free(packed);
+    return err;
+}
+
+/* Waits for the next broadcast here (forwarding it): its bytes and aux. */
+static int next_pass(dropin *d, MPI_Aint *bytes, MPI_Aint *total)
+{
+    int err = cx_rma_wait_arrived(d->rt, ++d->recvs, 0);
+    *bytes = (MPI_Aint)d->rt->last_bytes;
+    *total = (MPI_Aint)d->rt->last_aux;
+    if (!err && *bytes < 0)
+        err = MPI_ERR_TRUNCATE;   /* cannot happen: staging sizes agree */
+    if (!err)
+        PMPI_Win_sync(d->stage);
+    return err;
+}
+
+/* Releases the staging data of the pass: once the subtree acknowledged
+ * too, the acknowledgement goes up (the inline engine forwards only
+ * inside collx calls, so a rank may leave only once its own is out). */
+static int end_pass(dropin *d, int last)
+{
     cx_rma_ack(d->rt);
-    int aerr = cx_rma_wait_arrived(d->rt, d->recvs, 1);
-    return err ? err : aerr;
+    return last ? cx_rma_wait_arrived(d->rt, d->recvs, 1) : MPI_SUCCESS;
+}
+
+/* A receiver follows the root's protocol whatever its own size (mine):
+ * every pass is received, forwarded and acknowledged, so a size that
+ * disagrees with the root's gives MPI_ERR_TRUNCATE here and never leaves
+ * a peer waiting. The data is unpacked before the release: the next
+ * broadcast may overwrite staging. */
+static int run_receiver(call *k, MPI_Aint mine)
+{
+    const cx_args *a = k->a;
+    dropin *d = k->d;
+    MPI_Aint bytes, total, off;
+    int err = next_pass(d, &bytes, &total), cerr = MPI_SUCCESS;
+    if (err) {
+        end_pass(d, 1);
+        return err;
+    }
+    int agree = total == mine;
+    if (!agree)
+        err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
+    if (total <= d->cap) {
+        if (agree)
+            err = cx_copy(d->stage_base, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+        int aerr = end_pass(d, 1);
+        return err ? err : aerr;
+    }
+    /* Announced: grow alike, then the pieces. Non-contiguous types are
+     * gathered packed and unpacked at the end. */
+    if ((cerr = end_pass(d, 1)) || (cerr = restage(d, grown(d->cap, total))))
+        return cerr;
+    char *dst = a->rbuf, *packed = NULL;
+    if (agree && contiguous(a->rtype, &off))
+        dst += off;
+    else if (agree && !(dst = packed = malloc((size_t)total)))
+        cerr = MPI_ERR_NO_MEM;
+    for (off = 0; off < total; off += d->cap) {
+        MPI_Aint want = total - off < d->cap ? total - off : d->cap;
+        MPI_Aint same;
+        int perr = next_pass(d, &bytes, &same);
+        if (!perr && bytes != want)
+            perr = MPI_ERR_INTERN;
+        if (!perr && agree && !cerr)
+            memcpy(dst + off, d->stage_base, (size_t)bytes);
+        int aerr = end_pass(d, off + want >= total);
+        cerr = cerr ? cerr : perr ? perr : aerr;
+    }
+    if (packed && !cerr)
+        cerr = cx_copy(packed, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    free(packed);
+    return err ? err : cerr;
 }
 
 /* The whole call in one poll step of a blocking schedule. */
@@ -228,18 +315,17 @@ static int run(cx_sched *s, void *ctx, int *done)
     return k->a->rank == k->a->root ? run_root(k, bytes) : run_receiver(k, bytes);
 }
 
+/* Every rank takes part, even with nothing to receive: which passes run
+ * is the root's decision (as two-sided trees send their empty messages). */
 static int build(const cx_args *a, cx_sched *s, int alg)
 {
     int err;
-    MPI_Aint bytes = call_bytes(a);
-    if (a->size == 1 || bytes == 0)
+    if (a->size == 1)
         return MPI_SUCCESS;
     dropin *d = state(a->cc, &err);
-    if (!d || !d->rt)
+    if (!d || !d->rt || err)
         return err ? err : MPI_ERR_INTERN;
     d->rt->hold_acks = 1;
-    if ((err = ensure_staging(d, bytes)))
-        return err;
     call *k = cx_sched_alloc(s, sizeof *k);
     if (!k)
         return MPI_ERR_NO_MEM;

@@ -31,8 +31,8 @@ enum {
     CX_RMA_ACKS = 1,   /* acknowledgements from this process's children */
     CX_RMA_TICKET = 2, /* rank 0 only: next ticket of the runtime's lock */
     CX_RMA_SERVING = 3,/* rank 0 only: ticket that holds the lock */
-    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg */
-    CX_RMA_DESC_WORDS = 5,
+    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg, aux */
+    CX_RMA_DESC_WORDS = 6,
     CX_RMA_WORDS = CX_RMA_DESC + CX_RMA_DESC_WORDS
 };
 
@@ -64,6 +64,8 @@ typedef struct cx_rma {
     atomic_llong arrived; /* broadcasts received and forwarded here */
     atomic_llong delivered;  /* ... and acknowledged to the parent */
     int64_t last_bytes;   /* bytes field of the last descriptor handled */
+    int64_t last_aux;     /* its aux word (the caller's, e.g. the drop-in's
+                           * total message size) */
     int hold_acks;        /* the owner releases each broadcast (cx_rma_ack) */
     atomic_int held;      /* the owner has not released the last one yet */
     int parent;           /* rank to acknowledge, -1 none pending */
@@ -89,9 +91,10 @@ const char *cx_rma_engine_name(const cx_rma *rt);
 /* The root's broadcast of bytes from src into window wid at disp on every
  * other rank; returns once src may be reused (its puts are flushed).
  * fit_marker: a target whose window is too small gets a descriptor saying
- * so (bytes = -1) instead of an error at the root. */
+ * so (bytes = -1) instead of an error at the root. aux travels with the
+ * descriptor (last_aux at the targets). */
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int fit_marker);
+                       MPI_Aint disp, int alg, int fit_marker, int64_t aux);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
 /* Waits until n broadcasts have been received and forwarded here (data
