@@ -23,9 +23,11 @@ What collx's protocol does per stage (src/rma/bcast.c), in LogGP terms:
             + o + L + o                 flag: MPI_Accumulate + flush
             + O_r                       the child notices at its next poll
   ack       = o + L + o + O_r           MPI_Accumulate to the parent + its poll
-  lock      = ticket (fetch-and-op) and release (accumulate) at rank 0: the
-              root is rank 0 in the sweep, so both are local: measured
-              fao_self + acc_self
+  lock      = 0 in the sweep: the drop-in keeps the lock while the same
+              root broadcasts again (sticky lock, src/rma/README.md); a
+              root change costs a ticket (fetch-and-op) and a release
+              (accumulate) at rank 0 (params "lock" = fao_self + acc_self
+              when the root is rank 0)
   unpack    = m / copy_bw               (drop-in: staging -> user buffer;
                                         real MPI only: SMPI does not charge
                                         this copy, seen in the ib-6x8 sweep
@@ -95,7 +97,7 @@ def ack(e):
 def binomial(params, plat, p, m):
     e0 = edge(params, plat, 0, 0)
     unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
-    return e0["lock"] + done_with_acks(params, plat, p, m, unpack)
+    return done_with_acks(params, plat, p, m, unpack)   # sticky lock: 0
 
 
 def done_with_acks(params, plat, p, m, unpack):
@@ -137,14 +139,18 @@ def linear(params, plat, p, m):
         e = edge(params, plat, 0, tgt)
         t += e["o_s"] + e["L"] + e["o_r"]             # flag, one after the other
         heard = max(heard, t + e["O_r"] + unpack + ack(e))
-    return e0["lock"] + max(t, heard)
+    return max(t, heard)   # sticky lock: 0
 
 
 def main():
     params = load_params(sys.argv[1])
     sweep = defaultdict(dict)
-    for r in csv.DictReader(open(sys.argv[2])):
-        sweep[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(r["mean"])
+    for path in sys.argv[2].split(","):   # several sweeps: comma-separated
+        for r in csv.DictReader(open(path)):
+            # Real runs: the median (a descheduled rank makes the mean
+            # jump); SMPI is deterministic (min = mean = max).
+            t = r["median"] if r["platform"].startswith("real") else r["mean"]
+            sweep[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(t)
     md = ["# LogGP model vs measurement (bench/rma_model.py)", "",
           "Parameters measured by bench/rma_loggp.c (loggp.csv), in us "
           "(G in ns/byte); not fitted to the sweep.", "",

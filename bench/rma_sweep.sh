@@ -6,7 +6,10 @@
 # Appends to docs/results/rma/sweep.csv (platform,p,m,alg,min,median,mean,max
 # in us; r = the time until the last rank finished, collbench's metric r);
 # resumable: a (platform, p) already in the CSV is skipped.
-# usage: bench/rma_sweep.sh [ib|gige|all]   (each simulation takes the
+# `real`: Open MPI on this machine instead (REAL_P ranks, default 4, m =
+# 64 KiB..4 MiB, 5 warm-ups + 50 runs), rewriting the real-openmpi rows of
+# docs/results/rma/real_openmpi.csv (RMA_REAL_CSV).
+# usage: bench/rma_sweep.sh [ib|gige|real|all]   (each run takes the
 #        machine's heavy lock, /tmp/collx-heavy.lock, by itself)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +42,24 @@ if [ "${RMA_FULL:-0}" = 1 ]; then
 else
   IB_P="${IB_P:-8 16 32 48}"; IB_M="2097152 8388608"
   GIGE_P="${GIGE_P:-8 32 64 96}"
+fi
+if [ "$which" = real ]; then
+  . "$ROOT/bench/mpi_env.sh"
+  REAL="${RMA_REAL_CSV:-$ROOT/docs/results/rma/real_openmpi.csv}"
+  RCB="$ROOT/build/openmpi/bench/collbench"
+  [ -x "$RCB" ] || { echo "build first: ./run build" >&2; exit 1; }
+  [ -f "$REAL" ] || echo "platform,p,m,alg,min,median,mean,max" > "$REAL"
+  sed -i "/^real-openmpi,/d" "$REAL"
+  for p in ${REAL_P:-4}; do
+    tmp=$(mktemp); t0=$SECONDS
+    flock /tmp/collx-heavy.lock $(mpi_launcher openmpi) -n "$p" "$RCB" --coll bcast \
+      --algs "$ALGS" -m 65536:4194304 -x 5 -i 50 -f -q --csv "$tmp" > /dev/null
+    awk -F, -v p="$p" 'NR > 1 && $17 == "r" {print "real-openmpi," p "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
+        "$tmp" >> "$REAL"
+    rm -f "$tmp"
+    echo "[rma] real Open MPI p=$p: $((SECONDS - t0)) s -> $REAL" >&2
+  done
+  exit 0
 fi
 if [ "$which" = ib ] || [ "$which" = all ]; then
   for p in $IB_P; do run_point ib-6x8 "$p" $IB_M; done

@@ -106,9 +106,25 @@ int cx_vrange_contiguous(const cx_args *a, int v, int n)
     return 1;
 }
 
+/* Whether the blocks of virtual ranks [v, v+n) follow each other in the
+ * buffer (always for regular collectives; v-collectives' displacements
+ * may put them anywhere). */
+static int back_to_back(const cx_args *a, int v, int n)
+{
+    if (!a->scounts && !a->rcounts)
+        return 1;
+    for (int j = 1; j < n; j++) {
+        cx_piece prev = cx_all_block(a, cx_rank_of(a, v + j - 1));
+        if (cx_all_block(a, cx_rank_of(a, v + j)).buf !=
+            prev.buf + prev.count * cx_type_extent(prev.type))
+            return 0;
+    }
+    return 1;
+}
+
 int cx_vrange_piece(const cx_args *a, cx_sched *s, int v, int n, cx_piece *out)
 {
-    if (n <= 0 || cx_vrange_contiguous(a, v, n)) {
+    if (n <= 0 || (cx_vrange_contiguous(a, v, n) && back_to_back(a, v, n))) {
         *out = cx_all_range(a, n > 0 ? cx_rank_of(a, v) : 0, n > 0 ? n : 0);
         return MPI_SUCCESS;
     }

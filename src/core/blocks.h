@@ -41,8 +41,9 @@ int cx_rank_of(const cx_args *a, int v);
 int cx_vrank_of(const cx_args *a, int rank);
 /* True when virtual ranks [v, v+n) are consecutive ranks. */
 int cx_vrange_contiguous(const cx_args *a, int v, int n);
-/* The blocks of virtual ranks [v, v+n) of the all-blocks buffer as one
- * piece: cx_all_range when they are consecutive ranks, else one element
+/* The blocks of virtual ranks [v, v+n) (v + n <= p) of the all-blocks
+ * buffer as one piece: cx_all_range when they are consecutive ranks back
+ * to back in the buffer, else one element
  * of an hindexed type over them (owned by s). Sender and receiver build
  * the same block list, so the type signatures match. */
 int cx_vrange_piece(const cx_args *a, cx_sched *s, int v, int n, cx_piece *out);

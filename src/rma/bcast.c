@@ -231,8 +231,12 @@ int cx_rma_step(void *ctx)
     }
     /* The root's direct children acknowledged: complete everywhere. */
     if (atomic_load_explicit(&rt->active, memory_order_acquire) && w[1] >= rt->acks_want) {
-        note(rt, add_word(rt, 0, CX_RMA_SERVING));
-        note(rt, PMPI_Win_flush(0, rt->ctl));
+        if (rt->sticky) {
+            atomic_store_explicit(&rt->holding, 1, memory_order_relaxed);
+        } else {
+            note(rt, add_word(rt, 0, CX_RMA_SERVING));
+            note(rt, PMPI_Win_flush(0, rt->ctl));
+        }
         atomic_store_explicit(&rt->active, 0, memory_order_release);
     }
     /* Until this rank acknowledged, no new request can come. */
@@ -281,12 +285,22 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
                 return MPI_ERR_RMA_RANGE;
     if (p == 1)
         return MPI_SUCCESS;
-    if ((err = take_lock(rt)))
+    /* Sticky: this root's own last broadcast completed everywhere before
+     * it returned, and no other root can have come in between. */
+    if (!(rt->sticky && atomic_exchange(&rt->holding, 0)) && (err = take_lock(rt)))
         return err;
     rt->acks_want += tree_children(0, p, alg);
     atomic_store_explicit(&rt->active, 1, memory_order_release);
     int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg, aux};
     return put_loop(rt, src, desc);
+}
+
+int cx_rma_release(cx_rma *rt)
+{
+    if (!atomic_exchange(&rt->holding, 0))
+        return MPI_SUCCESS;
+    int err = add_word(rt, 0, CX_RMA_SERVING);
+    return err ? err : PMPI_Win_flush(0, rt->ctl);
 }
 
 int cx_rma_flush(cx_rma *rt)

@@ -312,7 +312,11 @@ static int run(cx_sched *s, void *ctx, int *done)
     call *k = ctx;
     MPI_Aint bytes = call_bytes(k->a);
     *done = 1;
-    return k->a->rank == k->a->root ? run_root(k, bytes) : run_receiver(k, bytes);
+    if (k->a->rank == k->a->root)
+        return run_root(k, bytes);
+    /* Another root's turn: a rank that kept the lock gives it back. */
+    int err = cx_rma_release(k->d->rt), rerr = run_receiver(k, bytes);
+    return err ? err : rerr;
 }
 
 /* Every rank takes part, even with nothing to receive: which passes run
@@ -326,6 +330,7 @@ static int build(const cx_args *a, cx_sched *s, int alg)
     if (!d || !d->rt || err)
         return err ? err : MPI_ERR_INTERN;
     d->rt->hold_acks = 1;
+    d->rt->sticky = 1;
     call *k = cx_sched_alloc(s, sizeof *k);
     if (!k)
         return MPI_ERR_NO_MEM;

@@ -73,6 +73,11 @@ typedef struct cx_rma {
                            * (cumulative: one broadcast at a time) */
     /* Root. */
     atomic_int active;    /* this rank holds the lock; a broadcast runs */
+    int sticky;           /* the drop-in: broadcasts come in collective
+                           * order, so a root keeps the lock after its
+                           * broadcast completed and releases it only when
+                           * another root comes (cx_rma_release) */
+    atomic_int holding;   /* sticky: this rank holds the lock, idle */
     atomic_int err;       /* first error of a forwarding step */
     int64_t desc_out[2][CX_RMA_DESC_WORDS];  /* descriptors being put */
 } cx_rma;
@@ -105,6 +110,9 @@ int cx_rma_wait_arrived(cx_rma *rt, long long n, int done);
  * hears that this rank is done (and the root may start the next
  * broadcast): it releases each broadcast here. */
 void cx_rma_ack(cx_rma *rt);
+/* Sticky lock: gives the lock back if this rank holds it (call it when
+ * a broadcast from another root is due; the next root waits for it). */
+int cx_rma_release(cx_rma *rt);
 /* The job's step (forwarding; releases the root's lock). */
 int cx_rma_step(void *ctx);
 /* Waits politely: brief spin, then sched_yield, then short sleeps. */
