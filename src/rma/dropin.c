@@ -99,6 +99,8 @@ static MPI_Aint staging_max(void)
 static int restage(dropin *d, MPI_Aint cap)
 {
     int err;
+    if (cap == d->cap && d->wid >= 0)
+        return MPI_SUCCESS;   /* at COLLX_RMA_MAX already (same on every rank) */
     if (d->wid >= 0)
         cx_rma_unregister(d->rt, d->wid);
     if (d->stage != MPI_WIN_NULL)
