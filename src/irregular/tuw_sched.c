@@ -105,11 +105,17 @@ static int check_readies(cx_sched *s, void *ctx, MPI_Request *req)
 static int root_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
 {
     int err = MPI_SUCCESS, ndirect = 0;
-    readies *r = cx_sched_alloc(s, sizeof *r);
-    long long *got = cx_sched_alloc(s, sizeof *got * TUW_READY_LEN * (size_t)plan->nchild);
-    if (!r || !got)
-        return MPI_ERR_NO_MEM;
-    *r = (readies){*plan, got};
+    readies *r = NULL;
+    for (int c = 0; c < plan->nchild; c++)
+        ndirect += plan->child[c].direct;
+    if (ndirect) {   /* only above the degradation threshold */
+        r = cx_sched_alloc(s, sizeof *r);
+        long long *got = cx_sched_alloc(s, sizeof *got * TUW_READY_LEN *
+                                               (size_t)plan->nchild);
+        if (!r || !got)
+            return MPI_ERR_NO_MEM;
+        *r = (readies){*plan, got};
+    }
     /* Highest level first: those subtrees have the most forwarding left.
      * A direct receiver's request (tuw_ready) is taken in the same round:
      * the root knows it already, and only checks it afterwards. */
@@ -118,11 +124,9 @@ static int root_scatter(const cx_args *a, cx_sched *s, const tuw_plan *plan)
         const tuw_edge *e = &plan->child[c];
         if (!(err = root_piece(a, s, plan, e, &b)))
             err = cx_sched_send(s, b.buf, b.count, b.type, e->peer);
-        if (!err && e->direct) {
-            ndirect++;
-            err = cx_sched_recv(s, got + (size_t)c * TUW_READY_LEN, TUW_READY_LEN,
+        if (!err && e->direct)
+            err = cx_sched_recv(s, r->got + (size_t)c * TUW_READY_LEN, TUW_READY_LEN,
                                 MPI_LONG_LONG, e->peer);
-        }
     }
     if (!err)
         err = cx_sched_own_block(a, s);

@@ -160,7 +160,7 @@ int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Wi
         }
         src = packed;
     }
-    err = cx_rma_bcast_bytes(rt, src, bytes, r->wid, disp, alg, 0, 0);
+    err = cx_rma_bcast_bytes(rt, src, bytes, r->wid, disp, alg, 0);
     free(packed);
     return win_error(win, err);
 }

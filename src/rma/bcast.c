@@ -80,13 +80,8 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
     cx_rma_win *w = &rt->wins[desc[1]];
     /* The descriptor put may complete after this returns (linear flushes
      * all targets at the end): its buffer must outlive the call. */
-    int64_t *d = rt->desc_out[0];
-    memcpy(d, desc, sizeof rt->desc_out[0]);
-    if (d[3] >= 0 && !fits(w, target, d[2], d[3])) {
-        d = rt->desc_out[1];   /* too small there: say so instead of writing */
-        memcpy(d, desc, sizeof rt->desc_out[1]);
-        d[3] = -1;
-    }
+    int64_t *d = rt->desc_out;
+    memcpy(d, desc, sizeof rt->desc_out);
     if (d[3] > 0)
         err = put_data(w, target, src, d[3], d[2]);
     if (!err)
@@ -272,17 +267,18 @@ static int take_lock(cx_rma *rt)
 }
 
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int fit_marker, int64_t aux)
+                       MPI_Aint disp, int alg, int64_t aux)
 {
     int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
         return MPI_ERR_WIN;
     if (alg != ALG_LINEAR && alg != ALG_BINOMIAL)
         return MPI_ERR_ARG;
-    if (!fit_marker)
-        for (int t = 0; t < p; t++)
-            if (t != rt->rank && !fits(&rt->wins[wid], t, disp, bytes))
-                return MPI_ERR_RMA_RANGE;
+    /* Checked here for every target, so forwarders never meet a window
+     * that is too small. */
+    for (int t = 0; t < p; t++)
+        if (t != rt->rank && !fits(&rt->wins[wid], t, disp, bytes))
+            return MPI_ERR_RMA_RANGE;
     if (p == 1)
         return MPI_SUCCESS;
     /* Sticky: this root's own last broadcast completed everywhere before

@@ -1,8 +1,8 @@
 /* The one-sided broadcast as a drop-in MPI_Bcast ("rma_linear",
  * "rma_binomial"): per communicator (family slot) a runtime and a staging
  * window, grown collectively when the root's message needs more (the
- * first descriptor says so: no rank decides from its own size). The root puts from its buffer (packed into its own staging
- * window first when the type is not contiguous); a receiver waits until its
+ * first descriptor says so: no rank decides from its own size). The root
+ * puts from its buffer (packed into its own staging window first when the type is not contiguous); a receiver waits until its
  * request has been handled, unpacks the staging window into its buffer and
  * only then releases its acknowledgement (which goes to its parent once its
  * children acknowledged too), so the next broadcast cannot overwrite
@@ -138,9 +138,15 @@ static dropin *state(cx_comm *c, int *err)
     }
     list(d);
     *f = (cx_family_slot){d, release, NULL};
+    if (!d->rt)
+        return d;
+    d->rt->hold_acks = 1;   /* the receiver releases staging once read */
+    d->rt->sticky = 1;      /* MPI_Bcast calls come in collective order */
     MPI_Aint cap = staging_max() < MIN_STAGING ? staging_max() : MIN_STAGING;
-    if (d->rt && (e = restage(d, cap)))
+    if ((e = restage(d, cap))) {
+        free_windows(d);   /* no staging: native from now on */
         *err = e;
+    }
     return d;
 }
 
@@ -187,11 +193,17 @@ static int contiguous(MPI_Datatype t, MPI_Aint *offset)
     return size == extent && extent == textent;
 }
 
+/* Bytes of the piece at off of a message of total bytes (staging cap). */
+static MPI_Aint piece(MPI_Aint total, MPI_Aint off, MPI_Aint cap)
+{
+    return total - off < cap ? total - off : cap;
+}
+
 /* One broadcast through staging, complete everywhere when it returns. */
 static int root_pass(call *k, const char *src, MPI_Aint bytes, MPI_Aint total)
 {
     dropin *d = k->d;
-    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, 1, total);
+    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, total);
     int ferr = cx_rma_flush(d->rt);
     return err ? err : ferr;
 }
@@ -229,7 +241,7 @@ static int run_root(call *k, MPI_Aint total)
     } else if (!(err = root_pass(k, NULL, 0, total)) &&
                !(err = restage(d, grown(d->cap, total)))) {
         for (off = 0; off < total && !err; off += d->cap)
-            err = root_pass(k, src + off, total - off < d->cap ? total - off : d->cap, total);
+            err = root_pass(k, src + off, piece(total, off, d->cap), total);
     }
     free(packed);
     return err;
@@ -241,8 +253,6 @@ static int next_pass(dropin *d, MPI_Aint *bytes, MPI_Aint *total)
     int err = cx_rma_wait_arrived(d->rt, ++d->recvs, 0);
     *bytes = (MPI_Aint)d->rt->last_bytes;
     *total = (MPI_Aint)d->rt->last_aux;
-    if (!err && *bytes < 0)
-        err = MPI_ERR_TRUNCATE;   /* cannot happen: staging sizes agree */
     if (!err)
         PMPI_Win_sync(d->stage);
     return err;
@@ -291,7 +301,7 @@ static int run_receiver(call *k, MPI_Aint mine)
     else if (agree && !(dst = packed = malloc((size_t)total)))
         cerr = MPI_ERR_NO_MEM;
     for (off = 0; off < total; off += d->cap) {
-        MPI_Aint want = total - off < d->cap ? total - off : d->cap;
+        MPI_Aint want = piece(total, off, d->cap);
         MPI_Aint same;
         int perr = next_pass(d, &bytes, &same);
         if (!perr && bytes != want)
@@ -331,8 +341,6 @@ static int build(const cx_args *a, cx_sched *s, int alg)
     dropin *d = state(a->cc, &err);
     if (!d || !d->rt || err)
         return err ? err : MPI_ERR_INTERN;
-    d->rt->hold_acks = 1;
-    d->rt->sticky = 1;
     call *k = cx_sched_alloc(s, sizeof *k);
     if (!k)
         return MPI_ERR_NO_MEM;

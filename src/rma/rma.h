@@ -79,7 +79,7 @@ typedef struct cx_rma {
                            * another root comes (cx_rma_release) */
     atomic_int holding;   /* sticky: this rank holds the lock, idle */
     atomic_int err;       /* first error of a forwarding step */
-    int64_t desc_out[2][CX_RMA_DESC_WORDS];  /* descriptors being put */
+    int64_t desc_out[CX_RMA_DESC_WORDS];  /* the descriptor being put */
 } cx_rma;
 
 /* Runtime on comm (collective). MPI_ERR_UNSUPPORTED_OPERATION, identically
@@ -94,12 +94,11 @@ void cx_rma_unregister(cx_rma *rt, int wid);
 const char *cx_rma_engine_name(const cx_rma *rt);
 
 /* The root's broadcast of bytes from src into window wid at disp on every
- * other rank; returns once src may be reused (its puts are flushed).
- * fit_marker: a target whose window is too small gets a descriptor saying
- * so (bytes = -1) instead of an error at the root. aux travels with the
+ * other rank (MPI_ERR_RMA_RANGE when a target's part is too small); returns
+ * once src may be reused (its puts are flushed). aux travels with the
  * descriptor (last_aux at the targets). */
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int fit_marker, int64_t aux);
+                       MPI_Aint disp, int alg, int64_t aux);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
 /* Waits until n broadcasts have been received and forwarded here (data
