@@ -2,12 +2,14 @@
 # Hierarchical paper (Parsons & Pai 2014) study in SMPI: flat native (SMPI's
 # Open-MPI-like selection), SMPI's own SMP-aware built-ins where they exist
 # (the anchors' ideas, as peers) and collx's hier and hier_ms (several
-# senders per node, its default k), per collective, process
+# senders per node, its default k), and for allgather hier with Bruck
+# leaders (hier+bruck: COLLX_HIER_INTER=bruck), per collective, process
 # count and size, on fattree-256x16 (16 ranks per node).
 #   bench/hier_sweep.sh [OUT]    writes OUT/csv/*.csv and OUT/hier.csv
 # env: PS ("256 1024"), COLLS, SIZES (bytes per rank), ITERS (2; runs without
 #      random delays are deterministic), RESUME=1 keeps cells already done,
-#      LOCK=file runs each simulation under flock (machines shared by jobs).
+#      LOCK=file runs each simulation under flock (machines shared by jobs),
+#      TIMEOUT (1200 s of host time per simulation).
 # A cell = one simulation (collective, p, variant) over all SIZES; a line on
 # stderr says when each starts and ends. The host cost of one cell grows
 # about as p^2 (p=1024: ~1 min, p=2048: ~5 min, p=4096: ~20 min on 2 cores).
@@ -25,6 +27,12 @@ SIZES="${SIZES:-8 64 512 4096 32768}"
 ITERS="${ITERS:-2}"
 [ -x "$BIN" ] || { echo "hier_sweep: build first (./run build)" >&2; exit 2; }
 mkdir -p "$OUT/csv"
+# SMPI's shared receive buffers are mapped 1 MiB at a time: p = 4096 at
+# 4 KiB per rank needs more maps than Linux's default 65530.
+if [ "$(cat /proc/sys/vm/max_map_count)" -lt 1048576 ]; then
+  if [ "$(id -u)" = 0 ]; then sysctl -qw vm.max_map_count=4194304
+  else echo "hier_sweep: vm.max_map_count is low; large p runs may abort (sysctl -w vm.max_map_count=4194304)" >&2; fi
+fi
 
 # SMPI's SMP-aware algorithms for a collective (none: no peer).
 peers() {
@@ -56,6 +64,7 @@ cells() {
       echo "$c $p native native"
       for x in $(peers "$c"); do echo "$c $p smpi:$x native"; done
       echo "$c $p hier hier"
+      case "$c" in allgather|allgatherv) echo "$c $p hier+bruck hier" ;; esac
       case "$c" in bcast|allgather|allgatherv|allreduce|alltoall|alltoallv) echo "$c $p hier_ms hier_ms" ;; esac
     done
   done
@@ -65,7 +74,7 @@ TOTAL=$(cells 2>/dev/null | wc -l)
 i=0
 while read -r c p variant alg; do
   i=$((i + 1))
-  csv="$OUT/csv/$c-$p-${variant/:/_}.csv"
+  csv="$OUT/csv/$c-$p-$(echo "$variant" | tr ':+' '__').csv"
   if [ "${RESUME:-0}" = 1 ] && [ -s "$csv" ]; then
     echo "hier_sweep: [$i/$TOTAL] $c p=$p $variant: kept" >&2
     continue
@@ -80,10 +89,12 @@ while read -r c p variant alg; do
   rm -f "$csv.part"
   ok=1
   for s in $sizes; do
-    if ! SMPI_FLAGS="$flags" COLLX_PLATFORM="$PLAT" ${LOCK:+flock "$LOCK"} timeout 3600 \
+    inter=""; [ "${variant#*+}" != "$variant" ] && inter="${variant#*+}"
+    if ! COLLX_HIER_INTER="$inter" SMPI_FLAGS="$flags" COLLX_PLATFORM="$PLAT" \
+         ${LOCK:+flock "$LOCK"} timeout "${TIMEOUT:-1200}" \
          "$ROOT/sim/run" "$PLAT" "$p" -- \
          "$BIN" --coll "$c" --algs "$alg" -m "$s:$s" -x 1 -i "$ITERS" -q \
-         --csv "$csv.one" > "$OUT/csv/$c-$p-${variant/:/_}.log" 2>&1; then
+         --csv "$csv.one" > "${csv%.csv}.log" 2>&1; then
       echo "hier_sweep:   $c p=$p $variant size $s FAILED (see $OUT/csv/*.log)" >&2
       ok=0
       continue

@@ -68,6 +68,13 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
     h->rank_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)p);
     if (!h->node_off || !h->rank_off)
         return MPI_ERR_NO_MEM;
+    return hier_layout(h, s, piece_bytes, bytes);
+}
+
+int hier_layout(hier *h, cx_sched *s, const MPI_Aint *piece_bytes, MPI_Aint bytes)
+{
+    cx_comm *c = h->c;
+    int p = h->a->size;
     /* Node n's region holds its ranks' pieces in local order. */
     MPI_Aint *fill = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)c->nnodes);
     if (!fill)
@@ -169,17 +176,29 @@ int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *large
 int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
                      int skip)
 {
+    return hier_copy_band(h, s, bytes, bb, to_user, skip, 0, INT_MAX);
+}
+
+static int in_band(const int *local, int r, int skip, int lo, int hi)
+{
+    return r != skip && local[r] >= lo && local[r] < hi;
+}
+
+int hier_copy_band(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
+                   int skip, int lo, int hi)
+{
     const cx_args *a = h->a;
+    const int *local = h->c->local_of;
     int p = a->size, err = MPI_SUCCESS;
     for (int r = 0; r < p && !err;) {
-        if (r == skip) {
+        if (!in_band(local, r, skip, lo, hi)) {
             r++;
             continue;
         }
         cx_piece run = cx_all_block(a, r);
         MPI_Aint ext = cx_type_extent(run.type), n = bytes ? bytes[r] : bb;
         int next = r + 1;
-        for (; next < p && next != skip; next++) {
+        for (; next < p && in_band(local, next, skip, lo, hi); next++) {
             cx_piece b = cx_all_block(a, next);
             if (b.type != run.type || b.buf != run.buf + run.count * ext ||
                 h->rank_off[next] != h->rank_off[r] + n)
@@ -193,6 +212,21 @@ int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, i
         r = next;
     }
     return err;
+}
+
+int hier_bands(const MPI_Aint *col, int nl, MPI_Aint budget, int *band)
+{
+    int nb = 0;
+    band[0] = 0;
+    for (int l = 0; l < nl;) {
+        MPI_Aint sum = 0;
+        if (col[l] > budget)
+            return 0;
+        while (l < nl && sum + col[l] <= budget)
+            sum += col[l++];
+        band[++nb] = l;
+    }
+    return nb;
 }
 
 void hier_next_slot(hier *h)

@@ -32,6 +32,9 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes);
  * the node). */
 int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_bytes,
                MPI_Aint bytes, MPI_Aint slot_bytes);
+/* Lays the slot out again for other pieces (a band of a call above the
+ * budget): node_off and rank_off as hier_begin computes them. */
+int hier_layout(hier *h, cx_sched *s, const MPI_Aint *piece_bytes, MPI_Aint bytes);
 /* Data above the segment budget goes in chunks: each chunk takes the
  * other half of the segment (the same argument as between calls keeps
  * readers and writers apart). hier_slot_budget: the most one half can
@@ -60,6 +63,14 @@ void hier_share(MPI_Aint n, int l, int k, MPI_Aint *lo, MPI_Aint *len);
  * alone (MPI_IN_PLACE), or -1. */
 int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
                      int skip);
+/* The same for the ranks whose local rank is in [lo, hi) only. */
+int hier_copy_band(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,
+                   int skip, int lo, int hi);
+/* Bands of local ranks for data above the segment budget: col[l] = the
+ * bytes of local rank l on all nodes together (nl columns). Band b is
+ * local ranks [band[b], band[b + 1]), the fewest bands whose columns fit
+ * budget; returns their number, 0 when one column alone is above it. */
+int hier_bands(const MPI_Aint *col, int nl, MPI_Aint budget, int *band);
 /* Number of this rank's next size exchange on c (guard.c), 0 when out of
  * memory: every rank of a node makes the same exchanges in order. */
 unsigned long long hier_next_exchange(cx_comm *c);
@@ -112,5 +123,6 @@ MPI_Aint cx_hier_shm_blocks(const cx_args *a);
 MPI_Aint cx_hier_shm_bcast(const cx_args *a);
 MPI_Aint cx_hier_shm_reduce(const cx_args *a);
 MPI_Aint cx_hier_shm_allgatherv(const cx_args *a);
+MPI_Aint cx_hier_shm_allgather(const cx_args *a);
 
 #endif

@@ -43,10 +43,12 @@ const cx_algorithm cx_hier_algorithms[] = {
            "root -> its node segment, leaders' scatterv, segment -> every rank "
            "(native when a node's data exceeds COLLX_SHM_MAX)"),
     CX_ALG(ALLGATHER, "hier", guarded_cx_hier_allgather, HIER_NEEDS,
-           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank",
-           .shm_bytes = cx_hier_shm_blocks),
+           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank "
+           "(above COLLX_SHM_MAX in bands of local ranks)",
+           .shm_bytes = cx_hier_shm_allgather),
     CX_ALG(ALLGATHERV, "hier", guarded_cx_hier_allgather, HIER_NEEDS,
-           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank",
+           "blocks -> node segment, leaders' allgatherv in place, segment -> every rank "
+           "(above COLLX_SHM_MAX in bands of local ranks)",
            .shm_bytes = cx_hier_shm_allgatherv),
     CX_ALG(REDUCE, "hier", guarded_cx_hier_reduce, HIER_NEEDS,
            "node reduction in the segment, leaders' reduce, result -> root",
@@ -83,7 +85,7 @@ const cx_algorithm cx_hier_algorithms[] = {
            .shm_bytes = cx_hier_shm_bcast),
     CX_ALG(ALLGATHER, "hier_ms", guarded_cx_hier_ms_allgather, HIER_NEEDS,
            "as hier; k columns each allgatherv a share of every node's region",
-           .shm_bytes = cx_hier_shm_blocks),
+           .shm_bytes = cx_hier_shm_allgather),
     CX_ALG(ALLGATHERV, "hier_ms", guarded_cx_hier_ms_allgather, HIER_NEEDS,
            "as hier; k columns each allgatherv a share of every node's region",
            .shm_bytes = cx_hier_shm_allgatherv),

@@ -1,0 +1,116 @@
+/* hier (and hier_ms) allgather / allgatherv above the segment budget:
+ * the data goes through the segment in bands of local ranks. Run with a
+ * small COLLX_SHM_MAX; every call is checked against the PMPI_ result
+ * and must have been served by the algorithm (not handed to native):
+ * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
+ * uneven allgatherv counts (one rank sends nothing), and sizes that need
+ * one pass, a few bands, and one band per local rank.
+ *
+ * Usage: hier_bands (COLLX_SHM_MAX and a layout of at most 3 nodes from
+ * the environment: one local rank's blocks on all nodes must fit). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collx.h"
+
+static int rank, size, failures;
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "FAIL hier_bands rank %d: ", rank);                \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
+    } while (0)
+
+/* Receive side: plain ints, or every second int (a vector with holes). */
+static MPI_Datatype holes;
+
+static int value(int r, int i) { return r * 100003 + i * 7 + 1; }
+
+/* One allgather(v) of n ints per rank (v: rank r sends n (r + 1) / p,
+ * the last one nothing), in place or not, with alg, compared with PMPI_. */
+static void one(const char *alg, int v, int n, int in_place, int holey)
+{
+    const char *coll = v ? "allgatherv" : "allgather";
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    int total = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = !v ? n : r == size - 1 ? 0 : (int)((long)n * (r + 1) / size);
+        displs[r] = total + (v ? 5 : 0);   /* v: gaps between blocks */
+        total = displs[r] + counts[r];
+    }
+    int span = holey ? 2 * total + 2 : total + 1;
+    MPI_Datatype rt = holey ? holes : MPI_INT;
+    int *sbuf = malloc(sizeof(int) * (size_t)(counts[rank] + 1));
+    int *got = malloc(sizeof(int) * (size_t)span), *want = malloc(sizeof(int) * (size_t)span);
+    for (int i = 0; i < counts[rank]; i++)
+        sbuf[i] = value(rank, i);
+    for (int i = 0; i < span; i++)
+        got[i] = want[i] = -1;
+    int stride = holey ? 2 : 1;
+    if (in_place)   /* my block already in the receive buffer */
+        for (int i = 0; i < counts[rank]; i++)
+            got[(displs[rank] + i) * stride] = want[(displs[rank] + i) * stride] = value(rank, i);
+    const void *sb = in_place ? MPI_IN_PLACE : sbuf;
+    if (v)
+        PMPI_Allgatherv(sb, counts[rank], MPI_INT, want, counts, displs, rt, MPI_COMM_WORLD);
+    else
+        PMPI_Allgather(sb, n, MPI_INT, want, n, rt, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, alg);
+    long served = CX_Algorithm_calls(coll, alg), natives = CX_Algorithm_calls(coll, "native");
+    int err = v ? CX_Allgatherv(sb, counts[rank], MPI_INT, got, counts, displs, rt,
+                                MPI_COMM_WORLD)
+                : CX_Allgather(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s %s n=%d in_place=%d holes=%d: error %d", coll, alg, n,
+          in_place, holey, err);
+    CHECK(CX_Algorithm_calls(coll, alg) == served + 1 &&
+              CX_Algorithm_calls(coll, "native") == natives,
+          "%s %s n=%d: not served by %s (ran native)", coll, alg, n, alg);
+    CHECK(memcmp(got, want, sizeof(int) * (size_t)span) == 0,
+          "%s %s n=%d in_place=%d holes=%d: result differs from PMPI_", coll, alg, n,
+          in_place, holey);
+    free(sbuf);
+    free(got);
+    free(want);
+    free(counts);
+    free(displs);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Datatype v2;
+    MPI_Type_vector(1, 1, 2, MPI_INT, &v2);
+    MPI_Type_create_resized(v2, 0, 2 * sizeof(int), &holes);
+    MPI_Type_commit(&holes);
+    MPI_Type_free(&v2);
+    /* The budget (COLLX_SHM_MAX / 2) decides the bands: sizes from below
+     * one pass to one local rank per band. */
+    const char *max = getenv("COLLX_SHM_MAX");
+    long budget = max ? atol(max) / 2 : 1 << 27;
+    int ns[] = {1, (int)(budget / 4 / size / 2), (int)(budget / 4 / size * 2),
+                (int)(budget / 4 / 3)};
+    const char *algs[] = {"hier", "hier_ms"};
+    int checks = 0;
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 4; k++)
+            for (int v = 0; v < 2; v++)
+                for (int ip = 0; ip < 2; ip++)
+                    for (int h = 0; h < 2; h++) {
+                        one(algs[a], v, ns[k], ip, h);
+                        checks++;
+                    }
+    MPI_Type_free(&holes);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("hier_bands: %d calls per rank, %s\n", checks, all ? "FAILED" : "all passed");
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
