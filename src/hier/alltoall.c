@@ -18,7 +18,11 @@ typedef struct a2a {
     MPI_Aint *table;             /* v, w: [local rank][send, recv][p] bytes */
     size_t row;                  /* elements from one rank's row to the next */
     char *sreg, *rreg;           /* the node's send and receive regions */
+    int lo, hi;                  /* the band: source local ranks [lo, hi) */
 } a2a;
+
+/* Whether local rank l's blocks travel in this band. */
+static int in_band(const a2a *x, int l) { return l >= x->lo && l < x->hi; }
 
 /* Bytes local rank l sends to rank j / receives from rank i. */
 static MPI_Aint sent(const a2a *x, int l, int j)
@@ -39,7 +43,8 @@ static MPI_Aint node_bytes(const a2a *x, int m, int send)
     MPI_Aint total = 0;
     for (int l = 0; l < c->local_size; l++)
         for (int k = x->first[m]; k < x->first[m + 1]; k++)
-            total += send ? sent(x, l, x->members[k]) : got(x, l, x->members[k]);
+            if (in_band(x, send ? l : k - x->first[m]))
+                total += send ? sent(x, l, x->members[k]) : got(x, l, x->members[k]);
     return total;
 }
 
@@ -79,7 +84,7 @@ static int emit(a2a *x, cx_sched *s)
     int me = c->local_rank, err = MPI_SUCCESS;
     MPI_Aint off = 0;
     for (int m = 0; m < c->nnodes && !err; m++)
-        for (int l = 0; l < c->local_size && !err; l++)
+        for (int l = x->lo; l < x->hi && l < c->local_size && !err; l++)
             for (int k = x->first[m]; k < x->first[m + 1] && !err; k++) {
                 MPI_Aint b = sent(x, l, x->members[k]);
                 if (l == me && b) {
@@ -100,7 +105,8 @@ static int emit(a2a *x, cx_sched *s)
         err = hier_node_barrier(&x->h, s);
     off = 0;
     for (int m = 0; m < c->nnodes && !err; m++)
-        for (int k = x->first[m]; k < x->first[m + 1] && !err; k++)
+        for (int k = x->first[m] + x->lo; k < x->first[m + 1] && k < x->first[m] + x->hi && !err;
+             k++)
             for (int l = 0; l < c->local_size && !err; l++) {
                 int i = x->members[k];
                 MPI_Aint b = got(x, l, i);
@@ -129,11 +135,25 @@ static int emit_later(cx_sched *s, void *ctx, MPI_Request *req)
 
 static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
 
+/* Bytes of one region for a band of w source local ranks: sends to all
+ * p ranks, or receives from w ranks of every node for each of mine. */
+static MPI_Aint band_region(const cx_comm *c, int w, int p, MPI_Aint bb)
+{
+    MPI_Aint most = c->max_ranks_per_node, span = (MPI_Aint)c->nnodes * most;
+    return align64((MPI_Aint)w * (span > p ? span : p) * bb);
+}
+
+/* Up to the budget; above it, bands of source local ranks (one local
+ * rank's blocks must fit, else the call runs native). */
 MPI_Aint cx_hier_shm_alltoall(const cx_args *a)
 {
     cx_comm *c = a->cc;
     MPI_Aint most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
-    return hier_shm_bytes(2 * align64(most * a->size * (MPI_Aint)cx_block_bytes(a)));
+    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a), whole = 2 * align64(most * a->size * bb);
+    if (whole <= hier_slot_budget() || !c || !c->nodes_ready)
+        return hier_shm_bytes(whole);
+    MPI_Aint one = 2 * band_region(c, 1, a->size, bb);
+    return hier_shm_bytes(one > hier_slot_budget() ? one : hier_slot_budget());
 }
 
 static int alltoall(const cx_args *a, cx_sched *s, int ms);
@@ -151,18 +171,50 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
     cx_comm *c = a->cc;
     if ((err = cx_comm_nodes(c)))
         return err;
+    x->hi = c->max_ranks_per_node;
     if (a->coll == CX_COLL_ALLTOALL) {
         x->bb = (MPI_Aint)cx_block_bytes(a);
         MPI_Aint region = align64((MPI_Aint)c->local_size * p * x->bb);
+        /* Above the budget, bands of w source local ranks (the same w on
+         * every rank: from values all ranks share). */
+        int w = c->max_ranks_per_node;
+        if (2 * align64((MPI_Aint)w * p * x->bb) > hier_slot_budget()) {   /* as on every node */
+            while (w > 1 && 2 * band_region(c, w, p, x->bb) > hier_slot_budget())
+                w--;
+            region = band_region(c, w, p, x->bb);
+        }
         if ((err = hier_begin(&x->h, a, s, NULL, 0, 2 * region)) || x->bb == 0)
             return err;
         if ((err = hier_members(&x->h, &x->first, &x->members)))
             return err;
-        x->sreg = x->h.slot;
-        x->rreg = x->h.slot + region;
         if (ms && (err = hier_choose_senders(&x->h, (MPI_Aint)p * p * x->bb)))
             return err;
-        return emit(x, s);
+        if (w < c->max_ranks_per_node && a->sbuf == MPI_IN_PLACE) {
+            /* In place, in bands: a band's results would overwrite data a
+             * later band still sends; send from a copy instead. */
+            cx_args *from_copy = cx_sched_alloc(s, sizeof *from_copy);
+            MPI_Aint n = (MPI_Aint)p * a->rcount;
+            void *copy = cx_sched_alloc_typed(s, n, a->rtype);
+            if (!from_copy || !copy)
+                return MPI_ERR_NO_MEM;
+            if ((err = cx_sched_copy(s, a->rbuf, n, a->rtype, copy, n, a->rtype)))
+                return err;
+            *from_copy = *a;
+            from_copy->sbuf = copy;
+            from_copy->scount = a->rcount;
+            from_copy->stype = a->rtype;
+            x->h.a = from_copy;
+        }
+        for (int lo = 0; lo < c->max_ranks_per_node && !err; lo += w) {
+            if (lo)
+                hier_next_slot(&x->h);
+            x->lo = lo;
+            x->hi = lo + w;
+            x->sreg = x->h.slot;
+            x->rreg = x->h.slot + region;
+            err = emit(x, s);
+        }
+        return err;
     }
     /* alltoallv, alltoallw: the node's need is known only as a sum. */
     MPI_Aint mine = 0, need, largest;

@@ -1,5 +1,5 @@
-/* hier (and hier_ms) allgather / allgatherv above the segment budget:
- * the data goes through the segment in bands of local ranks. Run with a
+/* hier (and hier_ms) allgather / allgatherv / alltoall above the segment
+ * budget: the data goes through the segment in bands of local ranks. Run with a
  * small COLLX_SHM_MAX; every call is checked against the PMPI_ result
  * and must have been served by the algorithm (not handed to native):
  * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
@@ -80,6 +80,43 @@ static void one(const char *alg, int v, int n, int in_place, int holey)
     free(displs);
 }
 
+/* One alltoall of n ints per block (in place or not, receive type with
+ * holes or not) with alg, compared with PMPI_. */
+static void one_a2a(const char *alg, int n, int in_place, int holey)
+{
+    int stride = holey ? 2 : 1;
+    size_t span = (size_t)size * (size_t)n * (size_t)stride + 1;
+    int *sbuf = malloc(sizeof(int) * (size_t)size * (size_t)n + 1);
+    int *got = malloc(sizeof(int) * span), *want = malloc(sizeof(int) * span);
+    for (int i = 0; i < size * n; i++)
+        sbuf[i] = value(rank, i);
+    for (size_t i = 0; i < span; i++)
+        got[i] = want[i] = -1;
+    if (in_place) {   /* the send data is the receive buffer, in its type */
+        for (int i = 0; i < size * n; i++)
+            got[(size_t)i * (size_t)stride] = want[(size_t)i * (size_t)stride] = sbuf[i];
+    }
+    MPI_Datatype rt = holey ? holes : MPI_INT;
+    const void *sb = in_place ? MPI_IN_PLACE : sbuf;
+    PMPI_Alltoall(sb, n, MPI_INT, want, n, rt, MPI_COMM_WORLD);
+    CX_Algorithm_set("alltoall", alg);
+    long served = CX_Algorithm_calls("alltoall", alg);
+    long natives = CX_Algorithm_calls("alltoall", "native");
+    int err = CX_Alltoall(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD);
+    CX_Algorithm_set("alltoall", NULL);
+    CHECK(err == MPI_SUCCESS, "alltoall %s n=%d in_place=%d holes=%d: error %d", alg, n,
+          in_place, holey, err);
+    CHECK(CX_Algorithm_calls("alltoall", alg) == served + 1 &&
+              CX_Algorithm_calls("alltoall", "native") == natives,
+          "alltoall %s n=%d: not served by %s (ran native)", alg, n, alg);
+    CHECK(memcmp(got, want, sizeof(int) * span) == 0,
+          "alltoall %s n=%d in_place=%d holes=%d: result differs from PMPI_", alg, n,
+          in_place, holey);
+    free(sbuf);
+    free(got);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -106,6 +143,16 @@ int main(int argc, char **argv)
                         one(algs[a], v, ns[k], ip, h);
                         checks++;
                     }
+    /* alltoall: bands of two source local ranks, and of one (a band's
+     * regions hold its ranks' blocks to all p and from 3 nodes of 3). */
+    int a2a[] = {(int)(budget / 144), (int)(budget / 80)};
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 2; k++)
+            for (int ip = 0; ip < 2; ip++)
+                for (int h = 0; h < 2; h++) {
+                    one_a2a(algs[a], a2a[k], ip, h);
+                    checks++;
+                }
     MPI_Type_free(&holes);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
