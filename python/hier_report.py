@@ -7,19 +7,19 @@ Writes DIR/hier_tables.md and DIR/hier_<coll>.png. Times are the run time
 r (mean over repetitions: simulations without random delays are
 deterministic) in microseconds.
 
-The model, per collective and variant, is linear in its parameters:
-    T(p, m) = a + b * log2(p) + c * (p / 16) + d * p * m
-(latency of a tree over p, a term linear in the number of nodes, the bytes
-every rank handles). It is fitted by least squares to every process count
-but the largest one measured, checked against that one (the error printed
-is for runs the fit has not seen), then refitted on all and evaluated at
-p = 65536, the paper's largest scale.
+The cost model (python/hier_model.py) is fitted per collective and
+variant to every process count but the largest one measured, checked
+against that one (the error printed is for runs the fit has not seen),
+then refitted on all and evaluated at p = 65536, the paper's largest
+scale.
 """
 import csv
 import math
 import os
 import sys
 from collections import defaultdict
+
+import hier_model
 
 PAPER = {"alltoallv": 14.2, "allgather": 26.0, "reduce_scatter_block": 32.7}
 
@@ -33,10 +33,6 @@ def load(path):
             key = (row["coll"], int(row["p"]), int(row["size_bytes"]), row["alg"])
             t[key] = float(row["mean_us"])
     return t
-
-
-def features(p, m):
-    return [1.0, math.log2(p), p / 16.0, p * m / 1e6]
 
 
 def lstsq(rows, ys):
@@ -56,8 +52,8 @@ def lstsq(rows, ys):
         active.pop(int(np.argmin(sol)))
 
 
-def predict(coef, p, m):
-    return sum(c * f for c, f in zip(coef, features(p, m)))
+def predict(coef, c, v, p, m):
+    return sum(k * f for k, f in zip(coef, hier_model.features(c, v, p, m)))
 
 
 def main():
@@ -97,37 +93,57 @@ def main():
     print(f"hier_report: {os.path.join(out, 'hier_tables.md')}")
 
 
+MODELLED = ("native", "hier", "hier+bruck", "hier_ms")
+
+
 def model(t):
+    """The fitted cost model (python/hier_model.py): checked on the largest
+    p measured (not seen by the fit), then refitted on all p and evaluated
+    at p = 65536 (4096 nodes of 16)."""
     lines = ["## Cost model and extrapolation", "",
-             "T(p, m) = a + b log2 p + c p/16 + d p m (non-negative least squares, "
-             "weighted by 1/T). Check: fitted on every p but the largest, "
-             "error on the largest (not seen by the fit). Then refitted on all "
-             "p and evaluated at p = 65536 (4096 nodes of 16).", "",
-             "| collective | variant | p fitted | p checked | worst error there | "
-             "T at 65536, 8 B (us) | T at 65536, 512 B (us) | native / hier at 65536, 8 B |",
-             "|---|---|---|---|---|---|---|---|"]
+             "T = a R + b B + c L + d per collective and variant, where R (rounds), "
+             "B (bytes through a node's link) and L (bytes a rank copies or reduces) "
+             "follow from the algorithm the variant runs at (p, m): SMPI 3.32's "
+             "Open-MPI-like selector for native and for hier's leaders "
+             "(`python/hier_model.py`). Non-negative least squares on relative error. "
+             "*Check*: fitted on every p but the largest, worst and mean error on "
+             "the largest p (runs the fit has not seen). Then refitted on all p and "
+             "evaluated at p = 65536 (4096 nodes of 16).", "",
+             "| collective | variant | p fitted | p checked | worst / mean error there | "
+             "T at 65536, 8 B (us) | T at 65536, 512 B (us) | native / variant at 65536, "
+             "8 B / 512 B | link bytes native / variant |",
+             "|---|---|---|---|---|---|---|---|---|"]
     groups = defaultdict(list)
     for (c, p, m, v), y in t.items():
-        groups[(c, v)].append((p, m, y))
-    at = {}
+        if v in MODELLED:
+            groups[(c, v)].append((p, m, y))
+    at, rows = {}, []
     for (c, v), pts in sorted(groups.items()):
         ps = sorted({p for p, _, _ in pts})
-        if len(ps) < 3:
+        if len(ps) < 2:
             continue
         fit = [x for x in pts if x[0] < ps[-1]]
         check = [x for x in pts if x[0] == ps[-1]]
-        coef = lstsq([features(p, m) for p, m, _ in fit], [y for *_, y in fit])
-        err = max(abs(predict(coef, p, m) - y) / y for p, m, y in check)
-        coef = lstsq([features(p, m) for p, m, _ in pts], [y for *_, y in pts])
-        at[(c, v)] = (predict(coef, 65536, 8), predict(coef, 65536, 512))
-        lines.append(f"| {c} | {v} | {','.join(map(str, ps[:-1]))} | {ps[-1]} | "
-                     f"{100 * err:.0f} % | {at[(c, v)][0]:.0f} | {at[(c, v)][1]:.0f} | |")
-    for i, line in enumerate(lines):
-        cells = line.split(" | ")
-        if len(cells) > 3 and cells[1] == "hier":
-            c = cells[0].lstrip("| ")
-            if (c, "native") in at:
-                lines[i] = line[:-2] + f" {at[(c, 'native')][0] / at[(c, 'hier')][0]:.1f}x |"
+        err = "(fitted on one p)"
+        if len({p for p, _, _ in fit}) >= 2:
+            coef = lstsq([hier_model.features(c, v, p, m) for p, m, _ in fit],
+                         [y for *_, y in fit])
+            errs = [abs(predict(coef, c, v, p, m) - y) / y for p, m, y in check]
+            err = f"{100 * max(errs):.0f} % / {100 * sum(errs) / len(errs):.0f} %"
+        coef = lstsq([hier_model.features(c, v, p, m) for p, m, _ in pts], [y for *_, y in pts])
+        at[(c, v)] = (predict(coef, c, v, 65536, 8), predict(coef, c, v, 65536, 512))
+        rows.append((c, v, ps, err))
+    for c, v, ps, err in rows:
+        n8, n512 = at.get((c, "native"), (None, None))
+        x8, x512 = at[(c, v)]
+        ratio = f"{n8 / x8:.1f}x / {n512 / x512:.1f}x" if n8 and v != "native" else ""
+        link = ""
+        if v != "native":
+            bn = hier_model.counts(c, "native", 65536, 512)[1]
+            bv = hier_model.counts(c, v, 65536, 512)[1]
+            link = f"{bn / bv:.0f}" if bv else ""
+        lines.append(f"| {c} | {v} | {','.join(map(str, ps[:-1]))} | {ps[-1]} | {err} | "
+                     f"{x8:.0f} | {x512:.0f} | {ratio} | {link} |")
     return lines + [""]
 
 

@@ -10,10 +10,27 @@ MPI_Aint cx_hier_shm_bcast(const cx_args *a)
     return hier_shm_bytes(bytes < most ? bytes : most);
 }
 
-/* Regular collectives: p blocks of the block size every rank agrees on. */
+/* Gather and scatter: p blocks of the block size every rank agrees on;
+ * above the budget, bands of local ranks (one local rank's blocks on all
+ * nodes must fit, else the call runs native). */
 MPI_Aint cx_hier_shm_blocks(const cx_args *a)
 {
-    return hier_shm_bytes((MPI_Aint)a->size * (MPI_Aint)cx_block_bytes(a));
+    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a), total = (MPI_Aint)a->size * bb;
+    MPI_Aint most = hier_slot_budget();
+    if (total <= most || !a->cc || !a->cc->nodes_ready)
+        return hier_shm_bytes(total);
+    MPI_Aint col = (MPI_Aint)a->cc->nnodes * bb;
+    return hier_shm_bytes(col > most ? col : most);
+}
+
+/* Local ranks per band for blocks of bb bytes (all of them: one pass). */
+static int band_width(const cx_comm *c, int p, MPI_Aint bb)
+{
+    MPI_Aint most = hier_slot_budget(), w;
+    if ((MPI_Aint)p * bb <= most || bb == 0)
+        return c->max_ranks_per_node;
+    w = most / ((MPI_Aint)c->nnodes * bb);
+    return w < 1 ? 1 : (int)w;
 }
 
 /* One chunk: elements [e0, e0 + k) of the message. */
@@ -84,71 +101,108 @@ static int node_counts(hier *h, cx_sched *s, int **counts, int **displs)
     return MPI_SUCCESS;
 }
 
-/* Gather and scatter: p blocks of bb bytes, node by node, and the nodes'
+/* Lays out band [lo, hi) of local ranks (bb bytes each) and the nodes'
  * regions as the leaders' v-collective sees them. */
-static int begin_blocks(hier *h, const cx_args *a, cx_sched *s, MPI_Aint *bb, int **counts,
-                        int **displs)
+static int band_layout(hier *h, cx_sched *s, MPI_Aint bb, int lo, int hi, int **counts,
+                       int **displs)
 {
-    *bb = (MPI_Aint)cx_block_bytes(a);
-    int err = hier_begin(h, a, s, NULL, *bb, (MPI_Aint)a->size * *bb);
-    return err || *bb == 0 ? err : node_counts(h, s, counts, displs);
+    const cx_args *a = h->a;
+    MPI_Aint *piece = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)a->size);
+    if (!piece)
+        return MPI_ERR_NO_MEM;
+    for (int r = 0; r < a->size; r++)
+        piece[r] = h->c->local_of[r] >= lo && h->c->local_of[r] < hi ? bb : 0;
+    int err = hier_layout(h, s, piece, 0);
+    return err ? err : node_counts(h, s, counts, displs);
 }
 
-int cx_hier_gather(const cx_args *a, cx_sched *s)
+static int in_band(const hier *h, int lo, int hi)
 {
-    hier h;
-    MPI_Aint bb;
-    int *counts, *displs, err = begin_blocks(&h, a, s, &bb, &counts, &displs);
-    if (err || bb == 0)
+    return h->c->local_rank >= lo && h->c->local_rank < hi;
+}
+
+/* Gather, one band: its ranks' blocks -> the segment, leaders' gatherv of
+ * the nodes' regions into the root's node, the root takes them. */
+static int gather_band(hier *h, cx_sched *s, MPI_Aint bb, int lo, int hi)
+{
+    const cx_args *a = h->a;
+    int *counts, *displs, err = band_layout(h, s, bb, lo, hi, &counts, &displs);
+    if (err)
         return err;
-    int root_node = h.c->node_of[a->root], me = h.c->my_node;
-    cx_piece own = cx_own_piece(a);
-    err = cx_sched_copy(s, own.buf, own.count, own.type, h.slot + h.rank_off[a->rank], bb,
-                        MPI_PACKED);
+    int root_node = h->c->node_of[a->root], me = h->c->my_node;
+    if (in_band(h, lo, hi)) {
+        cx_piece own = cx_own_piece(a);
+        err = cx_sched_copy(s, own.buf, own.count, own.type, h->slot + h->rank_off[a->rank],
+                            bb, MPI_PACKED);
+    }
     /* Leaders send their node's region to the root's node, in place. */
-    cx_args inter = {.coll = CX_COLL_GATHERV, .sbuf = h.slot + h.node_off[me],
-                     .scount = counts[me], .stype = MPI_BYTE, .rbuf = h.slot,
+    cx_args inter = {.coll = CX_COLL_GATHERV, .sbuf = h->slot + h->node_off[me],
+                     .scount = counts[me], .stype = MPI_BYTE, .rbuf = h->slot,
                      .rcounts = counts, .rdispls = displs, .rtype = MPI_BYTE,
                      .root = root_node};
     if (me == root_node)
         inter.sbuf = MPI_IN_PLACE;
     if (!err)
-        err = hier_node_barrier(&h, s);
+        err = hier_node_barrier(h, s);
     if (!err)
-        err = hier_leaders(&h, s, &inter);
+        err = hier_leaders(h, s, &inter);
     if (err || me != root_node)
         return err;
-    if ((err = hier_node_barrier(&h, s)) || a->rank != a->root)
+    if ((err = hier_node_barrier(h, s)) || a->rank != a->root)
         return err;
-    return hier_copy_blocks(&h, s, NULL, bb, 1, cx_own_in_place(a) ? a->rank : -1);
+    return hier_copy_band(h, s, NULL, bb, 1, cx_own_in_place(a) ? a->rank : -1, lo, hi);
 }
 
-int cx_hier_scatter(const cx_args *a, cx_sched *s)
+/* Scatter, one band: the root puts its ranks' blocks in, leaders'
+ * scatterv of the regions, every rank of the band takes its block. */
+static int scatter_band(hier *h, cx_sched *s, MPI_Aint bb, int lo, int hi)
 {
-    hier h;
-    MPI_Aint bb;
-    int *counts, *displs, err = begin_blocks(&h, a, s, &bb, &counts, &displs);
-    if (err || bb == 0)
+    const cx_args *a = h->a;
+    int *counts, *displs, err = band_layout(h, s, bb, lo, hi, &counts, &displs);
+    if (err)
         return err;
-    int root_node = h.c->node_of[a->root], me = h.c->my_node;
+    int root_node = h->c->node_of[a->root], me = h->c->my_node;
     if (a->rank == a->root)
-        err = hier_copy_blocks(&h, s, NULL, bb, 0, -1);
-    cx_args inter = {.coll = CX_COLL_SCATTERV, .sbuf = h.slot, .scounts = counts,
+        err = hier_copy_band(h, s, NULL, bb, 0, -1, lo, hi);
+    cx_args inter = {.coll = CX_COLL_SCATTERV, .sbuf = h->slot, .scounts = counts,
                      .sdispls = displs, .stype = MPI_BYTE,
-                     .rbuf = h.slot + h.node_off[me], .rcount = counts[me],
+                     .rbuf = h->slot + h->node_off[me], .rcount = counts[me],
                      .rtype = MPI_BYTE, .root = root_node};
     if (me == root_node)
         inter.rbuf = MPI_IN_PLACE;
     if (!err && me == root_node)
-        err = hier_node_barrier(&h, s);
+        err = hier_node_barrier(h, s);
     if (!err)
-        err = hier_leaders(&h, s, &inter);
+        err = hier_leaders(h, s, &inter);
     if (!err)
-        err = hier_node_barrier(&h, s);
-    if (!err && !cx_own_in_place(a)) {
+        err = hier_node_barrier(h, s);
+    if (!err && in_band(h, lo, hi) && !cx_own_in_place(a)) {
         cx_piece own = cx_own_piece(a);
-        err = cx_sched_copy(s, h.slot + h.rank_off[a->rank], bb, MPI_PACKED, own.buf,
+        err = cx_sched_copy(s, h->slot + h->rank_off[a->rank], bb, MPI_PACKED, own.buf,
                             own.count, own.type);
     }
     return err;
 }
+
+static int rooted_blocks(const cx_args *a, cx_sched *s,
+                         int (*band)(hier *h, cx_sched *s, MPI_Aint bb, int lo, int hi))
+{
+    hier h;
+    MPI_Aint bb = (MPI_Aint)cx_block_bytes(a);
+    int err = cx_comm_nodes(a->cc);
+    if (err)
+        return err;
+    int w = band_width(a->cc, a->size, bb);
+    MPI_Aint slot = (MPI_Aint)w * a->cc->nnodes * bb, all = (MPI_Aint)a->size * bb;
+    if ((err = hier_begin(&h, a, s, NULL, bb, slot < all ? slot : all)) || bb == 0)
+        return err;
+    for (int lo = 0; lo < a->cc->max_ranks_per_node && !err; lo += w) {
+        if (lo)
+            hier_next_slot(&h);
+        err = band(&h, s, bb, lo, lo + w);
+    }
+    return err;
+}
+
+int cx_hier_gather(const cx_args *a, cx_sched *s) { return rooted_blocks(a, s, gather_band); }
+int cx_hier_scatter(const cx_args *a, cx_sched *s) { return rooted_blocks(a, s, scatter_band); }

@@ -1,5 +1,5 @@
-/* hier (and hier_ms) allgather / allgatherv / alltoall above the segment
- * budget: the data goes through the segment in bands of local ranks. Run with a
+/* hier (and hier_ms) allgather / allgatherv / alltoall / gather / scatter
+ * above the segment budget: the data goes through the segment in bands of local ranks. Run with a
  * small COLLX_SHM_MAX; every call is checked against the PMPI_ result
  * and must have been served by the algorithm (not handed to native):
  * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
@@ -117,6 +117,52 @@ static void one_a2a(const char *alg, int n, int in_place, int holey)
     free(want);
 }
 
+/* One gather or scatter of n ints per block at root (the root in place
+ * or not) with hier, compared with PMPI_. */
+static void one_rooted(int gather, int n, int root, int in_place)
+{
+    const char *coll = gather ? "gather" : "scatter";
+    size_t all = (size_t)size * (size_t)n;
+    int *big = malloc(sizeof(int) * all + 1), *big_want = malloc(sizeof(int) * all + 1);
+    int *mine = malloc(sizeof(int) * (size_t)n + 1), *mine_want = malloc(sizeof(int) * (size_t)n + 1);
+    for (size_t i = 0; i < all; i++)
+        big[i] = big_want[i] = gather ? -1 : value(rank, (int)i);
+    for (int i = 0; i < n; i++)
+        mine[i] = mine_want[i] = gather ? value(rank, i) : -1;
+    int ip = in_place && rank == root;
+    if (gather && ip)   /* the root's block already in place */
+        for (int i = 0; i < n; i++)
+            big[(size_t)root * (size_t)n + (size_t)i] =
+                big_want[(size_t)root * (size_t)n + (size_t)i] = mine[i];
+    if (gather)
+        PMPI_Gather(ip ? MPI_IN_PLACE : mine, n, MPI_INT, big_want, n, MPI_INT, root,
+                    MPI_COMM_WORLD);
+    else
+        PMPI_Scatter(big_want, n, MPI_INT, ip ? MPI_IN_PLACE : mine_want, n, MPI_INT, root,
+                     MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, "hier");
+    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
+    int err = gather ? CX_Gather(ip ? MPI_IN_PLACE : mine, n, MPI_INT, big, n, MPI_INT, root,
+                                 MPI_COMM_WORLD)
+                     : CX_Scatter(big, n, MPI_INT, ip ? MPI_IN_PLACE : mine, n, MPI_INT, root,
+                                  MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s hier n=%d root=%d: error %d", coll, n, root, err);
+    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
+              CX_Algorithm_calls(coll, "native") == natives,
+          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    if (gather && rank == root)
+        CHECK(memcmp(big, big_want, sizeof(int) * all) == 0,
+              "gather hier n=%d root=%d in_place=%d: result differs from PMPI_", n, root, ip);
+    if (!gather && !ip)
+        CHECK(memcmp(mine, mine_want, sizeof(int) * (size_t)n) == 0,
+              "scatter hier n=%d root=%d: result differs from PMPI_", n, root);
+    free(big);
+    free(big_want);
+    free(mine);
+    free(mine_want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -151,6 +197,16 @@ int main(int argc, char **argv)
             for (int ip = 0; ip < 2; ip++)
                 for (int h = 0; h < 2; h++) {
                     one_a2a(algs[a], a2a[k], ip, h);
+                    checks++;
+                }
+    /* gather, scatter: bands of two local ranks, and of one; roots on
+     * different nodes, in place at the root or not. */
+    int rooted[] = {(int)(budget / 4 / size + 30), (int)(budget / 12)};
+    for (int g = 0; g < 2; g++)
+        for (int k = 0; k < 2; k++)
+            for (int root = 0; root < size; root += 3)
+                for (int ip = 0; ip < 2; ip++) {
+                    one_rooted(g, rooted[k], root, ip);
                     checks++;
                 }
     MPI_Type_free(&holes);
