@@ -162,23 +162,76 @@ static MPI_Aint rs_total(const cx_args *a)
     return n;
 }
 
-MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
+/* Slot bytes for a vector of n elements: a region per local rank, the
+ * vector in node order and the leader's part. */
+static MPI_Aint rs_slot(const cx_args *a, MPI_Aint n)
 {
-    cx_comm *c = a->cc;
-    int most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
-    return hier_shm_bytes((MPI_Aint)(most + 2) * stride_of(rs_total(a), a->rtype));
+    return (MPI_Aint)(most_per_node(a) + 2) * stride_of(n, a->rtype);
 }
 
+/* Up to the budget; above it, the vector goes in chunks of whole blocks
+ * (ranks r0 .. r1 - 1): the largest block must fit, else native. */
+MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
+{
+    MPI_Aint whole = rs_slot(a, rs_total(a)), biggest = 0;
+    if (whole <= hier_slot_budget())
+        return hier_shm_bytes(whole);
+    for (int r = 0; r < a->size; r++)
+        biggest = rs_count(a, r) > biggest ? rs_count(a, r) : biggest;
+    MPI_Aint one = rs_slot(a, biggest);
+    return hier_shm_bytes(one > hier_slot_budget() ? one : hier_slot_budget());
+}
+
+static int rs_chunk(hier *h, const cx_args *a, cx_sched *s, const char *input);
+
+/* The vector in chunks of consecutive ranks' blocks, each a
+ * reduce_scatter of its own (the other ranks' counts 0). In place, a
+ * rank's result overwrites the start of its vector, which the chunk
+ * holding block 0 has already used. */
 int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
 {
     hier h;
-    MPI_Aint n = rs_total(a), ext = cx_type_extent(a->rtype);
-    int p = a->size, err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_reduce_scatter(a) / 2);
-    char *res;
+    MPI_Aint n = rs_total(a), ext = cx_type_extent(a->rtype), budget = hier_slot_budget();
+    MPI_Aint whole = rs_slot(a, n);
+    int p = a->size, err = hier_begin(&h, a, s, NULL, 0, whole < budget ? whole : budget);
+    const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (err || n == 0)
         return err;
+    if (whole <= budget)
+        return rs_chunk(&h, a, s, input);
+    MPI_Aint e0 = 0;
+    for (int r0 = 0; r0 < p && !err;) {
+        MPI_Aint len = 0;
+        int r1 = r0;
+        while (r1 < p && (r1 == r0 || rs_slot(a, len + rs_count(a, r1)) <= budget))
+            len += rs_count(a, r1++);
+        cx_args *sub = cx_sched_alloc(s, sizeof *sub);
+        int *cnt = cx_sched_alloc(s, sizeof(int) * (size_t)p);
+        if (!sub || !cnt)
+            return MPI_ERR_NO_MEM;
+        for (int r = 0; r < p; r++)
+            cnt[r] = r >= r0 && r < r1 ? (int)rs_count(a, r) : 0;
+        *sub = *a;
+        sub->coll = CX_COLL_REDUCE_SCATTER;
+        sub->rcounts = cnt;
+        if (r0)
+            hier_next_slot(&h);
+        h.a = sub;
+        err = rs_chunk(&h, sub, s, input + e0 * ext);
+        e0 += len;
+        r0 = r1;
+    }
+    return err;
+}
+
+/* One reduce_scatter of a's counts through the slot (input: the vector). */
+static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
+{
+    hier h = *hh;
+    MPI_Aint n = rs_total(a), ext = cx_type_extent(a->rtype);
+    int p = a->size, err;
+    char *res;
     cx_comm *c = h.c;
-    const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if ((err = node_reduce(&h, s, input, n, &res)))
         return err;
     /* where every rank's block starts, in rank order and in node order */

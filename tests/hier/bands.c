@@ -1,7 +1,9 @@
 /* hier (and hier_ms) allgather / allgatherv / alltoall / gather / scatter
- * above the segment budget: the data goes through the segment in bands of local ranks. Run with a
- * small COLLX_SHM_MAX; every call is checked against the PMPI_ result
- * and must have been served by the algorithm (not handed to native):
+ * / reduce_scatter(_block) above the segment budget: the data goes
+ * through the segment in bands of local ranks (reduce_scatter: chunks of
+ * consecutive ranks' blocks). Run with a small COLLX_SHM_MAX; every call
+ * is checked against the PMPI_ result and must have been served by the
+ * algorithm (not handed to native):
  * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
  * uneven allgatherv counts (one rank sends nothing), and sizes that need
  * one pass, a few bands, and one band per local rank.
@@ -163,6 +165,40 @@ static void one_rooted(int gather, int n, int root, int in_place)
     free(mine_want);
 }
 
+/* One reduce_scatter_block (v = 0) or reduce_scatter (rank r gets
+ * n (r + 1) / p) of ints with MPI_SUM, in place or not, with hier. */
+static void one_rs(int v, int n, int in_place)
+{
+    const char *coll = v ? "reduce_scatter" : "reduce_scatter_block";
+    int *counts = malloc(sizeof(int) * (size_t)size), total = 0;
+    for (int r = 0; r < size; r++)
+        total += counts[r] = v ? (int)((long)n * (r + 1) / size) : n;
+    int *in = malloc(sizeof(int) * (size_t)total + 1);
+    int *got = malloc(sizeof(int) * (size_t)total + 1), *want = malloc(sizeof(int) * (size_t)total + 1);
+    for (int i = 0; i < total; i++)
+        in[i] = got[i] = want[i] = value(rank, i) % 1000;
+    const void *sb = in_place ? MPI_IN_PLACE : in;
+    if (v)
+        PMPI_Reduce_scatter(sb, want, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        PMPI_Reduce_scatter_block(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, "hier");
+    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
+    int err = v ? CX_Reduce_scatter(sb, got, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                : CX_Reduce_scatter_block(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s hier n=%d in_place=%d: error %d", coll, n, in_place, err);
+    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
+              CX_Algorithm_calls(coll, "native") == natives,
+          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    CHECK(memcmp(got, want, sizeof(int) * (size_t)counts[rank]) == 0,
+          "%s hier n=%d in_place=%d: result differs from PMPI_", coll, n, in_place);
+    free(counts);
+    free(in);
+    free(got);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -209,6 +245,15 @@ int main(int argc, char **argv)
                     one_rooted(g, rooted[k], root, ip);
                     checks++;
                 }
+    /* reduce_scatter(_block): chunks of two ranks' blocks, and of one
+     * (a chunk needs a region per local rank, at most 3, and two more). */
+    int rs[] = {(int)(budget / 4 / 5 / 3), (int)(budget / 4 / 5 - 200)};
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < 2; k++)
+            for (int ip = 0; ip < 2; ip++) {
+                one_rs(v, rs[k], ip);
+                checks++;
+            }
     MPI_Type_free(&holes);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
