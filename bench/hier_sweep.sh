@@ -3,7 +3,8 @@
 # Open-MPI-like selection), SMPI's own SMP-aware built-ins where they exist
 # (the anchors' ideas, as peers) and collx's hier and hier_ms (several
 # senders per node, its default k), and for allgather hier with Bruck
-# leaders (hier+bruck: COLLX_HIER_INTER=bruck), per collective, process
+# leaders (hier+bruck: COLLX_HIER_INTER=bruck; "hier" runs the MPI's own
+# leaders' collective: COLLX_HIER_INTER=native), per collective, process
 # count and size, on fattree-256x16 (16 ranks per node).
 #   bench/hier_sweep.sh [OUT]    writes OUT/csv/*.csv and OUT/hier.csv
 # env: PS ("256 1024"), COLLS, SIZES (bytes per rank), ITERS (2; runs without
@@ -100,7 +101,11 @@ while read -r c p variant alg; do
   rm -f "$csv.part"
   ok=1
   for s in $sizes; do
-    inter=""; [ "${variant#*+}" != "$variant" ] && inter="${variant#*+}"
+    # hier: the MPI's own leaders' collective (the paper's setting);
+    # hier+<alg>: collx's <alg>; hier_ms: collx's default (Bruck
+    # allgatherv leaders from 64 nodes on)
+    inter=""; [ "$variant" = hier ] && inter=native
+    [ "${variant#*+}" != "$variant" ] && inter="${variant#*+}"
     if ! COLLX_HIER_INTER="$inter" SMPI_FLAGS="$flags" COLLX_PLATFORM="$PLAT" \
          ${LOCK:+flock "$LOCK"} timeout "${TIMEOUT:-1200}" \
          "$ROOT/sim/run" "$PLAT" "$p" -- \

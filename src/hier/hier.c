@@ -314,11 +314,24 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
     return h->a->nonblocking || inter->nonblocking || (v && !strcmp(v, "nonblocking"));
 }
 
-/* COLLX_HIER_INTER=<name>: the leaders' algorithm, where c has one. */
-static const cx_algorithm *inter_alg(cx_coll coll)
+/* From this many nodes on, the leaders' allgatherv is collx's Bruck (log
+ * depth whatever the sizes) rather than the MPI's own, which in SMPI's
+ * Open-MPI-like selection is a ring or gather+bcast for node regions of
+ * 256 B-1 MiB: fattree-256x16, docs/results/hier/README.md (16 nodes: the
+ * MPI's own 4-21 % faster; 64 and 256 nodes: Bruck up to 2-5x faster). */
+#define HIER_BRUCK_NODES 64
+
+/* The leaders' algorithm for coll among n nodes: COLLX_HIER_INTER=<name>
+ * where coll has one (native: the MPI's own), else the rule above; NULL:
+ * the MPI's own. */
+static const cx_algorithm *inter_alg(cx_coll coll, int n)
 {
     const char *v = getenv("COLLX_HIER_INTER");
-    return v && *v ? cx_algorithm_find(coll, v) : NULL;
+    if (v && *v)
+        return cx_algorithm_find(coll, v);
+    if (coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)
+        return cx_algorithm_find(coll, "bruck");
+    return NULL;
 }
 
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
@@ -327,7 +340,7 @@ int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
         return MPI_SUCCESS;
     inter->comm = h->c->leaders;
     inter->nonblocking = native_nonblocking(h, inter);
-    int err = cx_sched_collective(s, inter, inter_alg(inter->coll));
+    int err = cx_sched_collective(s, inter, inter_alg(inter->coll, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }
 
@@ -363,7 +376,7 @@ int hier_columns(hier *h, cx_sched *s, cx_args *inter)
         return err;
     inter->comm = col;
     inter->nonblocking = native_nonblocking(h, inter);
-    err = cx_sched_collective(s, inter, inter_alg(inter->coll));
+    err = cx_sched_collective(s, inter, inter_alg(inter->coll, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }
 
