@@ -287,44 +287,71 @@ static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
  * order, then local order): the node's running fold leaves rank l's
  * local prefix in region l, the leaders exscan their nodes' totals, and
  * each rank combines the earlier nodes' prefix with its local one. */
-MPI_Aint cx_hier_shm_scan(const cx_args *a)
+/* Elements per chunk of a scan: a region per local rank and the earlier
+ * nodes' prefix in one half of the segment. */
+static MPI_Aint scan_chunk(const cx_args *a)
 {
-    cx_comm *c = a->cc;
-    int most = c && c->nodes_ready ? c->max_ranks_per_node : a->size;
-    return hier_shm_bytes((MPI_Aint)(most + 1) * stride_of(a->rcount, a->rtype));
+    return chunk_elems(a, most_per_node(a) + 1);
 }
 
-int cx_hier_scan(const cx_args *a, cx_sched *s)
+/* Up to the budget: a longer vector goes in chunks. */
+MPI_Aint cx_hier_shm_scan(const cx_args *a)
 {
-    hier h;
-    MPI_Aint n = a->rcount;
-    int err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_scan(a) / 2), ex = a->coll == CX_COLL_EXSCAN;
-    char *total;
-    if (err || n == 0)
-        return err;
-    cx_comm *c = h.c;
-    const void *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    if ((err = node_reduce(&h, s, input, n, &total)))
+    MPI_Aint per = scan_chunk(a);
+    return hier_shm_bytes((MPI_Aint)(most_per_node(a) + 1) *
+                          stride_of(per ? per : 1, a->rtype));
+}
+
+/* One chunk: elements [e0, e0 + n) of the vectors. */
+static int scan_part(hier *h, cx_sched *s, MPI_Aint e0, MPI_Aint n)
+{
+    const cx_args *a = h->a;
+    int ex = a->coll == CX_COLL_EXSCAN;
+    MPI_Aint ext = cx_type_extent(a->rtype);
+    char *total, *rbuf = (char *)a->rbuf + e0 * ext;
+    cx_comm *c = h->c;
+    const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    int err = node_reduce(h, s, input + e0 * ext, n, &total);
+    if (err)
         return err;
     /* every region's prefix is read below, not only the total */
-    if ((err = hier_node_barrier(&h, s)))
+    if ((err = hier_node_barrier(h, s)))
         return err;
     MPI_Aint stride = stride_of(n, a->rtype);
     char *earlier = total + stride;   /* the earlier nodes' prefix */
     cx_args inter = {.coll = CX_COLL_EXSCAN, .sbuf = total, .rbuf = earlier, .rcount = (int)n,
                      .rtype = a->rtype, .op = a->op};
-    if ((err = hier_leaders(&h, s, &inter)) || (err = hier_node_barrier(&h, s)))
+    if ((err = hier_leaders(h, s, &inter)) || (err = hier_node_barrier(h, s)))
         return err;
     int l = c->local_rank, first_node = c->my_node == 0;
     char *local = total - (MPI_Aint)(c->local_size - 1 - (ex ? l - 1 : l)) * stride;
     if (ex && l == 0) {   /* nothing local before me */
         return first_node ? MPI_SUCCESS   /* exscan: rank 0's result is undefined */
-                          : cx_sched_copy(s, earlier, n, a->rtype, a->rbuf, n, a->rtype);
+                          : cx_sched_copy(s, earlier, n, a->rtype, rbuf, n, a->rtype);
     }
-    err = cx_sched_copy(s, local, n, a->rtype, a->rbuf, n, a->rtype);
+    err = cx_sched_copy(s, local, n, a->rtype, rbuf, n, a->rtype);
     if (!err && !first_node) {
         if (!(err = cx_sched_barrier(s)))
-            err = cx_sched_reduce(s, earlier, a->rbuf, n, a->rtype, a->op);
+            err = cx_sched_reduce(s, earlier, rbuf, n, a->rtype, a->op);
+    }
+    return err;
+}
+
+/* In chunks of whole elements above the budget (in place, a chunk's
+ * result lands on its own input, already copied into the segment). */
+int cx_hier_scan(const cx_args *a, cx_sched *s)
+{
+    hier h;
+    MPI_Aint n = a->rcount, per = scan_chunk(a);
+    int err = hier_begin(&h, a, s, NULL, 0, cx_hier_shm_scan(a) / 2);
+    if (err || n == 0)
+        return err;
+    if (per < 1)
+        return MPI_ERR_NO_MEM;   /* one element per rank above COLLX_SHM_MAX */
+    for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
+        if (e0)
+            hier_next_slot(&h);
+        err = scan_part(&h, s, e0, n - e0 < per ? n - e0 : per);
     }
     return err;
 }

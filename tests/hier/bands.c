@@ -1,7 +1,7 @@
 /* hier (and hier_ms) allgather / allgatherv / alltoall / gather / scatter
- * / reduce_scatter(_block) above the segment budget: the data goes
- * through the segment in bands of local ranks (reduce_scatter: chunks of
- * consecutive ranks' blocks). Run with a small COLLX_SHM_MAX; every call
+ * / reduce_scatter(_block) / scan / exscan above the segment budget: the
+ * data goes through the segment in bands of local ranks (reduce_scatter:
+ * chunks of consecutive ranks' blocks; scan: chunks of the vector). Run with a small COLLX_SHM_MAX; every call
  * is checked against the PMPI_ result and must have been served by the
  * algorithm (not handed to native):
  * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
@@ -199,6 +199,37 @@ static void one_rs(int v, int n, int in_place)
     free(want);
 }
 
+/* One scan (ex = 0) or exscan of n ints with MPI_SUM, in place or not,
+ * with hier (needs every node's ranks consecutive). */
+static void one_scan(int ex, int n, int in_place)
+{
+    const char *coll = ex ? "exscan" : "scan";
+    int *in = malloc(sizeof(int) * (size_t)n + 1);
+    int *got = malloc(sizeof(int) * (size_t)n + 1), *want = malloc(sizeof(int) * (size_t)n + 1);
+    for (int i = 0; i < n; i++)
+        in[i] = got[i] = want[i] = value(rank, i) % 1000;
+    const void *sb = in_place ? MPI_IN_PLACE : in;
+    if (ex)
+        PMPI_Exscan(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        PMPI_Scan(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, "hier");
+    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
+    int err = ex ? CX_Exscan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                 : CX_Scan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s hier n=%d in_place=%d: error %d", coll, n, in_place, err);
+    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
+              CX_Algorithm_calls(coll, "native") == natives,
+          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    if (!ex || rank > 0)   /* exscan: rank 0's result is undefined */
+        CHECK(memcmp(got, want, sizeof(int) * (size_t)n) == 0,
+              "%s hier n=%d in_place=%d: result differs from PMPI_", coll, n, in_place);
+    free(in);
+    free(got);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -252,6 +283,13 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++)
             for (int ip = 0; ip < 2; ip++) {
                 one_rs(v, rs[k], ip);
+                checks++;
+            }
+    /* scan, exscan: chunks of the vector (consecutive nodes only) */
+    if (!getenv("COLLX_FAKE_NODES"))
+        for (int ex = 0; ex < 2; ex++)
+            for (int ip = 0; ip < 2; ip++) {
+                one_scan(ex, (int)(budget / 6), ip);
                 checks++;
             }
     MPI_Type_free(&holes);
