@@ -35,6 +35,11 @@ IB_QDR_OVH = {
 IB_FAST_OVH = {"os": "0:0.5e-6:0;8192:1.0e-6:5e-11",
                "ois": "0:0.5e-6:0;8192:1.0e-6:5e-11",
                "or": "0:0.8e-6:0;8192:1.5e-6:5e-11"}
+# The same with one core moving at most 4 GB/s through the NIC (a third of
+# the fat tree's 12 GB/s node link): the case for several senders per node.
+IB_SLOW_CORE_OVH = {"os": "0:0.5e-6:0;8192:1.0e-6:2.5e-10",
+                    "ois": "0:0.5e-6:0;8192:1.0e-6:2.5e-10",
+                    "or": "0:0.8e-6:0;8192:1.5e-6:2.5e-10"}
 TCP_OVH = {"os": "0:6e-6:0;65536:10e-6:2e-10",
            "ois": "0:6e-6:0;65536:10e-6:2e-10",
            "or": "0:8e-6:0;65536:12e-6:2e-10"}
@@ -77,6 +82,11 @@ PLATFORMS = {
         clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
                        topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
         lo=("8GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
+    "fattree-256x16-slowcore": dict(
+        doc="fattree-256x16 where one core injects at most 4 GB/s (a third of the node link): several senders per node",
+        clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
+                       topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
+        lo=("8GBps", "0.2us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
 }
 
 
