@@ -88,6 +88,7 @@ def main():
         plot(out, c, t, ps, variants)
     lines[4:4] = summary(t)
     lines += model(t)
+    lines += senders(os.path.join(out, "senders.csv"))
     lines += real(os.path.join(out, "real"))
     with open(os.path.join(out, "hier_tables.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -182,6 +183,30 @@ def model(t):
             link = f"{bn / bv:.0f}" if bv else ""
         lines.append(f"| {c} | {v} | {','.join(map(str, ps[:-1]))} | {ps[-1]} | {err} | "
                      f"{x8:.0f} | {x512:.0f} | {ratio} | {link} |")
+    return lines + [""]
+
+
+def senders(path):
+    """bench/hier_senders.sh: one sender per node against several."""
+    if not os.path.exists(path):
+        return []
+    t = defaultdict(dict)
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            t[(row["platform"], row["coll"], int(row["p"]), int(row["bytes"]))][row["variant"]] = \
+                float(row["us"])
+    lines = ["## Several senders per node (hier_ms)", "",
+             "`bench/hier_senders.sh`: fattree-256x16, where one core fills the 12 GB/s "
+             "node link, and fattree-256x16-slowcore, where one core injects at most "
+             "4 GB/s (per-byte send/receive overheads of 0.25 ns/B). Run time r in us.", "",
+             "| platform | collective | p | bytes | native | hier | hier_ms | hier / hier_ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (pl, c, p, m), v in sorted(t.items()):
+        h, ms = v.get("hier"), v.get("hier_ms")
+        lines.append(f"| {pl} | {c} | {p} | {m} | {v.get('native', float('nan')):.1f} | "
+                     f"{h or float('nan'):.1f} | {ms or float('nan'):.1f} | "
+                     f"{h / ms:.2f}x |" if h and ms else
+                     f"| {pl} | {c} | {p} | {m} | | | | |")
     return lines + [""]
 
 

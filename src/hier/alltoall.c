@@ -8,6 +8,8 @@
  * In alltoallv and alltoallw a rank knows only its own counts: every rank
  * writes its byte counts into a table in the slot, and the layout is
  * computed after a node barrier (a start step that appends the rest). */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hier.h"
 
@@ -19,6 +21,9 @@ typedef struct a2a {
     size_t row;                  /* elements from one rank's row to the next */
     char *sreg, *rreg;           /* the node's send and receive regions */
     int lo, hi;                  /* the band: source local ranks [lo, hi) */
+    /* v, w in bands: band b = source local ranks [band[b], band[b + 1]) */
+    int *band, nb, b;
+    MPI_Aint *my_row, row_bytes; /* this rank's row of counts; a row's bytes */
 } a2a;
 
 /* Whether local rank l's blocks travel in this band. */
@@ -120,17 +125,109 @@ static int emit(a2a *x, cx_sched *s)
     return err ? err : cx_sched_barrier(s);
 }
 
-/* v, w: once every rank's counts are in the table. */
+static int table_step(a2a *x, cx_sched *s);
+
+/* v, w: once every rank's counts are in the table (of this band's slot):
+ * the regions follow from it; then the next band, if any. */
 static int emit_later(cx_sched *s, void *ctx, MPI_Request *req)
 {
     a2a *x = ctx;
     *req = MPI_REQUEST_NULL;
     MPI_Aint send = 0;
-    for (int l = 0; l < x->h.c->local_size; l++)
+    for (int l = x->lo; l < x->hi && l < x->h.c->local_size; l++)
         for (int j = 0; j < x->h.a->size; j++)
             send += sent(x, l, j);
     x->rreg = x->sreg + (send + 63) / 64 * 64;
-    return emit(x, s);
+    int err = emit(x, s);
+    if (err || ++x->b >= x->nb)
+        return err;
+    hier_next_slot(&x->h);   /* the next band, in the other half */
+    return table_step(x, s);
+}
+
+/* v, w: the table (local_size rows of counts) at the start of the slot,
+ * the send and receive regions after it; each rank writes its row, and
+ * after a node barrier emit_later lays the regions out. */
+static int table_step(a2a *x, cx_sched *s)
+{
+    const cx_comm *c = x->h.c;
+    MPI_Aint n = 2 * (MPI_Aint)x->h.a->size * (MPI_Aint)sizeof(MPI_Aint);
+    int err;
+    x->lo = x->band[x->b];
+    x->hi = x->band[x->b + 1];
+    x->table = (MPI_Aint *)(void *)x->h.slot;
+    x->sreg = x->h.slot + (MPI_Aint)c->local_size * x->row_bytes;
+    if ((err = cx_sched_copy(s, x->my_row, n, MPI_BYTE,
+                             x->h.slot + (MPI_Aint)c->local_rank * x->row_bytes, n, MPI_BYTE)) ||
+        (err = hier_node_barrier(&x->h, s)) || (err = cx_sched_start(s, emit_later, x)))
+        return err;
+    return cx_sched_barrier(s);
+}
+
+/* v, w above the budget: the bytes source local rank j brings into a
+ * node's slot (its sends, and what the node's ranks receive from rank j of
+ * every node), the largest over all nodes, alike on every rank (a node
+ * sum, the leaders' max, a node bcast; blocking, at build time). */
+static int column_needs(a2a *x, MPI_Aint *col)
+{
+    cx_comm *c = x->h.c;
+    int L = c->max_ranks_per_node, p = x->h.a->size, err;
+    long long *v = calloc(3 * (size_t)L, sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    long long *sum = v + L, *most = v + 2 * L;
+    for (int j = 0; j < p; j++) {
+        v[c->local_rank] += x->my_row[j];        /* what I send */
+        v[c->local_of[j]] += x->my_row[p + j];   /* what I receive from rank j */
+    }
+    err = PMPI_Allreduce(v, sum, L, MPI_LONG_LONG, MPI_SUM, c->node);
+    if (!err && c->leaders != MPI_COMM_NULL)
+        err = PMPI_Allreduce(sum, most, L, MPI_LONG_LONG, MPI_MAX, c->leaders);
+    if (!err)
+        err = PMPI_Bcast(most, L, MPI_LONG_LONG, 0, c->node);
+    for (int j = 0; j < L; j++)
+        col[j] = (MPI_Aint)most[j] + 128;   /* two regions' alignment */
+    free(v);
+    return err;
+}
+
+/* In place, in bands: a band's results would overwrite data a later band
+ * still sends, so the send side becomes a copy of the receive buffer (its
+ * whole span, gaps included), read with the receive counts and types. */
+static int send_from_copy(a2a *x, cx_sched *s)
+{
+    const cx_args *a = x->h.a;
+    char *lo = NULL, *hi = NULL;
+    for (int i = 0; i < a->size; i++) {
+        cx_piece b = cx_a2a_block(a, 0, i);
+        MPI_Aint lb, ext, tlb, text;
+        if (b.count <= 0)
+            continue;
+        PMPI_Type_get_extent(b.type, &lb, &ext);
+        PMPI_Type_get_true_extent(b.type, &tlb, &text);
+        MPI_Aint last = (b.count - 1) * ext;
+        char *l = b.buf + (last < 0 ? last : 0) + tlb, *h = b.buf + (last > 0 ? last : 0) + tlb + text;
+        lo = !lo || l < lo ? l : lo;
+        hi = !hi || h > hi ? h : hi;
+    }
+    if (!lo)
+        return MPI_SUCCESS;   /* nothing to send */
+    char *copy = cx_sched_alloc(s, (size_t)(hi - lo));
+    cx_args *from = cx_sched_alloc(s, sizeof *from);
+    if (!copy || !from)
+        return MPI_ERR_NO_MEM;
+    int err = cx_sched_copy(s, lo, hi - lo, MPI_BYTE, copy, hi - lo, MPI_BYTE);
+    if (err)
+        return err;
+    *from = *a;
+    from->sbuf = copy - (lo - (char *)a->rbuf);   /* the receive buffer's offsets */
+    from->scount = a->rcount;
+    from->stype = a->rtype;
+    from->scounts = a->rcounts;
+    from->sdispls = a->rdispls;
+    from->stypes = a->rtypes;
+    x->h.a = from;
+    return MPI_SUCCESS;
 }
 
 static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
@@ -189,22 +286,9 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
             return err;
         if (ms && (err = hier_choose_senders(&x->h, (MPI_Aint)p * p * x->bb)))
             return err;
-        if (w < c->max_ranks_per_node && a->sbuf == MPI_IN_PLACE) {
-            /* In place, in bands: a band's results would overwrite data a
-             * later band still sends; send from a copy instead. */
-            cx_args *from_copy = cx_sched_alloc(s, sizeof *from_copy);
-            MPI_Aint n = (MPI_Aint)p * a->rcount;
-            void *copy = cx_sched_alloc_typed(s, n, a->rtype);
-            if (!from_copy || !copy)
-                return MPI_ERR_NO_MEM;
-            if ((err = cx_sched_copy(s, a->rbuf, n, a->rtype, copy, n, a->rtype)))
-                return err;
-            *from_copy = *a;
-            from_copy->sbuf = copy;
-            from_copy->scount = a->rcount;
-            from_copy->stype = a->rtype;
-            x->h.a = from_copy;
-        }
+        if (w < c->max_ranks_per_node && a->sbuf == MPI_IN_PLACE &&
+            (err = send_from_copy(x, s)))
+            return err;
         for (int lo = 0; lo < c->max_ranks_per_node && !err; lo += w) {
             if (lo)
                 hier_next_slot(&x->h);
@@ -218,46 +302,46 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
     }
     /* alltoallv, alltoallw: the node's need is known only as a sum. */
     MPI_Aint mine = 0, need, largest;
-    int fits;
+    int fits, L = c->max_ranks_per_node;
+    MPI_Aint table = align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);   /* one row */
+    x->row = (size_t)table / sizeof(MPI_Aint);
+    x->row_bytes = table;
+    x->my_row = cx_sched_alloc(s, (size_t)table);
+    x->band = cx_sched_alloc(s, sizeof(int) * (size_t)(L + 1));
+    if (!x->my_row || !x->band)
+        return MPI_ERR_NO_MEM;
     for (int i = 0; i < p; i++) {
         cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
-        mine += (MPI_Aint)cx_type_bytes(o.count, o.type) +
-                (MPI_Aint)cx_type_bytes(in.count, in.type);
+        mine += x->my_row[i] = (MPI_Aint)cx_type_bytes(o.count, o.type);
+        mine += x->my_row[p + i] = (MPI_Aint)cx_type_bytes(in.count, in.type);
     }
-    MPI_Aint table = align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);   /* one row */
     x->h.a = a;
     x->h.c = c;
     if ((err = hier_agree_need(&x->h, mine + table + 64, &need, &largest, &fits)))
         return err;
-    if (!fits) {
-        cx_args native = *a;
-        native.comm = a->pcomm;
-        return cx_sched_collective(s, &native, NULL);
+    x->nb = 1;
+    x->band[0] = 0;
+    x->band[1] = L;
+    if (!fits) {   /* in bands of source local ranks, if one fits */
+        MPI_Aint *col = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)L);
+        MPI_Aint room = hier_slot_budget() - (MPI_Aint)L * table;
+        if (!col)
+            return MPI_ERR_NO_MEM;
+        if ((err = column_needs(x, col)))
+            return err;
+        room = room < INT_MAX ? room : INT_MAX;   /* leaders' counts are int */
+        if (room <= 0 || !(x->nb = hier_bands(col, L, room, x->band)))
+            return hier_run_native(&x->h, s, largest);
+        need = hier_slot_budget();
     }
     if ((err = hier_begin(&x->h, a, s, NULL, 0, need)) ||
         (err = hier_members(&x->h, &x->first, &x->members)))
         return err;
-    /* v, w: the senders follow the largest node's data (agreed above) */
-    if (ms && (err = hier_choose_senders(&x->h, largest)))
+    /* v, w: the senders follow the largest node's data (agreed above), or
+     * the budget a band fills */
+    if (ms && (err = hier_choose_senders(&x->h, fits ? largest : need)))
         return err;
-    /* Slot: the table (local_size rows), then the send and receive regions. */
-    x->table = (MPI_Aint *)x->h.slot;
-    x->row = (size_t)table / sizeof(MPI_Aint);
-    x->sreg = x->h.slot + (MPI_Aint)c->local_size * table;
-    MPI_Aint *row = cx_sched_alloc(s, (size_t)table);
-    if (!row)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < p; i++) {
-        cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
-        row[i] = (MPI_Aint)cx_type_bytes(o.count, o.type);
-        row[p + i] = (MPI_Aint)cx_type_bytes(in.count, in.type);
-    }
-    if ((err = cx_sched_copy(s, row, 2 * p * (MPI_Aint)sizeof(MPI_Aint), MPI_BYTE,
-                             x->h.slot + (MPI_Aint)c->local_rank * table,
-                             2 * p * (MPI_Aint)sizeof(MPI_Aint), MPI_BYTE)) ||
-        (err = hier_node_barrier(&x->h, s)))
+    if (x->nb > 1 && a->sbuf == MPI_IN_PLACE && (err = send_from_copy(x, s)))
         return err;
-    if ((err = cx_sched_start(s, emit_later, x)))
-        return err;
-    return cx_sched_barrier(s);
+    return table_step(x, s);
 }

@@ -166,11 +166,19 @@ int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *large
     *largest = (MPI_Aint)most;
     /* leaders' messages count bytes as int */
     *fits = !err && hier_shm_bytes((MPI_Aint)most) <= cx_shm_max() && most <= INT_MAX;
-    if (!err && !*fits && cx_verbose() > 0 && h->a->rank == 0)
-        cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
-               "COLLX_SHM_MAX=%lld or 2^31; running native", cx_coll_mpi_name(h->a->coll),
-               most, (long long)cx_shm_max());
     return err;
+}
+
+int hier_run_native(hier *h, cx_sched *s, MPI_Aint need)
+{
+    const cx_args *a = h->a;
+    if (cx_verbose() > 0 && a->rank == 0)
+        cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
+               "COLLX_SHM_MAX=%lld or 2^31; running native", cx_coll_mpi_name(a->coll),
+               (long long)need, (long long)cx_shm_max());
+    cx_args native = *a;
+    native.comm = a->pcomm;
+    return cx_sched_collective(s, &native, NULL);
 }
 
 int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,

@@ -98,6 +98,9 @@ int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *large
 /* Requirement check: non-commutative reductions need each node's ranks
  * to be consecutive (the node combines its ranks first). */
 const char *hier_check_order(const cx_args *a, cx_comm *c);
+/* The call does not fit the segment: the MPI's own runs it (a child
+ * step), COLLX_VERBOSE says why (need: the bytes a node would need). */
+int hier_run_native(hier *h, cx_sched *s, MPI_Aint need);
 
 /* Registered builders. */
 int cx_hier_barrier(const cx_args *a, cx_sched *s);

@@ -230,11 +230,8 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head), &need,
                                &largest, &fits)))
         return err;
-    if (!fits) {
-        cx_args native = *a;
-        native.comm = a->pcomm;
-        return cx_sched_collective(s, &native, NULL);
-    }
+    if (!fits)
+        return hier_run_native(&x->h, s, largest);
     if ((err = hier_begin(&x->h, a, s, NULL, 0, need)))
         return err;
     x->root_node = c->node_of[a->root];

@@ -1,8 +1,8 @@
-/* hier (and hier_ms) allgather / allgatherv / alltoall / gather / scatter
- * / reduce_scatter(_block) / scan / exscan above the segment budget: the
+/* hier (and hier_ms) allgather(v) / alltoall(v) / gather / scatter /
+ * reduce_scatter(_block) / scan / exscan above the segment budget: the
  * data goes through the segment in bands of local ranks (reduce_scatter:
- * chunks of consecutive ranks' blocks; scan: chunks of the vector). Run with a small COLLX_SHM_MAX; every call
- * is checked against the PMPI_ result and must have been served by the
+ * chunks of consecutive ranks' blocks; scan: chunks of the vector). Run
+ * with a small COLLX_SHM_MAX; every call is checked against the PMPI_ result and must have been served by the
  * algorithm (not handed to native):
  * ints, a vector type with holes on the receive side, MPI_IN_PLACE,
  * uneven allgatherv counts (one rank sends nothing), and sizes that need
@@ -230,6 +230,52 @@ static void one_scan(int ex, int n, int in_place)
     free(want);
 }
 
+/* One alltoallv of ints: rank r sends n (1 + (r + j) % 3) / 2 ints to
+ * rank j (symmetric, so the receive counts follow), with gaps between
+ * blocks, in place or not, with alg. */
+static int a2av_count(int n, int r, int j) { return n * (1 + (r + j) % 3) / 2; }
+
+static void one_a2av(const char *alg, int n, int in_place)
+{
+    int *sc = malloc(sizeof(int) * 4 * (size_t)size), *sd = sc + size, *rc = sd + size,
+        *rd = rc + size, st = 0, rt = 0;
+    for (int j = 0; j < size; j++) {
+        sc[j] = a2av_count(n, rank, j);
+        rc[j] = a2av_count(n, j, rank);
+        sd[j] = st + 3;
+        rd[j] = rt + 3;
+        st = sd[j] + sc[j];
+        rt = rd[j] + rc[j];
+    }
+    int *sbuf = malloc(sizeof(int) * (size_t)st + 1);
+    int *got = malloc(sizeof(int) * (size_t)rt + 1), *want = malloc(sizeof(int) * (size_t)rt + 1);
+    for (int i = 0; i < st; i++)
+        sbuf[i] = value(rank, i);
+    for (int i = 0; i < rt; i++)
+        got[i] = want[i] = in_place ? value(rank, i) : -1;
+    const void *sb = in_place ? MPI_IN_PLACE : sbuf;
+    if (in_place) {   /* in place: the receive layout is the send layout */
+        PMPI_Alltoallv(sb, NULL, NULL, MPI_INT, want, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    } else {
+        PMPI_Alltoallv(sb, sc, sd, MPI_INT, want, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    }
+    CX_Algorithm_set("alltoallv", alg);
+    long served = CX_Algorithm_calls("alltoallv", alg);
+    long natives = CX_Algorithm_calls("alltoallv", "native");
+    int err = CX_Alltoallv(sb, sc, sd, MPI_INT, got, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    CX_Algorithm_set("alltoallv", NULL);
+    CHECK(err == MPI_SUCCESS, "alltoallv %s n=%d in_place=%d: error %d", alg, n, in_place, err);
+    CHECK(CX_Algorithm_calls("alltoallv", alg) == served + 1 &&
+              CX_Algorithm_calls("alltoallv", "native") == natives,
+          "alltoallv %s n=%d: not served by %s (ran native)", alg, n, alg);
+    CHECK(memcmp(got, want, sizeof(int) * (size_t)rt) == 0,
+          "alltoallv %s n=%d in_place=%d: result differs from PMPI_", alg, n, in_place);
+    free(sc);
+    free(sbuf);
+    free(got);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -283,6 +329,14 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++)
             for (int ip = 0; ip < 2; ip++) {
                 one_rs(v, rs[k], ip);
+                checks++;
+            }
+    /* alltoallv: bands of two source local ranks, and of one */
+    int a2av[] = {(int)(budget / 130), (int)(budget / 80)};
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 2; k++)
+            for (int ip = 0; ip < 2; ip++) {
+                one_a2av(algs[a], a2av[k], ip);
                 checks++;
             }
     /* scan, exscan: chunks of the vector (consecutive nodes only) */
