@@ -62,20 +62,24 @@ def main():
     colls = sorted({k[0] for k in t})
     lines = ["# Hierarchical collectives (Parsons & Pai 2014) in SMPI", "",
              "fattree-256x16 (16 ranks per node), run time r in us (mean of the "
-             "repetitions), `bench/hier_sweep.sh`; speed-up = native / hier; "
-             "best other = the fastest of native and SMPI's SMP-aware built-ins.", ""]
+             "repetitions), `bench/hier_sweep.sh`; speed-up = native / best hier; "
+             "best other = the fastest of native and SMPI's SMP-aware built-ins; best hier "
+             "= the fastest of hier (the MPI's own leaders' collective), hier+bruck "
+             "(collx's Bruck allgatherv among the leaders) and hier_ms (several senders "
+             "per node, collx's defaults).", ""]
     for c in colls:
         ps = sorted({k[1] for k in t if k[0] == c})
         variants = sorted({k[3] for k in t if k[0] == c}, key=lambda v: (v != "native", v))
         lines += [f"## {c}", "",
                   "| p | bytes/rank | " + " | ".join(variants) +
-                  " | speed-up vs native | hier / best other |",
+                  " | best hier: speed-up vs native | best hier / best other |",
                   "|---" * (len(variants) + 4) + "|"]
         for p in ps:
             for m in sorted({k[2] for k in t if k[0] == c and k[1] == p}):
                 vals = [t.get((c, p, m, v)) for v in variants]
-                h, n = t.get((c, p, m, "hier")), t.get((c, p, m, "native"))
-                others = [x for v, x in zip(variants, vals) if v != "hier" and x]
+                hs = [x for v, x in zip(variants, vals) if v in HIER and x]
+                h, n = (min(hs) if hs else None), t.get((c, p, m, "native"))
+                others = [x for v, x in zip(variants, vals) if v not in HIER and x]
                 sp = f"{n / h:.2f}x" if h and n else ""
                 ratio = f"{h / min(others):.2f}" if h and others else ""
                 lines.append(f"| {p} | {m} | " +
@@ -90,6 +94,7 @@ def main():
     lines += model(t)
     lines += senders(os.path.join(out, "senders.csv"))
     lines += real(os.path.join(out, "real"))
+    lines += rules(t, os.path.join(out, "rules.json"))
     with open(os.path.join(out, "hier_tables.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"hier_report: {os.path.join(out, 'hier_tables.md')}")
@@ -184,6 +189,52 @@ def model(t):
         lines.append(f"| {c} | {v} | {','.join(map(str, ps[:-1]))} | {ps[-1]} | {err} | "
                      f"{x8:.0f} | {x512:.0f} | {ratio} | {link} |")
     return lines + [""]
+
+
+# collx's algorithms a rules file can pick, per collective (hier: with its
+# default leaders, i.e. Bruck allgatherv from 64 nodes on, as hier+bruck
+# was measured there).
+RULE_ALGS = ("native", "hier", "hier_ms")
+RULE_COLLS = ("allgather", "bcast", "allreduce", "reduce_scatter_block")
+
+
+def measured_as(c, p, v, t_get):
+    """The time collx's algorithm v (default settings) had at (c, p)."""
+    if v == "hier" and c in ("allgather", "allgatherv") and p // 16 >= 64:
+        return lambda m: t_get((c, p, m, "hier+bruck"))
+    return lambda m: t_get((c, p, m, v))
+
+
+def rules(t, path):
+    """A COLLX_RULES file: per collective and p, the fastest of collx's
+    algorithms at each measured size (ranges split halfway, in log scale,
+    between measured sizes). Collectives whose size is not known alike on
+    every rank (the v ones) cannot be chosen by size and are left out."""
+    out = []
+    for c in RULE_COLLS:
+        for p in sorted({k[1] for k in t if k[0] == c}):
+            ms = sorted({k[2] for k in t if k[0] == c and k[1] == p})
+            best = []
+            for m in ms:
+                times = {v: measured_as(c, p, v, t.get)(m) for v in RULE_ALGS}
+                times = {v: y for v, y in times.items() if y}
+                if times:
+                    best.append((m, min(times, key=times.get)))
+            for i, (m, v) in enumerate(best):
+                lo = 0 if i == 0 else int(math.sqrt(best[i - 1][0] * m)) + 1
+                hi = None if i == len(best) - 1 else int(math.sqrt(m * best[i + 1][0]))
+                size = {"min": lo} if hi is None else {"min": lo, "max": hi}
+                out.append({"collective": c, "algorithm": v,
+                            "comm_size": {"min": p, "max": p}, "msg_size": size})
+    import json
+    with open(path, "w") as f:
+        f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in out) + "\n]}\n")
+    return ["## Rules file", "",
+            f"`{os.path.basename(path)}` (written by this report): for each collective "
+            "whose message size every rank knows and each p measured, the fastest of "
+            "collx's `native`, `hier` and `hier_ms` at each measured size; "
+            "`COLLX_RULES=docs/results/hier/rules.json` runs hier only where it was "
+            f"measured faster on fattree-256x16 ({len(out)} rules).", ""]
 
 
 def senders(path):
