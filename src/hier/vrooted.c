@@ -11,6 +11,8 @@
  * expect other sizes than the root sends them returns MPI_ERR_TRUNCATE
  * whether or not the MPI's collective reports the truncation (MPICH's
  * MPI_Iscatterv does not). */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hier.h"
 
@@ -21,7 +23,13 @@ typedef struct vx {
     MPI_Aint *table;     /* [local rank] bytes of its piece */
     MPI_Aint *totals;    /* [node] bytes of its region (written by the root) */
     char *region;        /* this node's region (root's node: all regions) */
+    /* Above the budget: band b = local ranks [band[b], band[b + 1]), each a
+     * gatherv / scatterv of its own (the other ranks' counts 0). */
+    const cx_args *orig;
+    int *band, nb, b;
 } vx;
+
+static int band_step(vx *x, cx_sched *s);
 
 static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
 
@@ -188,7 +196,7 @@ static int rest(cx_sched *s, void *ctx, MPI_Request *req)
         if (!err && bytes && !cx_own_in_place(a))
             err = cx_sched_copy(s, x->region + at, bytes, MPI_PACKED, own.buf, own.count,
                                 own.type);
-        return err ? err : cx_sched_barrier(s);
+        return err ? err : band_step(x, s);
     }
     if (bytes)
         err = cx_sched_copy(s, own.buf, own.count, own.type, x->region + at, bytes,
@@ -201,47 +209,39 @@ static int rest(cx_sched *s, void *ctx, MPI_Request *req)
         err = hier_node_barrier(&x->h, s);
     if (!err && root)
         err = root_copies(x, s);
-    return err ? err : cx_sched_barrier(s);
+    return err ? err : band_step(x, s);
 }
 
-int cx_hier_gatherv(const cx_args *a, cx_sched *s)
+/* Bytes of this rank's own piece. */
+static MPI_Aint own_bytes(const cx_args *a)
 {
-    vx *x = cx_sched_alloc(s, sizeof *x);
-    cx_comm *c = a->cc;
-    int p = a->size, err, fits, root = a->rank == a->root;
-    if (!x)
-        return MPI_ERR_NO_MEM;
-    memset(x, 0, sizeof *x);
-    if ((err = cx_comm_nodes(c)))
-        return err;
-    x->scatter = a->coll == CX_COLL_SCATTERV;
-    x->hdr = x->scatter ? (MPI_Aint)sizeof(MPI_Aint) : 0;
     cx_piece own = cx_own_piece(a);
-    MPI_Aint mine = cx_own_in_place(a) ? root_bytes(a, a->rank)
-                                       : (MPI_Aint)cx_type_bytes(own.count, own.type);
-    MPI_Aint total = 0, need, largest;
-    for (int r = 0; root && r < p; r++)
-        total += root_bytes(a, r);
-    total += x->hdr * (root ? c->nnodes : 1);
-    MPI_Aint head = align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size) +
-                    align64((MPI_Aint)sizeof(MPI_Aint) * c->nnodes);
-    x->h.a = a;
-    x->h.c = c;
-    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head), &need,
-                               &largest, &fits)))
-        return err;
-    if (!fits)
-        return hier_run_native(&x->h, s, largest);
-    if ((err = hier_begin(&x->h, a, s, NULL, 0, need)))
-        return err;
-    x->root_node = c->node_of[a->root];
-    x->table = (MPI_Aint *)x->h.slot;
-    x->totals = (MPI_Aint *)(x->h.slot + align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size));
-    x->region = x->h.slot + head;
+    return cx_own_in_place(a) ? root_bytes(a, a->rank)
+                              : (MPI_Aint)cx_type_bytes(own.count, own.type);
+}
+
+/* Bytes before the regions: the table of the node's pieces, the totals. */
+static MPI_Aint head_bytes(const cx_comm *c)
+{
+    return align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size) +
+           align64((MPI_Aint)sizeof(MPI_Aint) * c->nnodes);
+}
+
+/* One call (or band) through the slot: the table and the root's totals,
+ * a node barrier, then the rest (a start step). */
+static int start_call(vx *x, cx_sched *s)
+{
+    const cx_args *a = x->h.a;
+    cx_comm *c = x->h.c;
+    int p = a->size, err, root = a->rank == a->root;
+    x->table = (MPI_Aint *)(void *)x->h.slot;
+    x->totals = (MPI_Aint *)(void *)(x->h.slot +
+                                     align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size));
+    x->region = x->h.slot + head_bytes(c);
     MPI_Aint *row = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(1 + c->nnodes));
     if (!row)
         return MPI_ERR_NO_MEM;
-    row[0] = mine;
+    row[0] = own_bytes(a);
     err = cx_sched_copy(s, row, sizeof(MPI_Aint), MPI_BYTE, &x->table[c->local_rank],
                         sizeof(MPI_Aint), MPI_BYTE);
     if (!err && root) {   /* every node's total, from the root's counts */
@@ -257,4 +257,110 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     if (!err)
         err = cx_sched_start(s, rest, x);
     return err ? err : cx_sched_barrier(s);
+}
+
+/* After a band (or the one call): the next band, if any, in the other
+ * half of the segment, its arguments those of the call with every count
+ * outside the band 0. */
+static int band_step(vx *prev, cx_sched *s)
+{
+    if (!prev->band || prev->b + 1 >= prev->nb)
+        return cx_sched_barrier(s);
+    /* A band's own state: the previous band's later steps still read
+     * theirs (check_header). */
+    vx *x = cx_sched_alloc(s, sizeof *x);
+    const cx_args *a = prev->orig;
+    cx_args *sub = cx_sched_alloc(s, sizeof *sub);
+    int *counts = cx_sched_alloc(s, sizeof(int) * (size_t)a->size);
+    if (!x || !sub || !counts)
+        return MPI_ERR_NO_MEM;
+    *x = *prev;
+    int lo = x->band[++x->b], hi = x->band[x->b + 1], p = a->size;
+    *sub = *a;
+    const int *all = x->scatter ? a->scounts : a->rcounts;
+    for (int r = 0; r < p && a->rank == a->root; r++)
+        counts[r] = x->h.c->local_of[r] >= lo && x->h.c->local_of[r] < hi ? all[r] : 0;
+    int mine_in = x->h.c->local_rank >= lo && x->h.c->local_rank < hi;
+    if (x->scatter) {
+        sub->scounts = counts;
+        if (!mine_in && a->rbuf != MPI_IN_PLACE)
+            sub->rcount = 0;
+    } else {
+        sub->rcounts = counts;
+        if (!mine_in && a->sbuf != MPI_IN_PLACE)
+            sub->scount = 0;
+    }
+    x->h.a = sub;
+    if (x->b)
+        hier_next_slot(&x->h);
+    return start_call(x, s);
+}
+
+/* Bands of local ranks for a call above the budget: col[j] = bytes of
+ * local rank j's pieces on all nodes, the larger of the ranks' own sizes
+ * and the root's (they differ in an erroneous call, and the slot must hold
+ * either), summed over the communicator: alike everywhere, at build time.
+ * 0: not even one local rank fits. */
+static int gatherv_bands(vx *x, cx_sched *s, MPI_Aint room)
+{
+    const cx_args *a = x->orig;
+    cx_comm *c = x->h.c;
+    int L = c->max_ranks_per_node, err;
+    long long *v = calloc(4 * (size_t)L, sizeof *v);   /* own, root's; sums */
+    MPI_Aint *col = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)L);
+    x->band = cx_sched_alloc(s, sizeof(int) * (size_t)(L + 1));
+    if (!v || !col || !x->band) {
+        free(v);
+        return -1;
+    }
+    v[c->local_rank] = own_bytes(a);
+    for (int r = 0; a->rank == a->root && r < a->size; r++)
+        v[L + c->local_of[r]] += root_bytes(a, r);
+    err = PMPI_Allreduce(v, v + 2 * L, 2 * L, MPI_LONG_LONG, MPI_SUM, a->pcomm);
+    for (int j = 0; j < L; j++)
+        col[j] = (MPI_Aint)(v[2 * L + j] > v[3 * L + j] ? v[2 * L + j] : v[3 * L + j]);
+    free(v);
+    if (err)
+        return -1;
+    room = room < INT_MAX ? room : INT_MAX;   /* leaders' counts are int */
+    x->nb = room > 0 ? hier_bands(col, L, room, x->band) : 0;
+    return x->nb;
+}
+
+int cx_hier_gatherv(const cx_args *a, cx_sched *s)
+{
+    vx *x = cx_sched_alloc(s, sizeof *x);
+    cx_comm *c = a->cc;
+    int p = a->size, err, fits, root = a->rank == a->root;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    memset(x, 0, sizeof *x);
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    x->scatter = a->coll == CX_COLL_SCATTERV;
+    x->hdr = x->scatter ? (MPI_Aint)sizeof(MPI_Aint) : 0;
+    x->orig = a;
+    x->root_node = c->node_of[a->root];
+    MPI_Aint mine = own_bytes(a), total = 0, need, largest;
+    for (int r = 0; root && r < p; r++)
+        total += root_bytes(a, r);
+    total += x->hdr * (root ? c->nnodes : 1);
+    x->h.a = a;
+    x->h.c = c;
+    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head_bytes(c)),
+                               &need, &largest, &fits)))
+        return err;
+    if (!fits) {   /* in bands of local ranks, if one fits */
+        MPI_Aint room = hier_slot_budget() - head_bytes(c) - x->hdr * c->nnodes - 64;
+        int nb = gatherv_bands(x, s, room);
+        if (nb < 0)
+            return MPI_ERR_NO_MEM;
+        if (nb == 0)
+            return hier_run_native(&x->h, s, largest);
+        need = hier_slot_budget();
+        x->b = -1;
+    }
+    if ((err = hier_begin(&x->h, a, s, NULL, 0, need)))
+        return err;
+    return x->band ? band_step(x, s) : start_call(x, s);
 }

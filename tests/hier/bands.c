@@ -1,4 +1,4 @@
-/* hier (and hier_ms) allgather(v) / alltoall(v) / gather / scatter /
+/* hier (and hier_ms) allgather(v) / alltoall(v) / gather(v) / scatter(v) /
  * reduce_scatter(_block) / scan / exscan above the segment budget: the
  * data goes through the segment in bands of local ranks (reduce_scatter:
  * chunks of consecutive ranks' blocks; scan: chunks of the vector). Run
@@ -276,11 +276,63 @@ static void one_a2av(const char *alg, int n, int in_place)
     free(want);
 }
 
+/* One gatherv or scatterv at root: rank r's piece is n (1 + r % 3) / 2
+ * ints, the root's blocks with gaps, the root in place or not, with hier. */
+static void one_v_rooted(int gather, int n, int root, int in_place)
+{
+    const char *coll = gather ? "gatherv" : "scatterv";
+    int *counts = malloc(sizeof(int) * 2 * (size_t)size), *displs = counts + size, total = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = n * (1 + r % 3) / 2;
+        displs[r] = total + 2;
+        total = displs[r] + counts[r];
+    }
+    int mine = counts[rank], ip = in_place && rank == root;
+    int *big = malloc(sizeof(int) * (size_t)total + 1), *big_want = malloc(sizeof(int) * (size_t)total + 1);
+    int *own = malloc(sizeof(int) * (size_t)mine + 1), *own_want = malloc(sizeof(int) * (size_t)mine + 1);
+    for (int i = 0; i < total; i++)
+        big[i] = big_want[i] = gather ? -1 : value(rank, i);
+    for (int i = 0; i < mine; i++)
+        own[i] = own_want[i] = gather ? value(rank, i) : -1;
+    if (gather && ip)
+        for (int i = 0; i < mine; i++)
+            big[displs[rank] + i] = big_want[displs[rank] + i] = own[i];
+    if (gather)
+        PMPI_Gatherv(ip ? MPI_IN_PLACE : own, mine, MPI_INT, big_want, counts, displs, MPI_INT,
+                     root, MPI_COMM_WORLD);
+    else
+        PMPI_Scatterv(big_want, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : own_want, mine,
+                      MPI_INT, root, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, "hier");
+    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
+    int err = gather ? CX_Gatherv(ip ? MPI_IN_PLACE : own, mine, MPI_INT, big, counts, displs,
+                                  MPI_INT, root, MPI_COMM_WORLD)
+                     : CX_Scatterv(big, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : own, mine,
+                                   MPI_INT, root, MPI_COMM_WORLD);
+    CX_Algorithm_set(coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s hier n=%d root=%d: error %d", coll, n, root, err);
+    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
+              CX_Algorithm_calls(coll, "native") == natives,
+          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    if (gather && rank == root)
+        CHECK(memcmp(big, big_want, sizeof(int) * (size_t)total) == 0,
+              "gatherv hier n=%d root=%d in_place=%d: result differs from PMPI_", n, root, ip);
+    if (!gather && !ip)
+        CHECK(memcmp(own, own_want, sizeof(int) * (size_t)mine) == 0,
+              "scatterv hier n=%d root=%d: result differs from PMPI_", n, root);
+    free(counts);
+    free(big);
+    free(big_want);
+    free(own);
+    free(own_want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);   /* errors: FAIL lines */
     MPI_Datatype v2;
     MPI_Type_vector(1, 1, 2, MPI_INT, &v2);
     MPI_Type_create_resized(v2, 0, 2 * sizeof(int), &holes);
@@ -339,6 +391,15 @@ int main(int argc, char **argv)
                 one_a2av(algs[a], a2av[k], ip);
                 checks++;
             }
+    /* gatherv, scatterv: bands of local ranks (one or two per band) */
+    int vrooted[] = {(int)(budget / 4 / 6), (int)(budget / 20)};
+    for (int g = 0; g < 2; g++)
+        for (int k = 0; k < 2; k++)
+            for (int root = 0; root < size; root += 3)
+                for (int ip = 0; ip < 2; ip++) {
+                    one_v_rooted(g, vrooted[k], root, ip);
+                    checks++;
+                }
     /* scan, exscan: chunks of the vector (consecutive nodes only) */
     if (!getenv("COLLX_FAKE_NODES"))
         for (int ex = 0; ex < 2; ex++)
