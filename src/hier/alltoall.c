@@ -192,40 +192,48 @@ static int column_needs(a2a *x, MPI_Aint *col)
 }
 
 /* In place, in bands: a band's results would overwrite data a later band
- * still sends, so the send side becomes a copy of the receive buffer (its
- * whole span, gaps included), read with the receive counts and types. */
+ * still sends, so every block is first packed (receive counts and types:
+ * in place they describe the send data too) into scratch, and the send
+ * side becomes those bytes (MPI_BYTE, block after block). */
 static int send_from_copy(a2a *x, cx_sched *s)
 {
     const cx_args *a = x->h.a;
-    char *lo = NULL, *hi = NULL;
-    for (int i = 0; i < a->size; i++) {
-        cx_piece b = cx_a2a_block(a, 0, i);
-        MPI_Aint lb, ext, tlb, text;
-        if (b.count <= 0)
-            continue;
-        PMPI_Type_get_extent(b.type, &lb, &ext);
-        PMPI_Type_get_true_extent(b.type, &tlb, &text);
-        MPI_Aint last = (b.count - 1) * ext;
-        char *l = b.buf + (last < 0 ? last : 0) + tlb, *h = b.buf + (last > 0 ? last : 0) + tlb + text;
-        lo = !lo || l < lo ? l : lo;
-        hi = !hi || h > hi ? h : hi;
-    }
-    if (!lo)
-        return MPI_SUCCESS;   /* nothing to send */
-    char *copy = cx_sched_alloc(s, (size_t)(hi - lo));
+    int p = a->size, err = MPI_SUCCESS;
+    int *counts = cx_sched_alloc(s, sizeof(int) * 2 * (size_t)p);
+    MPI_Datatype *types = cx_sched_alloc(s, sizeof(MPI_Datatype) * (size_t)p);
     cx_args *from = cx_sched_alloc(s, sizeof *from);
-    if (!copy || !from)
+    if (!counts || !types || !from)
         return MPI_ERR_NO_MEM;
-    int err = cx_sched_copy(s, lo, hi - lo, MPI_BYTE, copy, hi - lo, MPI_BYTE);
+    int *displs = counts + p;
+    MPI_Aint total = 0;
+    for (int i = 0; i < p; i++) {
+        cx_piece b = cx_a2a_block(a, 0, i);
+        MPI_Aint n = (MPI_Aint)cx_type_bytes(b.count, b.type);
+        if (n > INT_MAX || total > INT_MAX - n)
+            return MPI_ERR_COUNT;   /* not reached: a band's blocks fit a half */
+        counts[i] = (int)n;
+        displs[i] = (int)total;
+        types[i] = MPI_BYTE;
+        total += n;
+    }
+    char *packed = cx_sched_alloc(s, (size_t)(total ? total : 1));
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p && !err; i++) {
+        cx_piece b = cx_a2a_block(a, 0, i);
+        if (counts[i])
+            err = cx_sched_copy(s, b.buf, b.count, b.type, packed + displs[i], counts[i],
+                                MPI_PACKED);
+    }
     if (err)
         return err;
     *from = *a;
-    from->sbuf = copy - (lo - (char *)a->rbuf);   /* the receive buffer's offsets */
-    from->scount = a->rcount;
-    from->stype = a->rtype;
-    from->scounts = a->rcounts;
-    from->sdispls = a->rdispls;
-    from->stypes = a->rtypes;
+    from->sbuf = packed;
+    from->scount = p ? counts[0] : 0;   /* alltoall: every block alike */
+    from->stype = MPI_BYTE;
+    from->scounts = counts;
+    from->sdispls = displs;
+    from->stypes = types;
     x->h.a = from;
     return MPI_SUCCESS;
 }

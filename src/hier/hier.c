@@ -245,8 +245,10 @@ void hier_next_slot(hier *h)
 
 MPI_Aint hier_slot_budget(void)
 {
-    /* two halves of at most COLLX_SHM_MAX, 64-byte aligned */
-    return (cx_shm_max() / 2) / 64 * 64;
+    /* two halves of at most COLLX_SHM_MAX, 64-byte aligned; a half's
+     * offsets and counts reach the leaders' collectives as int */
+    MPI_Aint half = cx_shm_max() / 2;
+    return (half < INT_MAX ? half : INT_MAX) / 64 * 64;
 }
 
 /* Node barrier in shared memory: a counter in the node's control block

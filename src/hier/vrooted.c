@@ -220,10 +220,11 @@ static MPI_Aint own_bytes(const cx_args *a)
                               : (MPI_Aint)cx_type_bytes(own.count, own.type);
 }
 
-/* Bytes before the regions: the table of the node's pieces, the totals. */
-static MPI_Aint head_bytes(const cx_comm *c)
+/* Bytes before the regions for a node of n ranks: the table of the
+ * node's pieces, the totals. */
+static MPI_Aint head_bytes(const cx_comm *c, int n)
 {
-    return align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size) +
+    return align64((MPI_Aint)sizeof(MPI_Aint) * n) +
            align64((MPI_Aint)sizeof(MPI_Aint) * c->nnodes);
 }
 
@@ -237,7 +238,7 @@ static int start_call(vx *x, cx_sched *s)
     x->table = (MPI_Aint *)(void *)x->h.slot;
     x->totals = (MPI_Aint *)(void *)(x->h.slot +
                                      align64((MPI_Aint)sizeof(MPI_Aint) * c->local_size));
-    x->region = x->h.slot + head_bytes(c);
+    x->region = x->h.slot + head_bytes(c, c->local_size);
     MPI_Aint *row = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(1 + c->nnodes));
     if (!row)
         return MPI_ERR_NO_MEM;
@@ -297,10 +298,11 @@ static int band_step(vx *prev, cx_sched *s)
 }
 
 /* Bands of local ranks for a call above the budget: col[j] = bytes of
- * local rank j's pieces on all nodes, the larger of the ranks' own sizes
- * and the root's (they differ in an erroneous call, and the slot must hold
- * either), summed over the communicator: alike everywhere, at build time.
- * 0: not even one local rank fits. */
+ * local rank j's pieces on all nodes by the ranks' own sizes plus by the
+ * root's (they differ in an erroneous call, where the root's node lays
+ * the earlier nodes out by the root's sizes and its own ranks by theirs:
+ * the sum bounds both), summed over the communicator: alike everywhere,
+ * at build time. 0: not even one local rank fits. */
 static int gatherv_bands(vx *x, cx_sched *s, MPI_Aint room)
 {
     const cx_args *a = x->orig;
@@ -318,7 +320,7 @@ static int gatherv_bands(vx *x, cx_sched *s, MPI_Aint room)
         v[L + c->local_of[r]] += root_bytes(a, r);
     err = PMPI_Allreduce(v, v + 2 * L, 2 * L, MPI_LONG_LONG, MPI_SUM, a->pcomm);
     for (int j = 0; j < L; j++)
-        col[j] = (MPI_Aint)(v[2 * L + j] > v[3 * L + j] ? v[2 * L + j] : v[3 * L + j]);
+        col[j] = (MPI_Aint)(v[2 * L + j] + v[3 * L + j]);
     free(v);
     if (err)
         return -1;
@@ -347,11 +349,13 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     total += x->hdr * (root ? c->nnodes : 1);
     x->h.a = a;
     x->h.c = c;
-    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head_bytes(c)),
+    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head_bytes(c, c->local_size)),
                                &need, &largest, &fits)))
         return err;
     if (!fits) {   /* in bands of local ranks, if one fits */
-        MPI_Aint room = hier_slot_budget() - head_bytes(c) - x->hdr * c->nnodes - 64;
+        /* (from the largest node: every node must cut the same bands) */
+        MPI_Aint room = hier_slot_budget() - head_bytes(c, c->max_ranks_per_node) -
+                        x->hdr * c->nnodes - 64;
         int nb = gatherv_bands(x, s, room);
         if (nb < 0)
             return MPI_ERR_NO_MEM;
