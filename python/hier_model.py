@@ -117,7 +117,12 @@ def counts(coll, variant, p, m):
             # ring and neighbor pass them along, one copy per node
             link = q * off if alg in ("rdb", "bruck", "gb") else off
             return rounds(alg, p), link, 0
-        alg = "bruck" if variant == "hier+bruck" else allgatherv_alg(n, q * m)
+        # hier_ms: collx's defaults, k = one column per 64 KiB of data (up
+        # to 8) and Bruck among the leaders from 64 nodes on; hier: the
+        # MPI's own leaders (as measured, COLLX_HIER_INTER=native)
+        k = min(8, max(1, p * m // 65536)) if variant == "hier_ms" else 1
+        bruck = variant == "hier+bruck" or (variant == "hier_ms" and n >= 64)
+        alg = "bruck" if bruck else allgatherv_alg(n, q * m // k)
         return rounds(alg, n) + 2, off, p * m + m
     if coll in ("alltoall", "alltoallv"):
         if not hier:
