@@ -90,7 +90,11 @@ wanted() {
   case " $VARIANTS " in *" $v "*) return 0 ;; esac
   return 1
 }
-cells_wanted() { cells | while read -r c p v alg; do wanted "$v" && echo "$c $p $v $alg"; done; }
+cells_wanted() {
+  cells | while read -r c p v alg; do
+    if wanted "$v"; then echo "$c $p $v $alg"; fi
+  done
+}
 
 TOTAL=$(cells_wanted 2>/dev/null | wc -l)
 i=0
