@@ -27,6 +27,28 @@ static int rank, size, failures;
         }                                                                      \
     } while (0)
 
+/* Forces alg for coll around one call, then checks that alg served it:
+ * no error, and not handed to native. */
+typedef struct {
+    const char *coll, *alg;
+    long served, natives;
+} forced;
+
+static forced force(const char *coll, const char *alg)
+{
+    CX_Algorithm_set(coll, alg);
+    return (forced){coll, alg, CX_Algorithm_calls(coll, alg), CX_Algorithm_calls(coll, "native")};
+}
+
+static void served(forced f, int err, int n)
+{
+    CX_Algorithm_set(f.coll, NULL);
+    CHECK(err == MPI_SUCCESS, "%s %s n=%d: error %d", f.coll, f.alg, n, err);
+    CHECK(CX_Algorithm_calls(f.coll, f.alg) == f.served + 1 &&
+              CX_Algorithm_calls(f.coll, "native") == f.natives,
+          "%s %s n=%d: not served by %s (ran native)", f.coll, f.alg, n, f.alg);
+}
+
 /* Receive side: plain ints, or every second int (a vector with holes). */
 static MPI_Datatype holes;
 
@@ -61,17 +83,10 @@ static void one(const char *alg, int v, int n, int in_place, int holey)
         PMPI_Allgatherv(sb, counts[rank], MPI_INT, want, counts, displs, rt, MPI_COMM_WORLD);
     else
         PMPI_Allgather(sb, n, MPI_INT, want, n, rt, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, alg);
-    long served = CX_Algorithm_calls(coll, alg), natives = CX_Algorithm_calls(coll, "native");
-    int err = v ? CX_Allgatherv(sb, counts[rank], MPI_INT, got, counts, displs, rt,
+    forced f = force(coll, alg);
+    served(f, v ? CX_Allgatherv(sb, counts[rank], MPI_INT, got, counts, displs, rt,
                                 MPI_COMM_WORLD)
-                : CX_Allgather(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, NULL);
-    CHECK(err == MPI_SUCCESS, "%s %s n=%d in_place=%d holes=%d: error %d", coll, alg, n,
-          in_place, holey, err);
-    CHECK(CX_Algorithm_calls(coll, alg) == served + 1 &&
-              CX_Algorithm_calls(coll, "native") == natives,
-          "%s %s n=%d: not served by %s (ran native)", coll, alg, n, alg);
+                : CX_Allgather(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD), n);
     CHECK(memcmp(got, want, sizeof(int) * (size_t)span) == 0,
           "%s %s n=%d in_place=%d holes=%d: result differs from PMPI_", coll, alg, n,
           in_place, holey);
@@ -101,16 +116,8 @@ static void one_a2a(const char *alg, int n, int in_place, int holey)
     MPI_Datatype rt = holey ? holes : MPI_INT;
     const void *sb = in_place ? MPI_IN_PLACE : sbuf;
     PMPI_Alltoall(sb, n, MPI_INT, want, n, rt, MPI_COMM_WORLD);
-    CX_Algorithm_set("alltoall", alg);
-    long served = CX_Algorithm_calls("alltoall", alg);
-    long natives = CX_Algorithm_calls("alltoall", "native");
-    int err = CX_Alltoall(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD);
-    CX_Algorithm_set("alltoall", NULL);
-    CHECK(err == MPI_SUCCESS, "alltoall %s n=%d in_place=%d holes=%d: error %d", alg, n,
-          in_place, holey, err);
-    CHECK(CX_Algorithm_calls("alltoall", alg) == served + 1 &&
-              CX_Algorithm_calls("alltoall", "native") == natives,
-          "alltoall %s n=%d: not served by %s (ran native)", alg, n, alg);
+    forced f = force("alltoall", alg);
+    served(f, CX_Alltoall(sb, n, MPI_INT, got, n, rt, MPI_COMM_WORLD), n);
     CHECK(memcmp(got, want, sizeof(int) * span) == 0,
           "alltoall %s n=%d in_place=%d holes=%d: result differs from PMPI_", alg, n,
           in_place, holey);
@@ -142,17 +149,11 @@ static void one_rooted(int gather, int n, int root, int in_place)
     else
         PMPI_Scatter(big_want, n, MPI_INT, ip ? MPI_IN_PLACE : mine_want, n, MPI_INT, root,
                      MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, "hier");
-    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
-    int err = gather ? CX_Gather(ip ? MPI_IN_PLACE : mine, n, MPI_INT, big, n, MPI_INT, root,
+    forced f = force(coll, "hier");
+    served(f, gather ? CX_Gather(ip ? MPI_IN_PLACE : mine, n, MPI_INT, big, n, MPI_INT, root,
                                  MPI_COMM_WORLD)
                      : CX_Scatter(big, n, MPI_INT, ip ? MPI_IN_PLACE : mine, n, MPI_INT, root,
-                                  MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, NULL);
-    CHECK(err == MPI_SUCCESS, "%s hier n=%d root=%d: error %d", coll, n, root, err);
-    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
-              CX_Algorithm_calls(coll, "native") == natives,
-          "%s hier n=%d: not served by hier (ran native)", coll, n);
+                                  MPI_COMM_WORLD), n);
     if (gather && rank == root)
         CHECK(memcmp(big, big_want, sizeof(int) * all) == 0,
               "gather hier n=%d root=%d in_place=%d: result differs from PMPI_", n, root, ip);
@@ -182,15 +183,9 @@ static void one_rs(int v, int n, int in_place)
         PMPI_Reduce_scatter(sb, want, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else
         PMPI_Reduce_scatter_block(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, "hier");
-    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
-    int err = v ? CX_Reduce_scatter(sb, got, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
-                : CX_Reduce_scatter_block(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, NULL);
-    CHECK(err == MPI_SUCCESS, "%s hier n=%d in_place=%d: error %d", coll, n, in_place, err);
-    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
-              CX_Algorithm_calls(coll, "native") == natives,
-          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    forced f = force(coll, "hier");
+    served(f, v ? CX_Reduce_scatter(sb, got, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                : CX_Reduce_scatter_block(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD), n);
     CHECK(memcmp(got, want, sizeof(int) * (size_t)counts[rank]) == 0,
           "%s hier n=%d in_place=%d: result differs from PMPI_", coll, n, in_place);
     free(counts);
@@ -213,15 +208,9 @@ static void one_scan(int ex, int n, int in_place)
         PMPI_Exscan(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else
         PMPI_Scan(sb, want, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, "hier");
-    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
-    int err = ex ? CX_Exscan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
-                 : CX_Scan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, NULL);
-    CHECK(err == MPI_SUCCESS, "%s hier n=%d in_place=%d: error %d", coll, n, in_place, err);
-    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
-              CX_Algorithm_calls(coll, "native") == natives,
-          "%s hier n=%d: not served by hier (ran native)", coll, n);
+    forced f = force(coll, "hier");
+    served(f, ex ? CX_Exscan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                 : CX_Scan(sb, got, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD), n);
     if (!ex || rank > 0)   /* exscan: rank 0's result is undefined */
         CHECK(memcmp(got, want, sizeof(int) * (size_t)n) == 0,
               "%s hier n=%d in_place=%d: result differs from PMPI_", coll, n, in_place);
@@ -259,15 +248,8 @@ static void one_a2av(const char *alg, int n, int in_place)
     } else {
         PMPI_Alltoallv(sb, sc, sd, MPI_INT, want, rc, rd, MPI_INT, MPI_COMM_WORLD);
     }
-    CX_Algorithm_set("alltoallv", alg);
-    long served = CX_Algorithm_calls("alltoallv", alg);
-    long natives = CX_Algorithm_calls("alltoallv", "native");
-    int err = CX_Alltoallv(sb, sc, sd, MPI_INT, got, rc, rd, MPI_INT, MPI_COMM_WORLD);
-    CX_Algorithm_set("alltoallv", NULL);
-    CHECK(err == MPI_SUCCESS, "alltoallv %s n=%d in_place=%d: error %d", alg, n, in_place, err);
-    CHECK(CX_Algorithm_calls("alltoallv", alg) == served + 1 &&
-              CX_Algorithm_calls("alltoallv", "native") == natives,
-          "alltoallv %s n=%d: not served by %s (ran native)", alg, n, alg);
+    forced f = force("alltoallv", alg);
+    served(f, CX_Alltoallv(sb, sc, sd, MPI_INT, got, rc, rd, MPI_INT, MPI_COMM_WORLD), n);
     CHECK(memcmp(got, want, sizeof(int) * (size_t)rt) == 0,
           "alltoallv %s n=%d in_place=%d: result differs from PMPI_", alg, n, in_place);
     free(sc);
@@ -303,17 +285,11 @@ static void one_v_rooted(int gather, int n, int root, int in_place)
     else
         PMPI_Scatterv(big_want, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : own_want, mine,
                       MPI_INT, root, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, "hier");
-    long served = CX_Algorithm_calls(coll, "hier"), natives = CX_Algorithm_calls(coll, "native");
-    int err = gather ? CX_Gatherv(ip ? MPI_IN_PLACE : own, mine, MPI_INT, big, counts, displs,
+    forced f = force(coll, "hier");
+    served(f, gather ? CX_Gatherv(ip ? MPI_IN_PLACE : own, mine, MPI_INT, big, counts, displs,
                                   MPI_INT, root, MPI_COMM_WORLD)
                      : CX_Scatterv(big, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : own, mine,
-                                   MPI_INT, root, MPI_COMM_WORLD);
-    CX_Algorithm_set(coll, NULL);
-    CHECK(err == MPI_SUCCESS, "%s hier n=%d root=%d: error %d", coll, n, root, err);
-    CHECK(CX_Algorithm_calls(coll, "hier") == served + 1 &&
-              CX_Algorithm_calls(coll, "native") == natives,
-          "%s hier n=%d: not served by hier (ran native)", coll, n);
+                                   MPI_INT, root, MPI_COMM_WORLD), n);
     if (gather && rank == root)
         CHECK(memcmp(big, big_want, sizeof(int) * (size_t)total) == 0,
               "gatherv hier n=%d root=%d in_place=%d: result differs from PMPI_", n, root, ip);
