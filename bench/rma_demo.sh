@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Short one-sided broadcast demo (under 2 minutes; bench/demo.sh calls it):
-# SMPI ib-6x8 p=16 (2 MiB) and gige-18x8 p=16 (16 KiB), rma_linear vs
+# SMPI ib-6x8 p=16 (2 MiB) and gige-18x8 p=16 (2 and 16 KiB: LL), rma_linear vs
 # rma_binomial vs native vs two-sided binomial; then a real-MPI run (Open
 # MPI, p=4). Writes OUTDIR/rma_demo.csv (same columns as rma_sweep.sh).
 # usage: bench/rma_demo.sh OUTDIR
@@ -15,7 +15,7 @@ RMA_CSV="$CSV" IB_P=16 GIGE_P=32 bash -c '
   ROOT='"$ROOT"'
   CB="$ROOT/build/smpi/bench/collbench"
   echo "platform,p,m,alg,min,median,mean,max" > "$RMA_CSV"
-  for pt in "ib-6x8 16 2097152" "gige-18x8 16 16384"; do
+  for pt in "ib-6x8 16 2097152" "gige-18x8 16 2048" "gige-18x8 16 16384"; do
     set -- $pt
     echo "[rma demo] SMPI $1 p=$2 m=$3" >&2
     tmp=$(mktemp)

@@ -44,11 +44,26 @@ data one after the other ((m-1)G each, intra-node copies in parallel), then
 sets the P-1 flags one after the other (SMPI's accumulate waits for itself),
 every target unpacks and acknowledges.
 
+LL (src/rma/ll.h; the drop-in's protocol up to LL_MAX = 32 KiB): one
+MPI_Accumulate of M = 16 (1 + ceil(m / 12)) bytes per edge, complete at
+the child before the next child's (SMPI's accumulate waits for itself):
+  send_ll(m) = put(M) + fao / 16
+with put(M) the measured put + flush time interpolated between the
+measured sizes (an 8-byte accumulate costs as much as an 8-byte put; the
+o + L + (M-1)G line fitted above 64 KiB misses SMPI's smaller-message
+bandwidth factors by up to 40 % at these sizes)
+(fao / 16: a writer re-reads a child's credit word, a fetch-and-op, about
+once every 16 broadcasts); the child notices at its next poll (O_r) and
+forwards; no acknowledgements. The tree is evaluated exactly as above;
+linear = P-1 sends one after the other. Rows named rma_*_put are the
+paper's PutRequest for every size (COLLX_RMA_LL_MAX=0).
+
 usage: rma_model.py LOGGP_CSV SWEEP_CSV OUT_MD"""
 import csv, math, sys
 from collections import defaultdict
 
 PER_NODE = 8
+LL_MAX = 32768
 
 
 def load_params(path):
@@ -94,7 +109,77 @@ def ack(e):
     return e["o_s"] + e["L"] + e["o_r"] + e["O_r"]
 
 
+def top_span(p):
+    span = 1
+    while span < p:
+        span *= 2
+    return span
+
+
+def tree_kids(v, vspan, p):
+    """Children of v in the binomial tree, largest subtree first, with
+    their spans."""
+    mm = vspan // 2
+    while mm >= 1:
+        if v + mm < p:
+            yield v + mm, mm
+        mm //= 2
+
+
+def put_curve(e, m):
+    """A put of m bytes completed at the target, from the measured put
+    timings (8 B .. 4 MiB), interpolated linearly between sizes: SMPI's
+    bandwidth factors change below 64 KiB, where one G does not fit."""
+    pts = sorted((b, t) for (w, b), t in e["meas"].items() if w == "put")
+    for (b0, t0), (b1, t1) in zip(pts, pts[1:]):
+        if m <= b1:
+            return t0 + (t1 - t0) * (m - b0) / (b1 - b0)
+    return pts[-1][1] + (m - pts[-1][0]) * e["G"]
+
+
+def ll_send(e, m):
+    return put_curve(e, 16 * (1 + (m + 11) // 12)) + e["meas"][("fao", 8)] / 16
+
+
+def binomial_ll(params, plat, p, m):
+    e0 = edge(params, plat, 0, 0)
+    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+
+    def node(v, vspan, t):
+        done = t
+        for c, cspan in tree_kids(v, vspan, p):
+            e = edge(params, plat, v, c)
+            t += ll_send(e, m)
+            done = max(done, node(c, cspan, t + e["O_r"]))
+        return max(done, t + (unpack if v else 0.0))
+
+    return node(0, top_span(p), 0.0)
+
+
+def linear_ll(params, plat, p, m):
+    e0 = edge(params, plat, 0, 0)
+    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    t = done = 0.0
+    for tgt in range(1, p):
+        e = edge(params, plat, 0, tgt)
+        t += ll_send(e, m)
+        done = max(done, t + e["O_r"] + unpack)
+    return max(t, done)
+
+
 def binomial(params, plat, p, m):
+    if m <= LL_MAX:
+        return binomial_ll(params, plat, p, m)
+    return binomial_put(params, plat, p, m)
+
+
+def linear(params, plat, p, m):
+    if m <= LL_MAX:
+        return linear_ll(params, plat, p, m)
+    return linear_put(params, plat, p, m)
+
+
+def binomial_put(params, plat, p, m):
     e0 = edge(params, plat, 0, 0)
     unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
     return done_with_acks(params, plat, p, m, unpack)   # sticky lock: 0
@@ -102,28 +187,20 @@ def binomial(params, plat, p, m):
 
 def done_with_acks(params, plat, p, m, unpack):
     """Time the root hears its last direct child, acks going up the tree."""
-    span = 1
-    while span < p:
-        span *= 2
-
     def node(v, vspan, t_recv):
         t = t_recv
         heard = 0.0
-        mm = vspan // 2
-        while mm >= 1:
-            c = v + mm
-            if c < p:
-                e = edge(params, plat, v, c)
-                t += stage(e, m)
-                heard = max(heard, node(c, mm, t) + ack(e))
-            mm //= 2
+        for c, cspan in tree_kids(v, vspan, p):
+            e = edge(params, plat, v, c)
+            t += stage(e, m)
+            heard = max(heard, node(c, cspan, t) + ack(e))
         own = t + (unpack if v else 0.0)
         return max(own, heard)
 
-    return node(0, span, 0.0)
+    return node(0, top_span(p), 0.0)
 
 
-def linear(params, plat, p, m):
+def linear_put(params, plat, p, m):
     e0 = edge(params, plat, 0, 0)
     unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
     post = 2 * (p - 1) * e0["q"]
@@ -170,7 +247,11 @@ def main():
                   f"{d[('put', 1 << 20)]:.0f} / {f(1 << 20):.0f} | "
                   f"{d[('acc', 8)]:.2f} / {f(8):.2f} | {d[('fao', 8)]:.2f} |")
     errs = []
-    for alg, model in (("rma_binomial", binomial), ("rma_linear", linear)):
+    algs = (("rma_binomial", binomial), ("rma_linear", linear),
+            ("rma_binomial_put", binomial_put), ("rma_linear_put", linear_put))
+    for alg, model in algs:
+        if not any(k[1] == alg for k in sweep):
+            continue
         md += ["", f"## {alg}: predicted vs measured (us)", "",
                "| platform | p | m | measured | LogGP | error |", "|---|---|---|---|---|---|"]
         for plat in sorted({k[0] for k in params}):
@@ -181,7 +262,7 @@ def main():
                 md.append(f"| {plat} | {p} | {m} | {t:.0f} | {pred:.0f} | {err:+.0f} % |")
     md += ["", "Largest |error| per platform and algorithm:", ""]
     for plat in sorted({x[0] for x in errs}):
-        for alg in ("rma_binomial", "rma_linear"):
+        for alg, _ in algs:
             v = [e for pl, a, e in errs if pl == plat and a == alg]
             if v:
                 within = sum(1 for x in v if x <= 20)

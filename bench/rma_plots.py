@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Plots and tables of bench/rma_sweep.sh's CSV (docs/results/rma/sweep.csv):
 time vs m at the largest p, time vs p at the largest m, per platform, and the
-crossover of rma_binomial over rma_linear. usage: rma_plots.py CSV OUTDIR"""
+crossover of rma_binomial over rma_linear, rma_binomial over two-sided
+binomial and native. rma_*_put rows (if any): the paper's PutRequest for
+every size (COLLX_RMA_LL_MAX=0). usage: rma_plots.py CSV OUTDIR"""
 import csv, sys, os
 from collections import defaultdict
 import matplotlib
@@ -14,7 +16,7 @@ data = defaultdict(dict)   # (platform, alg) -> {(p, m): mean}
 for r in rows:
     data[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(r["mean"])
 platforms = sorted({r["platform"] for r in rows})
-algs = ["rma_linear", "rma_binomial", "binomial", "native"]
+algs = ["rma_linear", "rma_binomial", "binomial", "native", "rma_binomial_put"]
 unit = {"ib-6x8": (1 << 20, "MiB"), "gige-18x8": (1 << 10, "KiB")}
 md = []
 for plat in platforms:
@@ -24,10 +26,13 @@ for plat in platforms:
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
     for a in algs:
         d = data.get((plat, a), {})
+        if not d:
+            continue
+        style = "o--" if a.endswith("_put") else "o-"
         ax[0].plot([m / div for m in ms if (ps[-1], m) in d],
-                   [d[(ps[-1], m)] / 1000 for m in ms if (ps[-1], m) in d], "o-", label=a)
+                   [d[(ps[-1], m)] / 1000 for m in ms if (ps[-1], m) in d], style, label=a)
         ax[1].plot([p for p in ps if (p, ms[-1]) in d],
-                   [d[(p, ms[-1])] / 1000 for p in ps if (p, ms[-1]) in d], "o-", label=a)
+                   [d[(p, ms[-1])] / 1000 for p in ps if (p, ms[-1]) in d], style, label=a)
     ax[0].set(xlabel=f"m ({uname})", ylabel="mean time (ms)", title=f"{plat}, p={ps[-1]}")
     ax[1].set(xlabel="p", ylabel="mean time (ms)", title=f"{plat}, m={ms[-1] // div} {uname}")
     for a_ in ax:
@@ -51,6 +56,20 @@ for plat in platforms:
         first = next((p for p in ps if (p, m) in lin and (p, m) in bin_
                       and bin_[(p, m)] < lin[(p, m)]), None)
         md.append(f"- m = {m // div} {uname}: " + (f"p >= {first}" if first else "never in the range"))
+    md.append(f"\n{plat}: rma_binomial / two-sided binomial, rma_binomial / native "
+              f"(target <= 1.25){'; in brackets the paper protocol (rma_binomial_put) / binomial' if data.get((plat, 'rma_binomial_put')) else ''}\n")
+    md.append("| p \\ m (" + uname + ") | " + " | ".join(str(m // div) for m in ms) + " |")
+    md.append("|---" * (len(ms) + 1) + "|")
+    for p in ps:
+        cells = []
+        for m in ms:
+            rb, b, n = (data.get((plat, a), {}).get((p, m)) for a in ("rma_binomial", "binomial", "native"))
+            put = data.get((plat, "rma_binomial_put"), {}).get((p, m))
+            c = "-" if None in (rb, b, n) else f"{rb / b:.2f} / {rb / n:.2f}"
+            if put is not None and b:
+                c += f" ({put / b:.2f})"
+            cells.append(c)
+        md.append(f"| {p} | " + " | ".join(cells) + " |")
 # LogGP (paper, sec. 2): t = (o + (m-1)G + 2q + L + O_r) log2 P + o + L, i.e.
 # t = S (A + m G) + B with S = ceil(log2 P) stages. A, G, B are fitted by
 # least squares on rma_binomial at the two smallest p of each platform and

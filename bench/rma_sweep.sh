@@ -9,13 +9,15 @@
 # `real`: Open MPI on this machine instead (REAL_P ranks, default 4, m =
 # 64 KiB..4 MiB, 5 warm-ups + 50 runs), rewriting the real-openmpi rows of
 # docs/results/rma/real_openmpi.csv (RMA_REAL_CSV).
+# RMA_ALGS: the algorithms (default native,binomial,rma_linear,rma_binomial);
+# COLLX_RMA_LL_MAX=0 measures the paper's PutRequest for every size.
 # usage: bench/rma_sweep.sh [ib|gige|real|all]   (each run takes the
 #        machine's heavy lock, /tmp/collx-heavy.lock, by itself)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CB="$ROOT/build/smpi/bench/collbench"
 OUT="${RMA_CSV:-$ROOT/docs/results/rma/sweep.csv}"
-ALGS="native,binomial,rma_linear,rma_binomial"
+ALGS="${RMA_ALGS:-native,binomial,rma_linear,rma_binomial}"
 which="${1:-all}"
 [ -x "$CB" ] || { echo "build SMPI first: ./run build" >&2; exit 1; }
 [ -f "$OUT" ] || echo "platform,p,m,alg,min,median,mean,max" > "$OUT"

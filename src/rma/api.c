@@ -160,7 +160,8 @@ int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Wi
         }
         src = packed;
     }
-    err = cx_rma_bcast_bytes(rt, src, bytes, r->wid, disp, alg, 0);
+    const int64_t aux[CX_RMA_AUX] = {0, 0};
+    err = cx_rma_bcast_bytes(rt, src, bytes, r->wid, disp, alg, aux);
     free(packed);
     return win_error(win, err);
 }

@@ -37,16 +37,33 @@ static int tree_parent(int v, int alg)
     return alg == ALG_LINEAR ? 0 : v - (v & -v);
 }
 
-/* How many children relative rank v has (largest subtree first:
- * v + m for every power of two m below v's span). */
+int cx_rma_children(int v, int p, int alg, int *kids)
+{
+    int n = 0;
+    if (alg == ALG_LINEAR) {
+        for (int t = 1; v == 0 && t < p; t++)
+            if (kids)
+                kids[n++] = t;
+            else
+                n++;
+        return n;
+    }
+    /* Binomial, largest subtree first: v + m for every power of two m
+     * below v's span, m descending (the child v + m with the largest m
+     * has the most work below it). */
+    for (int m = cx_binomial_span(v, p) >> 1; m >= 1; m >>= 1)
+        if (v + m < p) {
+            if (kids)
+                kids[n] = v + m;
+            n++;
+        }
+    return n;
+}
+
+/* How many children relative rank v has. */
 static int tree_children(int v, int p, int alg)
 {
-    if (alg == ALG_LINEAR)
-        return v == 0 ? p - 1 : 0;
-    int n = 0;
-    for (int m = cx_binomial_span(v, p) >> 1; m >= 1; m >>= 1)
-        n += v + m < p;
-    return n;
+    return cx_rma_children(v, p, alg, NULL);
 }
 
 /* Data to one target: bytes from src into window w at disp (in the
@@ -123,11 +140,10 @@ static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
                 err = add_word(rt, t, CX_RMA_FLAG);
         return err ? err : PMPI_Win_flush_all(rt->ctl);
     }
-    /* Binomial tree on relative ranks, largest subtree first: the child
-     * v + m with the largest m has the most work below it. */
-    for (int m = cx_binomial_span(v, p) >> 1; m >= 1 && !err; m >>= 1)
-        if (v + m < p)
-            err = put_request(rt, (v + m + root) % p, src, desc, 1);
+    /* Binomial tree on relative ranks, largest subtree first. */
+    int kids[32], n = cx_rma_children(v, p, ALG_BINOMIAL, kids);
+    for (int i = 0; i < n && !err; i++)
+        err = put_request(rt, (kids[i] + root) % p, src, desc, 1);
     return err;
 }
 
@@ -191,7 +207,7 @@ static void handle_request(cx_rma *rt)
     int p = rt->size, root = (int)desc[0], alg = (int)desc[4];
     int v = (rt->rank - root + p) % p;
     rt->last_bytes = desc[3];
-    rt->last_aux = desc[5];
+    memcpy(rt->last_aux, &desc[5], sizeof rt->last_aux);
     rt->seen++;
     rt->acks_want += tree_children(v, p, alg);
     rt->parent = (tree_parent(v, alg) + root) % p;
@@ -267,7 +283,7 @@ static int take_lock(cx_rma *rt)
 }
 
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int64_t aux)
+                       MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX])
 {
     int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
@@ -287,7 +303,7 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
         return err;
     rt->acks_want += tree_children(0, p, alg);
     atomic_store_explicit(&rt->active, 1, memory_order_release);
-    int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg, aux};
+    int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg, aux[0], aux[1]};
     return put_loop(rt, src, desc);
 }
 

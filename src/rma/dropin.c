@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ll.h"
 #include "rma.h"
 
 #define MIN_STAGING ((MPI_Aint)64 << 10)
@@ -21,7 +22,9 @@ typedef struct dropin {
     char *stage_base;
     MPI_Aint cap;
     int wid;
-    long long recvs;      /* broadcasts received so far */
+    cx_rma_ll *ll;        /* small messages (ll.h); NULL: off */
+    long long calls;      /* MPI_Bcast calls so far (the LL sequence) */
+    long long recvs;      /* descriptor broadcasts received so far */
     struct dropin *next;  /* live states (freed at MPI_Finalize) */
 } dropin;
 
@@ -29,6 +32,7 @@ typedef struct call {
     const cx_args *a;
     dropin *d;
     int alg;
+    long long n;          /* this call's number (d->calls) */
 } call;
 
 /* Windows must be freed while MPI still works: Open MPI deletes
@@ -45,6 +49,8 @@ static void free_windows(dropin *d)
     if (d->rt)
         cx_rma_destroy(d->rt, 1);   /* every call completed before it returned */
     d->rt = NULL;
+    cx_rma_ll_free(d->ll);
+    d->ll = NULL;
     if (d->stage != MPI_WIN_NULL)
         PMPI_Win_free(&d->stage);
 }
@@ -143,7 +149,7 @@ static dropin *state(cx_comm *c, int *err)
     d->rt->hold_acks = 1;   /* the receiver releases staging once read */
     d->rt->sticky = 1;      /* MPI_Bcast calls come in collective order */
     MPI_Aint cap = staging_max() < MIN_STAGING ? staging_max() : MIN_STAGING;
-    if ((e = restage(d, cap))) {
+    if ((e = restage(d, cap)) || (e = cx_rma_ll_create(d->rt->comm, &d->ll))) {
         free_windows(d);   /* no staging: native from now on */
         *err = e;
     }
@@ -199,11 +205,31 @@ static MPI_Aint piece(MPI_Aint total, MPI_Aint off, MPI_Aint cap)
     return total - off < cap ? total - off : cap;
 }
 
+/* The root's message as contiguous bytes: its buffer, or packed into
+ * room (when it fits) or into *alloc (freed by the caller). */
+static int source(const cx_args *a, MPI_Aint total, char *room, MPI_Aint room_bytes,
+                  char **alloc, const char **src)
+{
+    MPI_Aint off;
+    *alloc = NULL;
+    *src = a->rbuf;
+    if (contiguous(a->rtype, &off)) {
+        *src += off;
+        return MPI_SUCCESS;
+    }
+    char *to = room;
+    if (total > room_bytes && !(to = *alloc = malloc(total > 0 ? (size_t)total : 1)))
+        return MPI_ERR_NO_MEM;
+    *src = to;
+    return cx_copy(a->rbuf, a->rcount, a->rtype, to, total, MPI_PACKED);
+}
+
 /* One broadcast through staging, complete everywhere when it returns. */
 static int root_pass(call *k, const char *src, MPI_Aint bytes, MPI_Aint total)
 {
     dropin *d = k->d;
-    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, total);
+    const int64_t aux[CX_RMA_AUX] = {total, k->n};
+    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, aux);
     int ferr = cx_rma_flush(d->rt);
     return err ? err : ferr;
 }
@@ -215,26 +241,14 @@ static int root_pass(call *k, const char *src, MPI_Aint bytes, MPI_Aint total)
  * message follows in pieces of the new size. */
 static int run_root(call *k, MPI_Aint total)
 {
-    const cx_args *a = k->a;
     dropin *d = k->d;
     MPI_Aint off;
-    const char *src = a->rbuf;
-    char *packed = NULL;
-    int err;
-    if (contiguous(a->rtype, &off)) {
-        src += off;
-    } else if (total <= d->cap) {
-        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, d->stage_base, total, MPI_PACKED)))
-            return err;
-        src = d->stage_base;
-    } else {
-        if (!(packed = malloc((size_t)total)))
-            return MPI_ERR_NO_MEM;
-        if ((err = cx_copy(a->rbuf, a->rcount, a->rtype, packed, total, MPI_PACKED))) {
-            free(packed);
-            return err;
-        }
-        src = packed;
+    const char *src;
+    char *packed;
+    int err = source(k->a, total, d->stage_base, d->cap, &packed, &src);
+    if (err) {
+        free(packed);
+        return err;
     }
     if (total <= d->cap) {
         err = root_pass(k, src, total, total);
@@ -252,7 +266,7 @@ static int next_pass(dropin *d, MPI_Aint *bytes, MPI_Aint *total)
 {
     int err = cx_rma_wait_arrived(d->rt, ++d->recvs, 0);
     *bytes = (MPI_Aint)d->rt->last_bytes;
-    *total = (MPI_Aint)d->rt->last_aux;
+    *total = (MPI_Aint)d->rt->last_aux[0];
     if (!err)
         PMPI_Win_sync(d->stage);
     return err;
@@ -317,18 +331,88 @@ static int run_receiver(call *k, MPI_Aint mine)
     return err ? err : cerr;
 }
 
-/* The whole call in one poll step of a blocking schedule. */
+/* Broadcast n of a small message by LL (ll.h), from the root. */
+static int root_ll(call *k, MPI_Aint total, long long n)
+{
+    const char *src;
+    char *packed;
+    int err = source(k->a, total, NULL, 0, &packed, &src);
+    if (!err)
+        err = cx_rma_ll_send(k->d->ll, n, k->alg, src, total);
+    free(packed);
+    return err;
+}
+
+/* Broadcast n by LL at a receiver: received and forwarded whatever this
+ * rank's own size (mine); a size that disagrees gives MPI_ERR_TRUNCATE. */
+static int receive_ll(call *k, MPI_Aint mine, long long n)
+{
+    const cx_args *a = k->a;
+    MPI_Aint off, total = 0;
+    char *dst = a->rbuf, *packed = NULL;
+    int nomem = 0;
+    if (contiguous(a->rtype, &off))
+        dst += off;
+    else if (!(dst = packed = malloc(mine > 0 ? (size_t)mine : 1)))
+        nomem = 1;   /* still forwarded: the subtree waits for it */
+    int err = cx_rma_ll_recv(k->d->ll, n, a->root, k->alg, dst, mine, &total);
+    if (!err && total != mine)
+        err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
+    if (!err && nomem)
+        err = MPI_ERR_NO_MEM;
+    if (!err && packed)
+        err = cx_copy(packed, mine, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    free(packed);
+    return err;
+}
+
+/* Which protocol the root chose for broadcast n: the first of an LL
+ * header in this rank's slot (*ll_path = 1) or a descriptor request of
+ * call n (forwarded by the job meanwhile). A rank's own size does not
+ * decide: in an erroneous call it may disagree with the root's. A request
+ * of call n + 1 may come first (its root does not wait for LL broadcasts
+ * to complete everywhere); it stays pending until that call. */
+static int wait_first(dropin *d, long long n, int *ll_path)
+{
+    *ll_path = 0;
+    if (!d->ll)
+        return MPI_SUCCESS;
+    for (int spins = 0;; cx_rma_backoff(&spins)) {
+        cx_progress_poke();
+        if (atomic_load_explicit(&d->rt->arrived, memory_order_acquire) > d->recvs &&
+            d->rt->last_aux[1] == n)
+            return MPI_SUCCESS;
+        int err = cx_rma_ll_landed(d->ll, n, ll_path);
+        if (err || *ll_path)
+            return err;
+    }
+}
+
+/* The whole call in one poll step of a blocking schedule. Messages up to
+ * COLLX_RMA_LL_MAX go by LL, larger ones by the paper's PutRequest. */
 static int run(cx_sched *s, void *ctx, int *done)
 {
     (void)s;
     call *k = ctx;
+    dropin *d = k->d;
     MPI_Aint bytes = call_bytes(k->a);
+    long long n = k->n = ++d->calls;
+    int err, ll_path;
     *done = 1;
-    if (k->a->rank == k->a->root)
-        return run_root(k, bytes);
-    /* Another root's turn: a rank that kept the lock gives it back. */
-    int err = cx_rma_release(k->d->rt), rerr = run_receiver(k, bytes);
-    return err ? err : rerr;
+    if (k->a->rank == k->a->root) {
+        err = d->ll && bytes <= cx_rma_ll_max(d->ll) ? root_ll(k, bytes, n)
+                                                      : run_root(k, bytes);
+    } else {
+        /* Another root's turn: a rank that kept the lock gives it back
+         * (before waiting: that root may need it). */
+        err = cx_rma_release(d->rt);
+        int rerr = wait_first(d, n, &ll_path);
+        if (!rerr)
+            rerr = ll_path ? receive_ll(k, bytes, n) : run_receiver(k, bytes);
+        err = err ? err : rerr;
+    }
+    int derr = d->ll ? cx_rma_ll_done(d->ll, n) : MPI_SUCCESS;
+    return err ? err : derr;
 }
 
 /* Every rank takes part, even with nothing to receive: which passes run
@@ -344,7 +428,7 @@ static int build(const cx_args *a, cx_sched *s, int alg)
     call *k = cx_sched_alloc(s, sizeof *k);
     if (!k)
         return MPI_ERR_NO_MEM;
-    *k = (call){a, d, alg};
+    *k = (call){a, d, alg, 0};
     return cx_sched_poll(s, run, k);
 }
 

@@ -31,8 +31,9 @@ enum {
     CX_RMA_ACKS = 1,   /* acknowledgements from this process's children */
     CX_RMA_TICKET = 2, /* rank 0 only: next ticket of the runtime's lock */
     CX_RMA_SERVING = 3,/* rank 0 only: ticket that holds the lock */
-    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg, aux */
-    CX_RMA_DESC_WORDS = 6,
+    CX_RMA_DESC = 4,   /* descriptor: root, wid, disp, bytes, alg, aux[2] */
+    CX_RMA_AUX = 2,    /* the caller's words in a descriptor */
+    CX_RMA_DESC_WORDS = 5 + CX_RMA_AUX,
     CX_RMA_WORDS = CX_RMA_DESC + CX_RMA_DESC_WORDS
 };
 
@@ -64,8 +65,8 @@ typedef struct cx_rma {
     atomic_llong arrived; /* broadcasts received and forwarded here */
     atomic_llong delivered;  /* ... and acknowledged to the parent */
     int64_t last_bytes;   /* bytes field of the last descriptor handled */
-    int64_t last_aux;     /* its aux word (the caller's, e.g. the drop-in's
-                           * total message size) */
+    int64_t last_aux[CX_RMA_AUX];  /* its aux words (the caller's, e.g. the
+                           * drop-in's total message size and call number) */
     int hold_acks;        /* the owner releases each broadcast (cx_rma_ack) */
     atomic_int held;      /* the owner has not released the last one yet */
     int parent;           /* rank to acknowledge, -1 none pending */
@@ -98,7 +99,7 @@ const char *cx_rma_engine_name(const cx_rma *rt);
  * once src may be reused (its puts are flushed). aux travels with the
  * descriptor (last_aux at the targets). */
 int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, int64_t aux);
+                       MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX]);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
 /* Waits until n broadcasts have been received and forwarded here (data
@@ -112,6 +113,11 @@ void cx_rma_ack(cx_rma *rt);
 /* Sticky lock: gives the lock back if this rank holds it (call it when
  * a broadcast from another root is due; the next root waits for it). */
 int cx_rma_release(cx_rma *rt);
+/* The children of relative rank v (ranks relative to the root) in the
+ * tree of alg (CX_RMA_LINEAR/BINOMIAL) over p ranks, largest subtree
+ * first: their number, and the children in kids unless NULL (at most
+ * p - 1 for linear's root, 32 for a binomial rank). */
+int cx_rma_children(int v, int p, int alg, int *kids);
 /* The job's step (forwarding; releases the root's lock). */
 int cx_rma_step(void *ctx);
 /* Waits politely: brief spin, then sched_yield, then short sleeps. */

@@ -9,6 +9,10 @@
  * that enter late (a slow receiver must hold back the next broadcast, or
  * its staging would be overwritten before it was read). Run with p not a
  * power of two too. Checks the data and that the algorithm really ran.
+ * Small messages go by LL (src/rma/ll.h), larger ones by descriptors, so
+ * the rounds mix both protocols; erroneous calls whose sizes fall on
+ * either side of COLLX_RMA_LL_MAX at the root and at one receiver must
+ * give MPI_ERR_TRUNCATE there, correct data elsewhere, and no hang.
  *
  * usage: rma_dropin [rounds] */
 #include <stdio.h>
@@ -73,6 +77,32 @@ static void strided_round(int r, int root)
     MPI_Type_free(&t);
 }
 
+/* Root posts rbytes, rank bad posts bbytes (erroneous), everyone else
+ * rbytes: bad gets MPI_ERR_TRUNCATE, the others the root's data. */
+static void mismatch_round(int r, int root, int bad, long rbytes, long bbytes,
+                           unsigned char *buf)
+{
+    long n = rank == bad ? bbytes : rbytes;
+    for (long i = 0; i < n; i++)
+        buf[i] = rank == root ? pattern(r, i) : 0;
+    int err = CX_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD), cls = MPI_SUCCESS;
+    MPI_Error_class(err, &cls);
+    if (rank == bad && cls != MPI_ERR_TRUNCATE) {
+        failures++;
+        printf("FAIL rank %d: mismatch round %d (root %ld bytes, mine %ld): error class %d, "
+               "want MPI_ERR_TRUNCATE\n", rank, r, rbytes, bbytes, cls);
+    } else if (rank != bad) {
+        long i = 0;
+        while (i < n && buf[i] == pattern(r, i))
+            i++;
+        if (err || i < n) {
+            failures++;
+            printf("FAIL rank %d: mismatch round %d: error %d, byte %ld wrong\n", rank, r,
+                   err, i);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -91,10 +121,21 @@ int main(int argc, char **argv)
             else
                 contiguous_round(r, root, buf);
         }
+        /* Erroneous sizes across the LL limit (default 32 KiB) both ways,
+         * then a correct round: the state must be sane afterwards. */
+        if (size > 2) {
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            mismatch_round(rounds, 0, size - 1, 100, 40000, buf);
+            mismatch_round(rounds + 1, 1, 0, 40000, 100, buf);
+            mismatch_round(rounds + 2, 2, 1, 5000, 100, buf);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+            contiguous_round(rounds + 3, size - 1, buf);
+        }
+        long want = rounds + (size > 2 ? 4 : 0);
         long ran = CX_Algorithm_calls("bcast", algs[a]);
-        if (ran != rounds) {
+        if (ran != want) {
             failures++;
-            printf("FAIL rank %d: %s ran %ld times, want %d\n", rank, algs[a], ran, rounds);
+            printf("FAIL rank %d: %s ran %ld times, want %ld\n", rank, algs[a], ran, want);
         }
     }
     free(buf);

@@ -1,0 +1,279 @@
+/* LL protocol of the drop-in one-sided broadcast (ll.h says why and how).
+ *
+ * Window of each rank, in 16-byte elements (displacement unit 16):
+ * element 0 = how far this rank has read (int64, published every
+ * PUBLISH broadcasts), then SLOTS slots of slot_elems elements. A message
+ * of total bytes is 1 + ceil(total / 12) elements: a header (int64 total,
+ * 4 bytes unused, sequence) and data elements (12 data bytes, sequence). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ll.h"
+#include "rma.h"
+
+enum { ELEM = 16, DATA = 12, SLOTS = 32, PUBLISH = SLOTS / 2 };
+#define DEFAULT_MAX ((MPI_Aint)32 << 10)
+
+struct cx_rma_ll {
+    MPI_Comm comm;
+    int rank, size;
+    MPI_Win win;
+    char *base;
+    MPI_Datatype elem;    /* MPI_C_DOUBLE_COMPLEX: 16 bytes, atomic */
+    MPI_Aint max;         /* largest message by LL (bytes) */
+    int slot_elems;       /* elements of a slot (a message of max bytes) */
+    char *buf;            /* a message being sent or received, encoded */
+    long long *known;     /* [p] how far each rank had read, last seen */
+    int *kids;            /* [p] children of this rank in one broadcast */
+};
+
+static MPI_Aint env_bytes(const char *name, MPI_Aint dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? (MPI_Aint)atoll(v) : dflt;
+}
+
+static int elems_of(MPI_Aint total)
+{
+    return (int)(1 + (total + DATA - 1) / DATA);
+}
+
+/* Never 0 (a fresh window is zeroed), different for SLOTS consecutive n. */
+static uint32_t seq_of(long long n)
+{
+    return (uint32_t)(n % 0xFFFFFFFFLL) + 1;
+}
+
+static uint32_t seq_at(const char *e)
+{
+    uint32_t s;
+    memcpy(&s, e + DATA, sizeof s);
+    return s;
+}
+
+static MPI_Aint slot_disp(const cx_rma_ll *ll, long long n)
+{
+    return 1 + (MPI_Aint)(n % SLOTS) * ll->slot_elems;
+}
+
+int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
+{
+    int ok = 1, all_ok = 0, tsize = 0;
+    *out = NULL;
+    MPI_Aint max = env_bytes("COLLX_RMA_LL_MAX", DEFAULT_MAX);
+    PMPI_Type_size(MPI_C_DOUBLE_COMPLEX, &tsize);
+    if (max <= 0 || tsize != ELEM)
+        return MPI_SUCCESS;
+    if (max > ((MPI_Aint)1 << 28))
+        max = (MPI_Aint)1 << 28;   /* keeps element counts in an int */
+    cx_rma_ll *ll = calloc(1, sizeof *ll);
+    if (!ll)
+        ok = 0;
+    if (ok) {
+        ll->comm = comm;
+        ll->win = MPI_WIN_NULL;
+        PMPI_Comm_rank(comm, &ll->rank);
+        PMPI_Comm_size(comm, &ll->size);
+        ll->elem = MPI_C_DOUBLE_COMPLEX;
+        ll->max = max;
+        ll->slot_elems = elems_of(max);
+        ll->buf = malloc((size_t)ll->slot_elems * ELEM);
+        ll->known = calloc((size_t)ll->size, sizeof *ll->known);
+        ll->kids = malloc((size_t)ll->size * sizeof *ll->kids);
+        ok = ll->buf && ll->known && ll->kids;
+    }
+    if (ok) {
+        MPI_Info info;
+        PMPI_Info_create(&info);
+        PMPI_Info_set(info, "accumulate_ordering", "none");
+        MPI_Aint bytes = (1 + (MPI_Aint)SLOTS * ll->slot_elems) * ELEM;
+        ok = PMPI_Win_allocate(bytes, ELEM, info, comm, &ll->base, &ll->win) == MPI_SUCCESS;
+        PMPI_Info_free(&info);
+        if (!ok)
+            ll->win = MPI_WIN_NULL;
+        if (ok) {
+            PMPI_Win_set_errhandler(ll->win, MPI_ERRORS_RETURN);
+            memset(ll->base, 0, (size_t)bytes);
+            ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, ll->win) == MPI_SUCCESS;
+            if (!ok)
+                PMPI_Win_free(&ll->win);
+        }
+    }
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        cx_rma_ll_free(ll);
+        if (cx_verbose() > 0)
+            cx_say("rma: LL protocol off (no window for it on some rank)");
+        return MPI_SUCCESS;
+    }
+    PMPI_Barrier(comm);   /* every slot is zero before anyone writes */
+    if (ll->rank == 0 && cx_verbose() > 0)
+        cx_say("rma: drop-in bcast: LL up to %lld bytes (COLLX_RMA_LL_MAX), %d slots of "
+               "%lld bytes per rank", (long long)max, SLOTS, (long long)ll->slot_elems * ELEM);
+    *out = ll;
+    return MPI_SUCCESS;
+}
+
+void cx_rma_ll_free(cx_rma_ll *ll)
+{
+    if (!ll)
+        return;
+    if (ll->win != MPI_WIN_NULL) {
+        PMPI_Win_unlock_all(ll->win);
+        PMPI_Win_free(&ll->win);
+    }
+    free(ll->buf);
+    free(ll->known);
+    free(ll->kids);
+    free(ll);
+}
+
+MPI_Aint cx_rma_ll_max(const cx_rma_ll *ll)
+{
+    return ll->max;
+}
+
+/* The message of broadcast n, encoded into buf. */
+static void encode(cx_rma_ll *ll, long long n, const char *src, MPI_Aint total)
+{
+    uint32_t s = seq_of(n);
+    int64_t t = total;
+    char *e = ll->buf;
+    memset(e, 0, ELEM);
+    memcpy(e, &t, sizeof t);
+    memcpy(e + DATA, &s, sizeof s);
+    for (MPI_Aint off = 0; off < total; off += DATA) {
+        e += ELEM;
+        MPI_Aint k = total - off < DATA ? total - off : DATA;
+        memcpy(e, src + off, (size_t)k);
+        memset(e + k, 0, (size_t)(DATA - k));
+        memcpy(e + DATA, &s, sizeof s);
+    }
+}
+
+static void decode(const cx_rma_ll *ll, char *dst, MPI_Aint total)
+{
+    const char *e = ll->buf;
+    for (MPI_Aint off = 0; off < total; off += DATA) {
+        e += ELEM;
+        memcpy(dst + off, e, (size_t)(total - off < DATA ? total - off : DATA));
+    }
+}
+
+/* Waits until target has read broadcast n - SLOTS (its slot for n is free). */
+static int credit(cx_rma_ll *ll, int target, long long n)
+{
+    int err = MPI_SUCCESS;
+    for (int spins = 0; ll->known[target] < n - SLOTS && !err; ) {
+        int64_t zero = 0, got = 0;
+        err = PMPI_Fetch_and_op(&zero, &got, MPI_INT64_T, target, 0, MPI_NO_OP, ll->win);
+        if (!err)
+            err = PMPI_Win_flush(target, ll->win);
+        if (!err && got > ll->known[target])
+            ll->known[target] = got;
+        if (!err && ll->known[target] < n - SLOTS) {
+            cx_progress_poke();
+            cx_rma_backoff(&spins);
+        }
+    }
+    return err;
+}
+
+/* The message of broadcast n (elems elements in buf) to every child
+ * (relative ranks in kids), complete at each before the next: largest
+ * subtree first. One message per child: a binomial root sends the whole
+ * message to each child anyway, so cutting it in pipelined chunks only
+ * adds per-message costs (measured). */
+static int forward(cx_rma_ll *ll, long long n, int root, int nkids, int elems)
+{
+    int err = MPI_SUCCESS, p = ll->size;
+    for (int i = 0; i < nkids && !err; i++) {
+        int target = (ll->kids[i] + root) % p;
+        err = credit(ll, target, n);
+        if (!err)
+            err = PMPI_Accumulate(ll->buf, elems, ll->elem, target, slot_disp(ll, n), elems,
+                                  ll->elem, MPI_REPLACE, ll->win);
+        /* Flushed at once: some MPIs apply an operation only at a flush. */
+        if (!err)
+            err = PMPI_Win_flush(target, ll->win);
+    }
+    return err;
+}
+
+int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total)
+{
+    if (total > ll->max)
+        return MPI_ERR_INTERN;
+    encode(ll, n, src, total);
+    int nkids = cx_rma_children(0, ll->size, alg, ll->kids);
+    return forward(ll, n, ll->rank, nkids, elems_of(total));
+}
+
+/* Reads elements [first, first + count) of this rank's slot of n into buf
+ * (atomically per element); *fresh = all of them belong to broadcast n. */
+static int read_own(cx_rma_ll *ll, long long n, int first, int count, int *fresh)
+{
+    char *to = ll->buf + (size_t)first * ELEM;
+    int err = PMPI_Get_accumulate(NULL, 0, ll->elem, to, count, ll->elem, ll->rank,
+                                  slot_disp(ll, n) + first, count, ll->elem, MPI_NO_OP,
+                                  ll->win);
+    if (!err)
+        err = PMPI_Win_flush(ll->rank, ll->win);
+    uint32_t s = seq_of(n);
+    *fresh = 1;
+    for (int i = 0; i < count && !err && *fresh; i++)
+        *fresh = seq_at(to + (size_t)i * ELEM) == s;
+    return err;
+}
+
+int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes)
+{
+    return read_own(ll, n, 0, 1, yes);
+}
+
+/* Waits until elements [first, first + count) of n are here (in buf). */
+static int await(cx_rma_ll *ll, long long n, int first, int count)
+{
+    int err, fresh = 0, last = first + count - 1;
+    for (int spins = 0;; cx_rma_backoff(&spins)) {
+        /* The last element first: one element per poll while waiting. */
+        err = read_own(ll, n, last, 1, &fresh);
+        if (!err && fresh && count > 1)
+            err = read_own(ll, n, first, count, &fresh);
+        if (err || fresh)
+            return err;
+        cx_progress_poke();
+    }
+}
+
+int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI_Aint room,
+                   MPI_Aint *total)
+{
+    int p = ll->size, v = (ll->rank - root + p) % p;
+    int nkids = cx_rma_children(v, p, alg, ll->kids);
+    int err = await(ll, n, 0, 1);
+    int64_t t = 0;
+    memcpy(&t, ll->buf, sizeof t);
+    *total = (MPI_Aint)t;
+    if (!err && (t < 0 || t > ll->max))
+        err = MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
+    if (!err)
+        err = await(ll, n, 0, elems_of((MPI_Aint)t));
+    if (!err)
+        err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
+    if (!err && dst && t == room)
+        decode(ll, dst, (MPI_Aint)t);
+    return err;
+}
+
+int cx_rma_ll_done(cx_rma_ll *ll, long long n)
+{
+    if (n % PUBLISH)
+        return MPI_SUCCESS;
+    /* Writers need this rank to have read n - SLOTS; publishing every
+     * PUBLISH broadcasts keeps them SLOTS - PUBLISH ahead. */
+    int64_t v = n;
+    int err = PMPI_Accumulate(&v, 1, MPI_INT64_T, ll->rank, 0, 1, MPI_INT64_T, MPI_REPLACE,
+                              ll->win);
+    return err ? err : PMPI_Win_flush(ll->rank, ll->win);
+}

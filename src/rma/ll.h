@@ -1,0 +1,49 @@
+/* LL ("low latency") protocol of the drop-in one-sided MPI_Bcast, for
+ * small messages: the data carries its own flags, so a hop is one RMA
+ * operation instead of the paper's data put, flush, flag, flush.
+ *
+ * The message is cut into 16-byte elements (MPI_C_DOUBLE_COMPLEX, a
+ * predefined type, so every element of an MPI_Accumulate is applied
+ * atomically): 12 bytes of data and the broadcast's 4-byte sequence
+ * number. A receiver reads its slot with MPI_Get_accumulate(MPI_NO_OP) on
+ * itself (atomic per element too) until every element shows the expected
+ * sequence number: data and flag cannot be seen apart, whatever order the
+ * MPI applies the elements in. Element 0 is a header (the root's size).
+ *
+ * Every rank has SLOTS slots (ll.c); broadcast n (counted alike on every
+ * rank: MPI_Bcast calls come in collective order) goes to slot n mod
+ * SLOTS. A writer may overwrite a slot only once its owner has read
+ * the broadcast that used it before: owners publish how far they got
+ * (every SLOTS / 2 broadcasts), writers read that value remotely
+ * when their cached one is too old (credits, no acknowledgement per
+ * broadcast). A receiver forwards the whole message to its children once
+ * it has it. All of this runs inside the blocking MPI_Bcast of each rank:
+ * no progress engine is involved. */
+#ifndef CX_RMA_LL_H
+#define CX_RMA_LL_H
+
+#include <mpi.h>
+
+typedef struct cx_rma_ll cx_rma_ll;
+
+/* Collective over comm. *out = NULL (and MPI_SUCCESS) where LL is off:
+ * COLLX_RMA_LL_MAX=0, or a window could not be made on some rank. */
+int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out);
+void cx_rma_ll_free(cx_rma_ll *ll);
+/* The largest message (bytes) sent by LL (COLLX_RMA_LL_MAX). */
+MPI_Aint cx_rma_ll_max(const cx_rma_ll *ll);
+
+/* Broadcast n (n >= 1, consecutive over all broadcasts of the
+ * communicator) of total bytes at src from this rank, the root. */
+int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total);
+/* Whether broadcast n's header has landed here (non-blocking). */
+int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes);
+/* Receives broadcast n from root (it has landed or will), forwards it to
+ * this rank's subtree and, when the root's size equals room, writes the
+ * data to dst (contiguous bytes). *total = the root's size. */
+int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI_Aint room,
+                   MPI_Aint *total);
+/* This rank is done with broadcast n (whatever protocol it used). */
+int cx_rma_ll_done(cx_rma_ll *ll, long long n);
+
+#endif
