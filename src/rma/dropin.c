@@ -331,21 +331,21 @@ static int run_receiver(call *k, MPI_Aint mine)
     return err ? err : cerr;
 }
 
-/* Broadcast n of a small message by LL (ll.h), from the root. */
-static int root_ll(call *k, MPI_Aint total, long long n)
+/* Call k->n with a small message by LL (ll.h), from the root. */
+static int root_ll(call *k, MPI_Aint total)
 {
     const char *src;
     char *packed;
     int err = source(k->a, total, NULL, 0, &packed, &src);
     if (!err)
-        err = cx_rma_ll_send(k->d->ll, n, k->alg, src, total);
+        err = cx_rma_ll_send(k->d->ll, k->n, k->alg, src, total);
     free(packed);
     return err;
 }
 
-/* Broadcast n by LL at a receiver: received and forwarded whatever this
+/* Call k->n by LL at a receiver: received and forwarded whatever this
  * rank's own size (mine); a size that disagrees gives MPI_ERR_TRUNCATE. */
-static int receive_ll(call *k, MPI_Aint mine, long long n)
+static int receive_ll(call *k, MPI_Aint mine)
 {
     const cx_args *a = k->a;
     MPI_Aint off, total = 0;
@@ -355,7 +355,7 @@ static int receive_ll(call *k, MPI_Aint mine, long long n)
         dst += off;
     else if (!(dst = packed = malloc(mine > 0 ? (size_t)mine : 1)))
         nomem = 1;   /* still forwarded: the subtree waits for it */
-    int err = cx_rma_ll_recv(k->d->ll, n, a->root, k->alg, dst, mine, &total);
+    int err = cx_rma_ll_recv(k->d->ll, k->n, a->root, k->alg, dst, mine, &total);
     if (!err && total != mine)
         err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
     if (!err && nomem)
@@ -400,7 +400,7 @@ static int run(cx_sched *s, void *ctx, int *done)
     int err, ll_path;
     *done = 1;
     if (k->a->rank == k->a->root) {
-        err = d->ll && bytes <= cx_rma_ll_max(d->ll) ? root_ll(k, bytes, n)
+        err = d->ll && bytes <= cx_rma_ll_max(d->ll) ? root_ll(k, bytes)
                                                       : run_root(k, bytes);
     } else {
         /* Another root's turn: a rank that kept the lock gives it back
@@ -408,7 +408,7 @@ static int run(cx_sched *s, void *ctx, int *done)
         err = cx_rma_release(d->rt);
         int rerr = wait_first(d, n, &ll_path);
         if (!rerr)
-            rerr = ll_path ? receive_ll(k, bytes, n) : run_receiver(k, bytes);
+            rerr = ll_path ? receive_ll(k, bytes) : run_receiver(k, bytes);
         err = err ? err : rerr;
     }
     int derr = d->ll ? cx_rma_ll_done(d->ll, n) : MPI_SUCCESS;
