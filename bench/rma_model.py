@@ -45,7 +45,7 @@ sets the P-1 flags one after the other (SMPI's accumulate waits for itself),
 every target unpacks and acknowledges.
 
 LL (src/rma/ll.h; the drop-in's protocol up to LL_MAX = 32 KiB): one
-MPI_Accumulate of M = 16 (1 + ceil(m / 12)) bytes per edge, complete at
+MPI_Accumulate of M = 16 (1 + ceil(m / 15)) bytes per edge, complete at
 the child before the next child's (SMPI's accumulate waits for itself):
   send_ll(m) = put(M) + fao / 16
 with put(M) the measured put + flush time interpolated between the
@@ -138,7 +138,7 @@ def put_curve(e, m):
 
 
 def ll_send(e, m):
-    return put_curve(e, 16 * (1 + (m + 11) // 12)) + e["meas"][("fao", 8)] / 16
+    return put_curve(e, 16 * (1 + (m + 14) // 15)) + e["meas"][("fao", 8)] / 16
 
 
 def binomial_ll(params, plat, p, m):

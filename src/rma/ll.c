@@ -3,15 +3,17 @@
  * Window of each rank, in 16-byte elements (displacement unit 16):
  * element 0 = how far this rank has read (int64, published every
  * PUBLISH broadcasts), then SLOTS slots of slot_elems elements. A message
- * of total bytes is 1 + ceil(total / 12) elements: a header (int64 total,
- * 4 bytes unused, sequence) and data elements (12 data bytes, sequence). */
+ * of total bytes is 1 + ceil(total / 15) elements: a header (int64 total,
+ * 7 bytes unused, flag) and data elements (15 data bytes, flag). The flag
+ * byte is never 0 and a reader zeroes every element it takes, so a slot
+ * holds only zeros or the one broadcast its writer may send next. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ll.h"
 #include "rma.h"
 
-enum { ELEM = 16, DATA = 12, SLOTS = 32, PUBLISH = SLOTS / 2 };
+enum { ELEM = 16, DATA = ELEM - 1, SLOTS = 32, PUBLISH = SLOTS / 2 };
 #define DEFAULT_MAX ((MPI_Aint)32 << 10)
 
 struct cx_rma_ll {
@@ -23,6 +25,7 @@ struct cx_rma_ll {
     MPI_Aint max;         /* largest message by LL (bytes) */
     int slot_elems;       /* elements of a slot (a message of max bytes) */
     char *buf;            /* a message being sent or received, encoded */
+    char *zeros;          /* slot_elems zero elements: what a reader leaves */
     long long *known;     /* [p] how far each rank had read, last seen */
     int *kids;            /* [p] children of this rank in one broadcast */
 };
@@ -38,17 +41,17 @@ static int elems_of(MPI_Aint total)
     return (int)(1 + (total + DATA - 1) / DATA);
 }
 
-/* Never 0 (a fresh window is zeroed), different for SLOTS consecutive n. */
-static uint32_t seq_of(long long n)
+/* Never 0 (what a fresh or read slot holds). Freshness does not depend on
+ * its value (readers zero what they take); that it follows n catches a
+ * writer and a reader that disagree on the call. */
+static unsigned char flag_of(long long n)
 {
-    return (uint32_t)(n % 0xFFFFFFFFLL) + 1;
+    return (unsigned char)(n % 255 + 1);
 }
 
-static uint32_t seq_at(const char *e)
+static unsigned char flag_at(const char *e)
 {
-    uint32_t s;
-    memcpy(&s, e + DATA, sizeof s);
-    return s;
+    return (unsigned char)e[DATA];
 }
 
 static MPI_Aint slot_disp(const cx_rma_ll *ll, long long n)
@@ -60,12 +63,16 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
 {
     int ok = 1, all_ok = 0, tsize = 0;
     *out = NULL;
-    MPI_Aint max = env_bytes("COLLX_RMA_LL_MAX", DEFAULT_MAX);
+    long long want = (long long)env_bytes("COLLX_RMA_LL_MAX", DEFAULT_MAX), max = 0;
     PMPI_Type_size(MPI_C_DOUBLE_COMPLEX, &tsize);
-    if (max <= 0 || tsize != ELEM)
+    if (tsize != ELEM || want < 0)
+        want = 0;
+    if (want > (1LL << 28))
+        want = 1LL << 28;   /* keeps element counts in an int */
+    /* Slots are found by displacement: every rank must size them alike. */
+    PMPI_Allreduce(&want, &max, 1, MPI_LONG_LONG, MPI_MIN, comm);
+    if (max <= 0)
         return MPI_SUCCESS;
-    if (max > ((MPI_Aint)1 << 28))
-        max = (MPI_Aint)1 << 28;   /* keeps element counts in an int */
     cx_rma_ll *ll = calloc(1, sizeof *ll);
     if (!ll)
         ok = 0;
@@ -75,12 +82,13 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
         PMPI_Comm_rank(comm, &ll->rank);
         PMPI_Comm_size(comm, &ll->size);
         ll->elem = MPI_C_DOUBLE_COMPLEX;
-        ll->max = max;
-        ll->slot_elems = elems_of(max);
+        ll->max = (MPI_Aint)max;
+        ll->slot_elems = elems_of(ll->max);
         ll->buf = malloc((size_t)ll->slot_elems * ELEM);
+        ll->zeros = calloc((size_t)ll->slot_elems, ELEM);
         ll->known = calloc((size_t)ll->size, sizeof *ll->known);
         ll->kids = malloc((size_t)ll->size * sizeof *ll->kids);
-        ok = ll->buf && ll->known && ll->kids;
+        ok = ll->buf && ll->zeros && ll->known && ll->kids;
     }
     if (ok) {
         MPI_Info info;
@@ -123,6 +131,7 @@ void cx_rma_ll_free(cx_rma_ll *ll)
         PMPI_Win_free(&ll->win);
     }
     free(ll->buf);
+    free(ll->zeros);
     free(ll->known);
     free(ll->kids);
     free(ll);
@@ -136,18 +145,18 @@ MPI_Aint cx_rma_ll_max(const cx_rma_ll *ll)
 /* The message of broadcast n, encoded into buf. */
 static void encode(cx_rma_ll *ll, long long n, const char *src, MPI_Aint total)
 {
-    uint32_t s = seq_of(n);
+    unsigned char f = flag_of(n);
     int64_t t = total;
     char *e = ll->buf;
     memset(e, 0, ELEM);
     memcpy(e, &t, sizeof t);
-    memcpy(e + DATA, &s, sizeof s);
+    e[DATA] = (char)f;
     for (MPI_Aint off = 0; off < total; off += DATA) {
         e += ELEM;
         MPI_Aint k = total - off < DATA ? total - off : DATA;
         memcpy(e, src + off, (size_t)k);
         memset(e + k, 0, (size_t)(DATA - k));
-        memcpy(e + DATA, &s, sizeof s);
+        e[DATA] = (char)f;
     }
 }
 
@@ -209,41 +218,57 @@ int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Ain
     return forward(ll, n, ll->rank, nkids, elems_of(total));
 }
 
-/* Reads elements [first, first + count) of this rank's slot of n into buf
- * (atomically per element); *fresh = all of them belong to broadcast n. */
-static int read_own(cx_rma_ll *ll, long long n, int first, int count, int *fresh)
+/* Reads element i of this rank's slot of n into buf (atomically: data and
+ * flag together); take = leave a zero element behind (the same atomic
+ * operation), peek = leave it as it is. *fresh = it belongs to n. */
+static int read_own(cx_rma_ll *ll, long long n, int i, int count, int take, int *fresh)
 {
-    char *to = ll->buf + (size_t)first * ELEM;
-    int err = PMPI_Get_accumulate(NULL, 0, ll->elem, to, count, ll->elem, ll->rank,
-                                  slot_disp(ll, n) + first, count, ll->elem, MPI_NO_OP,
-                                  ll->win);
+    char *to = ll->buf + (size_t)i * ELEM;
+    int err = PMPI_Get_accumulate(take ? ll->zeros : NULL, take ? count : 0, ll->elem, to,
+                                  count, ll->elem, ll->rank, slot_disp(ll, n) + i, count,
+                                  ll->elem, take ? MPI_REPLACE : MPI_NO_OP, ll->win);
     if (!err)
         err = PMPI_Win_flush(ll->rank, ll->win);
-    uint32_t s = seq_of(n);
+    unsigned char f = flag_of(n);
     *fresh = 1;
-    for (int i = 0; i < count && !err && *fresh; i++)
-        *fresh = seq_at(to + (size_t)i * ELEM) == s;
+    for (int k = 0; k < count && !err && *fresh; k++)
+        *fresh = flag_at(to + (size_t)k * ELEM) == f;
     return err;
 }
 
 int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes)
 {
-    return read_own(ll, n, 0, 1, yes);
+    return read_own(ll, n, 0, 1, 0, yes);
 }
 
-/* Waits until elements [first, first + count) of n are here (in buf). */
-static int await(cx_rma_ll *ll, long long n, int first, int count)
+/* Waits until element i of n is here (peeked into buf). */
+static int await(cx_rma_ll *ll, long long n, int i)
 {
-    int err, fresh = 0, last = first + count - 1;
+    int err, fresh = 0;
     for (int spins = 0;; cx_rma_backoff(&spins)) {
-        /* The last element first: one element per poll while waiting. */
-        err = read_own(ll, n, last, 1, &fresh);
-        if (!err && fresh && count > 1)
-            err = read_own(ll, n, first, count, &fresh);
-        if (err || fresh)
+        if ((err = read_own(ll, n, i, 1, 0, &fresh)) || fresh)
             return err;
         cx_progress_poke();
     }
+}
+
+/* Takes elements [0, count) of n into buf, zeroing them in the slot. An
+ * element the MPI has not applied yet (it applies them in any order) is
+ * taken again until it has: its zeroed place can only receive n next. */
+static int take_all(cx_rma_ll *ll, long long n, int count)
+{
+    int fresh = 0, err = read_own(ll, n, 0, count, 1, &fresh);
+    unsigned char f = flag_of(n);
+    for (int i = 0; i < count && !err && !fresh; i++) {
+        for (int spins = 0, got = flag_at(ll->buf + (size_t)i * ELEM) == f; !got && !err;) {
+            err = read_own(ll, n, i, 1, 1, &got);
+            if (!err && !got) {
+                cx_progress_poke();
+                cx_rma_backoff(&spins);
+            }
+        }
+    }
+    return err;
 }
 
 int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI_Aint room,
@@ -251,14 +276,17 @@ int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI
 {
     int p = ll->size, v = (ll->rank - root + p) % p;
     int nkids = cx_rma_children(v, p, alg, ll->kids);
-    int err = await(ll, n, 0, 1);
+    int err = await(ll, n, 0);
     int64_t t = 0;
     memcpy(&t, ll->buf, sizeof t);
     *total = (MPI_Aint)t;
     if (!err && (t < 0 || t > ll->max))
         err = MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
+    /* The last element first: one element per poll while waiting. */
     if (!err)
-        err = await(ll, n, 0, elems_of((MPI_Aint)t));
+        err = await(ll, n, elems_of((MPI_Aint)t) - 1);
+    if (!err)
+        err = take_all(ll, n, elems_of((MPI_Aint)t));
     if (!err)
         err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
     if (!err && dst && t == room)
