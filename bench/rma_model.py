@@ -29,9 +29,9 @@ What collx's protocol does per stage (src/rma/bcast.c), in LogGP terms:
               (accumulate) at rank 0 (params "lock" = fao_self + acc_self
               when the root is rank 0)
   unpack    = m / copy_bw               (drop-in: staging -> user buffer;
-                                        real MPI only: SMPI does not charge
-                                        this copy, seen in the ib-6x8 sweep
-                                        as an error of exactly m / copy_bw)
+                                        SMPI charges it at the platform's
+                                        collx:copy_bw since collx charges
+                                        the drop-in's copies there)
 The paper's t = (o + (m-1)G + 2q + L + O_r) log2 P + o + L has one put and
 one flag per stage and no acknowledgement wave; collx waits for the data
 before the flag (one more L + o) and completes when acknowledgements came
@@ -48,6 +48,8 @@ LL (src/rma/ll.h; the drop-in's protocol up to LL_MAX = 32 KiB): one
 MPI_Accumulate of M = 16 (1 + ceil(m / 15)) bytes per edge, complete at
 the child before the next child's (SMPI's accumulate waits for itself):
   send_ll(m) = put(M) + fao / 16
+plus local copies at copy_bw: the root encodes m bytes before its first
+send, a receiver zeroes the M bytes it read and decodes m after forwarding
 with put(M) the measured put + flush time interpolated between the
 measured sizes (an 8-byte accumulate costs as much as an 8-byte put; the
 o + L + (M-1)G line fitted above 64 KiB misses SMPI's smaller-message
@@ -137,13 +139,25 @@ def put_curve(e, m):
     return pts[-1][1] + (m - pts[-1][0]) * e["G"]
 
 
+def ll_bytes(m):
+    """Bytes of an LL message of m data bytes: 16-byte elements of 15 data
+    bytes and a flag, after a header element."""
+    return 16 * (1 + (m + 14) // 15)
+
+
 def ll_send(e, m):
-    return put_curve(e, 16 * (1 + (m + 14) // 15)) + e["meas"][("fao", 8)] / 16
+    return put_curve(e, ll_bytes(m)) + e["meas"][("fao", 8)] / 16
+
+
+def ll_copies(e0, m):
+    """Local copies of LL (us): the root's encoding; a receiver's zeroing
+    of what it read and decoding, after it forwarded."""
+    encode = m / e0["copy_bw"] * 1e6
+    return encode, (ll_bytes(m) + m) / e0["copy_bw"] * 1e6
 
 
 def binomial_ll(params, plat, p, m):
-    e0 = edge(params, plat, 0, 0)
-    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    encode, after = ll_copies(edge(params, plat, 0, 0), m)
 
     def node(v, vspan, t):
         done = t
@@ -151,19 +165,18 @@ def binomial_ll(params, plat, p, m):
             e = edge(params, plat, v, c)
             t += ll_send(e, m)
             done = max(done, node(c, cspan, t + e["O_r"]))
-        return max(done, t + (unpack if v else 0.0))
+        return max(done, t + (after if v else 0.0))
 
-    return node(0, top_span(p), 0.0)
+    return node(0, top_span(p), encode)
 
 
 def linear_ll(params, plat, p, m):
-    e0 = edge(params, plat, 0, 0)
-    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
-    t = done = 0.0
+    encode, after = ll_copies(edge(params, plat, 0, 0), m)
+    t = done = encode
     for tgt in range(1, p):
         e = edge(params, plat, 0, tgt)
         t += ll_send(e, m)
-        done = max(done, t + e["O_r"] + unpack)
+        done = max(done, t + e["O_r"] + after)
     return max(t, done)
 
 
@@ -181,7 +194,7 @@ def linear(params, plat, p, m):
 
 def binomial_put(params, plat, p, m):
     e0 = edge(params, plat, 0, 0)
-    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    unpack = m / e0["copy_bw"] * 1e6
     return done_with_acks(params, plat, p, m, unpack)   # sticky lock: 0
 
 
@@ -202,7 +215,7 @@ def done_with_acks(params, plat, p, m, unpack):
 
 def linear_put(params, plat, p, m):
     e0 = edge(params, plat, 0, 0)
-    unpack = m / e0["copy_bw"] * 1e6 if plat.startswith("real") else 0.0
+    unpack = m / e0["copy_bw"] * 1e6
     post = 2 * (p - 1) * e0["q"]
     inter = [t for t in range(1, p) if t // PER_NODE != 0]
     data_done = post

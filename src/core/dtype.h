@@ -26,8 +26,6 @@ int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
 /* inout = in op inout (MPI_Reduce_local for any count). */
 int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
                     MPI_Op op);
-/* Charges local work to the simulated clock in SMPI (no-op elsewhere):
- * bytes copied, or bytes reduced, at the platform's rates. */
 /* SMPI: simulated seconds of a local copy / reduction of bytes (0 on a
  * real MPI), and the charge of *pending seconds at once (then 0): one
  * simulated action per run of local steps, not one per step (a rank of
@@ -35,5 +33,7 @@ int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
 double cx_copy_seconds(MPI_Count bytes);
 double cx_reduce_seconds(MPI_Count bytes);
 void cx_charge(double *pending);
+/* A local copy of bytes done outside the executor, charged at once. */
+void cx_charge_copy(MPI_Count bytes);
 
 #endif

@@ -5,8 +5,10 @@
  * PUBLISH broadcasts), then SLOTS slots of slot_elems elements. A message
  * of total bytes is 1 + ceil(total / 15) elements: a header (int64 total,
  * 7 bytes unused, flag) and data elements (15 data bytes, flag). The flag
- * byte is never 0 and a reader zeroes every element it takes, so a slot
- * holds only zeros or the one broadcast its writer may send next. */
+ * byte is never 0 and a reader zeroes the elements it has read before it
+ * publishes its credit, so a slot holds only zeros or the one broadcast
+ * its writer may send next. Local copies (encode, decode, the zeroing)
+ * are charged in SMPI. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ static int elems_of(MPI_Aint total)
 }
 
 /* Never 0 (what a fresh or read slot holds). Freshness does not depend on
- * its value (readers zero what they take); that it follows n catches a
+ * its value (readers zero what they have read); that it follows n catches a
  * writer and a reader that disagree on the call. */
 static unsigned char flag_of(long long n)
 {
@@ -158,6 +160,7 @@ static void encode(cx_rma_ll *ll, long long n, const char *src, MPI_Aint total)
         memset(e + k, 0, (size_t)(DATA - k));
         e[DATA] = (char)f;
     }
+    cx_charge_copy((MPI_Count)total);
 }
 
 static void decode(const cx_rma_ll *ll, char *dst, MPI_Aint total)
@@ -167,6 +170,7 @@ static void decode(const cx_rma_ll *ll, char *dst, MPI_Aint total)
         e += ELEM;
         memcpy(dst + off, e, (size_t)(total - off < DATA ? total - off : DATA));
     }
+    cx_charge_copy((MPI_Count)total);
 }
 
 /* Waits until target has read broadcast n - SLOTS (its slot for n is free). */
@@ -218,15 +222,15 @@ int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Ain
     return forward(ll, n, ll->rank, nkids, elems_of(total));
 }
 
-/* Reads element i of this rank's slot of n into buf (atomically: data and
- * flag together); take = leave a zero element behind (the same atomic
- * operation), peek = leave it as it is. *fresh = it belongs to n. */
-static int read_own(cx_rma_ll *ll, long long n, int i, int count, int take, int *fresh)
+/* Reads elements [first, first + count) of this rank's slot of n into
+ * buf (atomically per element: data and flag together); *fresh = all of
+ * them belong to n. */
+static int read_own(cx_rma_ll *ll, long long n, int first, int count, int *fresh)
 {
-    char *to = ll->buf + (size_t)i * ELEM;
-    int err = PMPI_Get_accumulate(take ? ll->zeros : NULL, take ? count : 0, ll->elem, to,
-                                  count, ll->elem, ll->rank, slot_disp(ll, n) + i, count,
-                                  ll->elem, take ? MPI_REPLACE : MPI_NO_OP, ll->win);
+    char *to = ll->buf + (size_t)first * ELEM;
+    int err = PMPI_Get_accumulate(NULL, 0, ll->elem, to, count, ll->elem, ll->rank,
+                                  slot_disp(ll, n) + first, count, ll->elem, MPI_NO_OP,
+                                  ll->win);
     if (!err)
         err = PMPI_Win_flush(ll->rank, ll->win);
     unsigned char f = flag_of(n);
@@ -238,36 +242,36 @@ static int read_own(cx_rma_ll *ll, long long n, int i, int count, int take, int 
 
 int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes)
 {
-    return read_own(ll, n, 0, 1, 0, yes);
+    return read_own(ll, n, 0, 1, yes);
 }
 
-/* Waits until element i of n is here (peeked into buf). */
-static int await(cx_rma_ll *ll, long long n, int i)
+/* Waits until elements [first, first + count) of n are here (in buf). */
+static int await(cx_rma_ll *ll, long long n, int first, int count)
 {
-    int err, fresh = 0;
+    int err, fresh = 0, last = first + count - 1;
     for (int spins = 0;; cx_rma_backoff(&spins)) {
-        if ((err = read_own(ll, n, i, 1, 0, &fresh)) || fresh)
+        /* The last element first: one element per poll while waiting. */
+        err = read_own(ll, n, last, 1, &fresh);
+        if (!err && fresh && count > 1)
+            err = read_own(ll, n, first, count, &fresh);
+        if (err || fresh)
             return err;
         cx_progress_poke();
     }
 }
 
-/* Takes elements [0, count) of n into buf, zeroing them in the slot. An
- * element the MPI has not applied yet (it applies them in any order) is
- * taken again until it has: its zeroed place can only receive n next. */
-static int take_all(cx_rma_ll *ll, long long n, int count)
+/* Zeroes the count elements of n in this rank's slot, which it has read:
+ * the slot then holds zeros until its writer may send the slot's next
+ * broadcast (after this rank's credit says so), so a non-zero flag byte
+ * is always the expected broadcast's. A put to oneself, flushed: no
+ * writer can access these elements until the credit is published. */
+static int clear(cx_rma_ll *ll, long long n, int count)
 {
-    int fresh = 0, err = read_own(ll, n, 0, count, 1, &fresh);
-    unsigned char f = flag_of(n);
-    for (int i = 0; i < count && !err && !fresh; i++) {
-        for (int spins = 0, got = flag_at(ll->buf + (size_t)i * ELEM) == f; !got && !err;) {
-            err = read_own(ll, n, i, 1, 1, &got);
-            if (!err && !got) {
-                cx_progress_poke();
-                cx_rma_backoff(&spins);
-            }
-        }
-    }
+    int err = PMPI_Put(ll->zeros, count, ll->elem, ll->rank, slot_disp(ll, n), count,
+                       ll->elem, ll->win);
+    if (!err)
+        err = PMPI_Win_flush(ll->rank, ll->win);
+    cx_charge_copy((MPI_Count)count * ELEM);
     return err;
 }
 
@@ -276,19 +280,18 @@ int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI
 {
     int p = ll->size, v = (ll->rank - root + p) % p;
     int nkids = cx_rma_children(v, p, alg, ll->kids);
-    int err = await(ll, n, 0);
+    int err = await(ll, n, 0, 1);
     int64_t t = 0;
     memcpy(&t, ll->buf, sizeof t);
     *total = (MPI_Aint)t;
     if (!err && (t < 0 || t > ll->max))
         err = MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
-    /* The last element first: one element per poll while waiting. */
     if (!err)
-        err = await(ll, n, elems_of((MPI_Aint)t) - 1);
-    if (!err)
-        err = take_all(ll, n, elems_of((MPI_Aint)t));
+        err = await(ll, n, 0, elems_of((MPI_Aint)t));
     if (!err)
         err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
+    if (!err)
+        err = clear(ll, n, elems_of((MPI_Aint)t));
     if (!err && dst && t == room)
         decode(ll, dst, (MPI_Aint)t);
     return err;

@@ -5,13 +5,13 @@
  * The message is cut into 16-byte elements (MPI_C_DOUBLE_COMPLEX, a
  * predefined type, so every element of an MPI_Accumulate is applied
  * atomically): 15 bytes of data and a flag byte that is never 0. A
- * receiver peeks at its slot with MPI_Get_accumulate(MPI_NO_OP) on itself
- * (atomic per element too) until the last element has its flag, then
- * takes the message with MPI_Get_accumulate(MPI_REPLACE) of zeros, which
- * reads each element and zeroes it in one atomic step: a slot holds only
- * zeros or the next broadcast for it, so one byte is a whole flag, and
- * data and flag cannot be seen apart, whatever order the MPI applies the
- * elements in. Element 0 is a header (the root's size).
+ * receiver reads its slot with MPI_Get_accumulate(MPI_NO_OP) on itself
+ * (atomic per element too) until every element has its flag, forwards
+ * the message, then zeroes what it read (a put to itself) before it may
+ * say it is done: a slot holds only zeros or the next broadcast for it,
+ * so one byte is a whole flag, and data and flag cannot be seen apart,
+ * whatever order the MPI applies the elements in. Element 0 is a header
+ * (the root's size).
  *
  * Every rank has SLOTS slots (ll.c); broadcast n (counted alike on every
  * rank: MPI_Bcast calls come in collective order) goes to slot n mod
