@@ -138,7 +138,7 @@ static int allgather(const cx_args *a, cx_sched *s, int ms)
         return MPI_ERR_NO_MEM;   /* not reached: the dispatcher ran native */
     if ((err = hier_begin(&h, a, s, bytes, 0, slot)) || total == 0)
         return err;
-    if (ms && (err = hier_choose_senders(&h, total < slot ? total : slot)))
+    if (ms && (err = hier_choose_senders(&h, total < slot ? total : slot, HIER_SENDER_BYTES)))
         return err;
     for (int b = 0; b < nb && !err; b++) {
         for (int r = 0; r < p; r++)

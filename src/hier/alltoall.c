@@ -292,7 +292,7 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
             return err;
         if ((err = hier_members(&x->h, &x->first, &x->members)))
             return err;
-        if (ms && (err = hier_choose_senders(&x->h, (MPI_Aint)p * p * x->bb)))
+        if (ms && (err = hier_choose_senders(&x->h, (MPI_Aint)p * p * x->bb, HIER_SENDER_BYTES)))
             return err;
         if (w < c->max_ranks_per_node && a->sbuf == MPI_IN_PLACE &&
             (err = send_from_copy(x, s)))
@@ -347,7 +347,7 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         return err;
     /* v, w: the senders follow the largest node's data (agreed above), or
      * the budget a band fills */
-    if (ms && (err = hier_choose_senders(&x->h, fits ? largest : need)))
+    if (ms && (err = hier_choose_senders(&x->h, fits ? largest : need, HIER_SENDER_BYTES)))
         return err;
     if (x->nb > 1 && a->sbuf == MPI_IN_PLACE && (err = send_from_copy(x, s)))
         return err;

@@ -331,16 +331,28 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
  * MPI's own 4-21 % faster; 64 and 256 nodes: Bruck up to 2-5x faster). */
 #define HIER_BRUCK_NODES 64
 
-/* The leaders' algorithm for coll among n nodes: COLLX_HIER_INTER=<name>
- * where coll has one (native: the MPI's own), else the rule above; NULL:
- * the MPI's own. */
-static const cx_algorithm *inter_alg(cx_coll coll, int n)
+/* Below this many bytes among fewer than HIER_RD_NODES nodes, the
+ * leaders' allreduce is collx's recursive doubling: Open MPI 4.1's tuned
+ * table (which SMPI's selector copies) runs a ring there (2-7 ranks,
+ * under 8-16 B) or a segmented ring (16-63 ranks, under 64-128 B), whose
+ * n - 1 steps made hier 1.17-1.33x slower than the best flat allreduce at
+ * 8 B (fattree-256x16, p = 64 and 256; docs/results/hier/README.md). */
+#define HIER_RD_BYTES 128
+#define HIER_RD_NODES 64
+
+/* The leaders' algorithm for the collective inter among n nodes:
+ * COLLX_HIER_INTER=<name> where the collective has one (native: the
+ * MPI's own), else the rules above; NULL: the MPI's own. */
+static const cx_algorithm *inter_alg(const cx_args *inter, int n)
 {
     const char *v = getenv("COLLX_HIER_INTER");
     if (v && *v)
-        return cx_algorithm_find(coll, v);
-    if (coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)
-        return cx_algorithm_find(coll, "bruck");
+        return cx_algorithm_find(inter->coll, v);
+    if (inter->coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)
+        return cx_algorithm_find(inter->coll, "bruck");
+    if (inter->coll == CX_COLL_ALLREDUCE && n < HIER_RD_NODES &&
+        cx_type_bytes(inter->rcount, inter->rtype) < HIER_RD_BYTES)
+        return cx_algorithm_find(inter->coll, "recursive_doubling");
     return NULL;
 }
 
@@ -350,14 +362,14 @@ int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
         return MPI_SUCCESS;
     inter->comm = h->c->leaders;
     inter->nonblocking = native_nonblocking(h, inter);
-    int err = cx_sched_collective(s, inter, inter_alg(inter->coll, h->c->nnodes));
+    int err = cx_sched_collective(s, inter, inter_alg(inter, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }
 
-int hier_choose_senders(hier *h, MPI_Aint bytes)
+int hier_choose_senders(hier *h, MPI_Aint bytes, MPI_Aint per_sender)
 {
     const char *v = getenv("COLLX_HIER_SENDERS");
-    int k = v && atoi(v) > 0 ? atoi(v) : (int)(bytes / 65536);
+    int k = v && atoi(v) > 0 ? atoi(v) : (int)(bytes / per_sender);
     if (k > 8 && !(v && atoi(v) > 0))
         k = 8;
     if (k > h->c->min_ranks_per_node)
@@ -386,7 +398,7 @@ int hier_columns(hier *h, cx_sched *s, cx_args *inter)
         return err;
     inter->comm = col;
     inter->nonblocking = native_nonblocking(h, inter);
-    err = cx_sched_collective(s, inter, inter_alg(inter->coll, h->c->nnodes));
+    err = cx_sched_collective(s, inter, inter_alg(inter, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }
 

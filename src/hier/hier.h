@@ -48,8 +48,12 @@ int hier_node_barrier(hier *h, cx_sched *s);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
 /* Multiple senders per node (hier_ms): sets h->senders for a call of
  * bytes in all (the same on every rank): COLLX_HIER_SENDERS=k, else one
- * sender per 64 KiB up to 8, never more than the smallest node has. */
-int hier_choose_senders(hier *h, MPI_Aint bytes);
+ * sender per per_sender bytes up to 8, never more than the smallest node
+ * has. HIER_SENDER_BYTES for data that is moved; an allreduce's columns
+ * pay off from smaller vectors (fattree-256x16, p = 64..1024: k = 4-8 at
+ * 16-32 KiB were 1.2-1.5x faster than k = 1). */
+enum { HIER_SENDER_BYTES = 65536, HIER_SENDER_BYTES_ALLREDUCE = 2048 };
+int hier_choose_senders(hier *h, MPI_Aint bytes, MPI_Aint per_sender);
 /* The inter-node phase with h->senders columns: local rank l < k runs
  * inter (its share l, set up by the caller) on its column communicator;
  * with one sender, the leaders. */

@@ -130,7 +130,7 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all, int ms)
         return err;
     if (per < 1)
         return MPI_ERR_NO_MEM;   /* one element per rank above COLLX_SHM_MAX */
-    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype))))
+    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype), HIER_SENDER_BYTES_ALLREDUCE)))
         return err;
     for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
         if (e0)

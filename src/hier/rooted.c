@@ -73,7 +73,7 @@ static int bcast(const cx_args *a, cx_sched *s, int ms)
         return err;
     if (per < 1)
         return MPI_ERR_NO_MEM;   /* one element above COLLX_SHM_MAX / 2 */
-    if (ms && (err = hier_choose_senders(&h, bytes)))
+    if (ms && (err = hier_choose_senders(&h, bytes, HIER_SENDER_BYTES)))
         return err;
     for (MPI_Aint e0 = 0; e0 < a->rcount && !err; e0 += per) {
         if (e0)
