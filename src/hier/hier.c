@@ -337,7 +337,7 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
  * under 8-16 B) or a segmented ring (16-63 ranks, under 64-128 B), whose
  * n - 1 steps made hier 1.17-1.33x slower than the best flat allreduce at
  * 8 B (fattree-256x16, p = 64 and 256; docs/results/hier/README.md). */
-#define HIER_RD_BYTES 128
+#define HIER_RD_BYTES 64
 #define HIER_RD_NODES 64
 
 /* The leaders' algorithm for the collective inter among n nodes:
