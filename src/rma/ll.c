@@ -4,18 +4,24 @@
  * element 0 = how far this rank has read (int64, published every
  * PUBLISH broadcasts), then SLOTS slots of slot_elems elements. A message
  * of total bytes is 1 + ceil(total / 15) elements: a header (int64 total,
- * 7 bytes unused, flag) and data elements (15 data bytes, flag). The flag
- * byte is never 0 and a reader zeroes the elements it has read before it
- * publishes its credit, so a slot holds only zeros or the one broadcast
- * its writer may send next. Local copies (encode, decode, the zeroing)
- * are charged in SMPI. */
+ * 7 bytes unused, flag) and data elements (15 data bytes, flag).
+ *
+ * Flag of broadcast n: n mod 255 + 1. Broadcasts n and m in one slot
+ * (n = m mod SLOTS) have the same flag only when n - m is a multiple of
+ * 255 * SLOTS = 8160. An element a shorter broadcast left alone keeps an
+ * older broadcast's flag, so each rank zeroes the used part of every slot
+ * of its own every ZERO_GENS * SLOTS = 4096 broadcasts, before its credit
+ * lets a writer at that slot again: no element is ever 8160 broadcasts
+ * old, and a flag that matches is the expected broadcast's. (Zeroing at
+ * every read costs a copy of the message per rank and broadcast.) Local
+ * copies (encode, decode, zeroing) are charged in SMPI. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ll.h"
 #include "rma.h"
 
-enum { ELEM = 16, DATA = ELEM - 1, SLOTS = 32, PUBLISH = SLOTS / 2 };
+enum { ELEM = 16, DATA = ELEM - 1, SLOTS = 32, PUBLISH = SLOTS / 2, ZERO_GENS = 128 };
 #define DEFAULT_MAX ((MPI_Aint)32 << 10)
 
 struct cx_rma_ll {
@@ -27,7 +33,8 @@ struct cx_rma_ll {
     MPI_Aint max;         /* largest message by LL (bytes) */
     int slot_elems;       /* elements of a slot (a message of max bytes) */
     char *buf;            /* a message being sent or received, encoded */
-    char *zeros;          /* slot_elems zero elements: what a reader leaves */
+    char *zeros;          /* slot_elems zero elements */
+    int used[SLOTS];      /* elements of each slot written since it was zeroed */
     long long *known;     /* [p] how far each rank had read, last seen */
     int *kids;            /* [p] children of this rank in one broadcast */
 };
@@ -43,9 +50,7 @@ static int elems_of(MPI_Aint total)
     return (int)(1 + (total + DATA - 1) / DATA);
 }
 
-/* Never 0 (what a fresh or read slot holds). Freshness does not depend on
- * its value (readers zero what they have read); that it follows n catches a
- * writer and a reader that disagree on the call. */
+/* Never 0 (what a fresh or zeroed slot holds); see the top of this file. */
 static unsigned char flag_of(long long n)
 {
     return (unsigned char)(n % 255 + 1);
@@ -260,18 +265,21 @@ static int await(cx_rma_ll *ll, long long n, int first, int count)
     }
 }
 
-/* Zeroes the count elements of n in this rank's slot, which it has read:
- * the slot then holds zeros until its writer may send the slot's next
- * broadcast (after this rank's credit says so), so a non-zero flag byte
- * is always the expected broadcast's. A put to oneself, flushed: no
- * writer can access these elements until the credit is published. */
-static int clear(cx_rma_ll *ll, long long n, int count)
+/* Zeroes the used part of the slot of broadcast n, which this rank has
+ * read: no writer may access it before this rank's next credit. A put to
+ * oneself, flushed (SMPI sends an accumulate to oneself as a message, a
+ * put is a local copy). */
+static int zero_slot(cx_rma_ll *ll, long long n)
 {
-    int err = PMPI_Put(ll->zeros, count, ll->elem, ll->rank, slot_disp(ll, n), count,
-                       ll->elem, ll->win);
-    if (!err)
-        err = PMPI_Win_flush(ll->rank, ll->win);
-    cx_charge_copy((MPI_Count)count * ELEM);
+    int *used = &ll->used[n % SLOTS], err = MPI_SUCCESS;
+    if (*used > 0) {
+        err = PMPI_Put(ll->zeros, *used, ll->elem, ll->rank, slot_disp(ll, n), *used, ll->elem,
+                       ll->win);
+        if (!err)
+            err = PMPI_Win_flush(ll->rank, ll->win);
+        cx_charge_copy((MPI_Count)*used * ELEM);
+        *used = 0;
+    }
     return err;
 }
 
@@ -290,8 +298,9 @@ int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI
         err = await(ll, n, 0, elems_of((MPI_Aint)t));
     if (!err)
         err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
-    if (!err)
-        err = clear(ll, n, elems_of((MPI_Aint)t));
+    int *used = &ll->used[n % SLOTS];
+    if (!err && *used < elems_of((MPI_Aint)t))
+        *used = elems_of((MPI_Aint)t);
     if (!err && dst && t == room)
         decode(ll, dst, (MPI_Aint)t);
     return err;
@@ -301,10 +310,16 @@ int cx_rma_ll_done(cx_rma_ll *ll, long long n)
 {
     if (n % PUBLISH)
         return MPI_SUCCESS;
+    int err = MPI_SUCCESS;
+    /* Before the credit that lets writers at these slots again. */
+    for (long long c = n - PUBLISH + 1; c <= n && !err; c++)
+        if ((c / SLOTS) % ZERO_GENS == 0)
+            err = zero_slot(ll, c);
     /* Writers need this rank to have read n - SLOTS; publishing every
      * PUBLISH broadcasts keeps them SLOTS - PUBLISH ahead. */
     int64_t v = n;
-    int err = PMPI_Accumulate(&v, 1, MPI_INT64_T, ll->rank, 0, 1, MPI_INT64_T, MPI_REPLACE,
+    if (!err)
+        err = PMPI_Accumulate(&v, 1, MPI_INT64_T, ll->rank, 0, 1, MPI_INT64_T, MPI_REPLACE,
                               ll->win);
     return err ? err : PMPI_Win_flush(ll->rank, ll->win);
 }

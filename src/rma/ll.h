@@ -4,14 +4,14 @@
  *
  * The message is cut into 16-byte elements (MPI_C_DOUBLE_COMPLEX, a
  * predefined type, so every element of an MPI_Accumulate is applied
- * atomically): 15 bytes of data and a flag byte that is never 0. A
- * receiver reads its slot with MPI_Get_accumulate(MPI_NO_OP) on itself
- * (atomic per element too) until every element has its flag, forwards
- * the message, then zeroes what it read (a put to itself) before it may
- * say it is done: a slot holds only zeros or the next broadcast for it,
- * so one byte is a whole flag, and data and flag cannot be seen apart,
- * whatever order the MPI applies the elements in. Element 0 is a header
- * (the root's size).
+ * atomically): 15 bytes of data and a flag byte (never 0) that tells the
+ * broadcast apart from the slot's 254 previous ones. A receiver reads its
+ * slot with MPI_Get_accumulate(MPI_NO_OP) on itself (atomic per element
+ * too) until every element has its flag: data and flag cannot be seen
+ * apart, whatever order the MPI applies the elements in. Each rank zeroes
+ * its slots every 4096 broadcasts (ll.c), so no element an older, longer
+ * broadcast left behind is old enough to carry the same flag. Element 0
+ * is a header (the root's size).
  *
  * Every rank has SLOTS slots (ll.c); broadcast n (counted alike on every
  * rank: MPI_Bcast calls come in collective order) goes to slot n mod

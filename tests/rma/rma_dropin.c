@@ -14,7 +14,13 @@
  * either side of COLLX_RMA_LL_MAX at the root and at one receiver must
  * give MPI_ERR_TRUNCATE there, correct data elsewhere, and no hang.
  *
- * usage: rma_dropin [rounds] */
+ * `stale`: an LL slot left alone for 8160 broadcasts (src/rma/ll.c: the
+ * flag period) while its owner was the root, then written again by a
+ * late root: the owner must wait for the new data, not take the old
+ * broadcast whose flag byte is the same (each rank zeroes its slots
+ * every 4096 broadcasts; without that this fails).
+ *
+ * usage: rma_dropin [rounds] | rma_dropin stale */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +109,52 @@ static void mismatch_round(int r, int root, int bad, long rbytes, long bbytes,
     }
 }
 
+/* See the top: rank 1 receives the first broadcast (LL, root 0), roots
+ * the next 8159, then the root of the last one (root 0 again, same slot
+ * and flag byte) sends late. */
+static void stale_slot(const char *alg)
+{
+    enum { BYTES = 600, PERIOD = 255 * 32 };
+    unsigned char buf[BYTES];
+    CX_Algorithm_set("bcast", alg);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < BYTES; i++)
+            buf[i] = rank == 0 ? pattern(round, i) : 0;
+        if (round == 1) {
+            for (int c = 1; c < PERIOD; c++) {
+                unsigned char one = (unsigned char)c;
+                CX_Bcast(&one, 1, MPI_BYTE, 1, MPI_COMM_WORLD);
+            }
+            if (rank == 0)
+                usleep(300000);   /* rank 1 polls its slot meanwhile */
+        }
+        CX_Bcast(buf, BYTES, MPI_BYTE, 0, MPI_COMM_WORLD);
+        for (int i = 0; i < BYTES; i++)
+            if (buf[i] != pattern(round, i)) {
+                failures++;
+                printf("FAIL rank %d: %s stale-slot round %d: byte %d is %d, want %d\n", rank,
+                       alg, round, i, buf[i], pattern(round, i));
+                break;
+            }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     setvbuf(stdout, NULL, _IOLBF, 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && !strcmp(argv[1], "stale")) {
+        stale_slot("rma_binomial");
+        stale_slot("rma_linear");
+        int all = 0;
+        MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("rma_dropin stale p=%d: %s (%d failures)\n", size, all ? "FAILED" : "OK", all);
+        MPI_Finalize();
+        return all != 0;
+    }
     int rounds = argc > 1 ? atoi(argv[1]) : 60;
     unsigned char *buf = malloc(200000);
     const char *algs[] = {"rma_binomial", "rma_linear"};
