@@ -195,7 +195,10 @@ static void copy_rate(void)
 
 static void measure(int peer)
 {
-    static const long sizes[] = {8, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304};
+    /* 2-32 KiB closely: LL messages (src/rma/ll.h) fall between SMPI's
+     * bandwidth-factor bands, which an interpolation must see. */
+    static const long sizes[] = {8,    1024,  2048,  4096,   6144,   8192,   10240,  12288,
+                                 16384, 24576, 32768, 65536, 262144, 1048576, 4194304};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         pingpong(peer, sizes[i]);
     overheads(peer);

@@ -7,8 +7,9 @@
 # in us; r = the time until the last rank finished, collbench's metric r);
 # resumable: a (platform, p) already in the CSV is skipped.
 # `real`: Open MPI on this machine instead (REAL_P ranks, default 4, m =
-# 64 KiB..4 MiB, 5 warm-ups + 50 runs), rewriting the real-openmpi rows of
-# docs/results/rma/real_openmpi.csv (RMA_REAL_CSV).
+# REAL_M, default 2 KiB..4 MiB: LL and PutRequest, 5 warm-ups + 50 runs),
+# rewriting the real-openmpi rows of docs/results/rma/real_openmpi.csv
+# (RMA_REAL_CSV).
 # RMA_ALGS: the algorithms (default native,binomial,rma_linear,rma_binomial);
 # COLLX_RMA_LL_MAX=0 measures the paper's PutRequest for every size.
 # usage: bench/rma_sweep.sh [ib|gige|real|all]   (each run takes the
@@ -55,7 +56,7 @@ if [ "$which" = real ]; then
   for p in ${REAL_P:-4}; do
     tmp=$(mktemp); t0=$SECONDS
     flock /tmp/collx-heavy.lock $(mpi_launcher openmpi) -n "$p" "$RCB" --coll bcast \
-      --algs "$ALGS" -m 65536:4194304 -x 5 -i 50 -f -q --csv "$tmp" > /dev/null
+      --algs "$ALGS" -m "${REAL_M:-2048:4194304}" -x 5 -i 50 -f -q --csv "$tmp" > /dev/null
     awk -F, -v p="$p" 'NR > 1 && $17 == "r" {print "real-openmpi," p "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
         "$tmp" >> "$REAL"
     rm -f "$tmp"
