@@ -296,11 +296,11 @@ int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI
         err = MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
     if (!err)
         err = await(ll, n, 0, elems_of((MPI_Aint)t));
-    if (!err)
-        err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
     int *used = &ll->used[n % SLOTS];
     if (!err && *used < elems_of((MPI_Aint)t))
-        *used = elems_of((MPI_Aint)t);
+        *used = elems_of((MPI_Aint)t);   /* for zero_slot */
+    if (!err)
+        err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
     if (!err && dst && t == room)
         decode(ll, dst, (MPI_Aint)t);
     return err;
