@@ -172,3 +172,10 @@ int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
     }
     return MPI_SUCCESS;
 }
+
+int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
+                    MPI_Aint dcount, MPI_Datatype dt)
+{
+    cx_charge_copy(cx_type_bytes(scount, st));
+    return cx_copy(src, scount, st, dst, dcount, dt);
+}

@@ -35,5 +35,8 @@ double cx_reduce_seconds(MPI_Count bytes);
 void cx_charge(double *pending);
 /* A local copy of bytes done outside the executor, charged at once. */
 void cx_charge_copy(MPI_Count bytes);
+/* cx_copy outside the executor, charged at once (SMPI). */
+int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
+                    MPI_Aint dcount, MPI_Datatype dt);
 
 #endif

@@ -154,8 +154,7 @@ int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Wi
     if (bytes > 0 && !(size == extent && extent == textent)) {
         if (!(packed = malloc((size_t)bytes)))
             return win_error(win, MPI_ERR_NO_MEM);
-        cx_charge_copy(bytes);
-        if ((err = cx_copy(buf, count, type, packed, bytes, MPI_PACKED))) {
+        if ((err = cx_copy_charged(buf, count, type, packed, bytes, MPI_PACKED))) {
             free(packed);
             return win_error(win, err);
         }

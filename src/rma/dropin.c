@@ -221,8 +221,7 @@ static int source(const cx_args *a, MPI_Aint total, char *room, MPI_Aint room_by
     if (total > room_bytes && !(to = *alloc = malloc(total > 0 ? (size_t)total : 1)))
         return MPI_ERR_NO_MEM;
     *src = to;
-    cx_charge_copy(total);
-    return cx_copy(a->rbuf, a->rcount, a->rtype, to, total, MPI_PACKED);
+    return cx_copy_charged(a->rbuf, a->rcount, a->rtype, to, total, MPI_PACKED);
 }
 
 /* One broadcast through staging, complete everywhere when it returns. */
@@ -301,10 +300,8 @@ static int run_receiver(call *k, MPI_Aint mine)
     if (!agree)
         err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
     if (total <= d->cap) {
-        if (agree) {
-            cx_charge_copy(total);
-            err = cx_copy(d->stage_base, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
-        }
+        if (agree)
+            err = cx_copy_charged(d->stage_base, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
         int aerr = end_pass(d, 1);
         return err ? err : aerr;
     }
@@ -330,10 +327,8 @@ static int run_receiver(call *k, MPI_Aint mine)
         int aerr = end_pass(d, off + want >= total);
         cerr = cerr ? cerr : perr ? perr : aerr;
     }
-    if (packed && !cerr) {
-        cx_charge_copy(total);
-        cerr = cx_copy(packed, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
-    }
+    if (packed && !cerr)
+        cerr = cx_copy_charged(packed, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     free(packed);
     return err ? err : cerr;
 }
@@ -367,10 +362,8 @@ static int receive_ll(call *k, MPI_Aint mine)
         err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
     if (!err && nomem)
         err = MPI_ERR_NO_MEM;
-    if (!err && packed) {
-        cx_charge_copy(mine);
-        err = cx_copy(packed, mine, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
-    }
+    if (!err && packed)
+        err = cx_copy_charged(packed, mine, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
     free(packed);
     return err;
 }
