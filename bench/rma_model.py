@@ -39,6 +39,11 @@ back up the tree (log2 P more hops). The tree is evaluated exactly (largest
 subtree first, intra/inter parameters per edge from the 8-per-node
 placement); for P a power of two on one kind of link it is
   t = lock + log2 P (stage + ack) + unpack.
+Binomial leaves pull by default (COLLX_RMA_PULL): a leaf gets the flag
+alone (stage without the data), then gets m bytes from its parent's
+staging into its buffer (o + L + (m-1)G + o, no unpack); the root copies
+its data into staging while its first put is on the wire; an inner node
+unpacks after forwarding, while its leaves read.
 linear: the root posts 2(P-1) puts (q each), its link carries the inter-node
 data one after the other ((m-1)G each, intra-node copies in parallel), then
 sets the P-1 flags one after the other (SMPI's accumulate waits for itself),
@@ -192,25 +197,47 @@ def linear(params, plat, p, m):
     return linear_put(params, plat, p, m)
 
 
+def get_data(e, m):
+    """A get of m bytes completed at the origin: the data half of stage."""
+    return e["o_s"] + e["L"] + (m - 1) * e["G"] + e["o_r"]
+
+
+def is_leaf(c, cspan, p):
+    return next(tree_kids(c, cspan, p), None) is None
+
+
 def binomial_put(params, plat, p, m):
+    """Time the root hears its last direct child, acks going up the tree.
+    Leaves pull (COLLX_RMA_PULL, on by default): their parent puts only the
+    descriptor and the flag, the leaf gets the data into its buffer (no
+    unpack); the root copies its data into staging while its first put is
+    on the wire; an inner node unpacks after forwarding, while its leaves
+    read."""
     e0 = edge(params, plat, 0, 0)
     unpack = m / e0["copy_bw"] * 1e6
-    return done_with_acks(params, plat, p, m, unpack)   # sticky lock: 0
 
-
-def done_with_acks(params, plat, p, m, unpack):
-    """Time the root hears its last direct child, acks going up the tree."""
-    def node(v, vspan, t_recv):
+    def node(v, vspan, t_recv, pulled):
         t = t_recv
         heard = 0.0
-        for c, cspan in tree_kids(v, vspan, p):
+        kids = list(tree_kids(v, vspan, p))
+        staged = v != 0
+        leaf_later = len(kids) > 1 and is_leaf(*kids[-1], p)
+        for c, cspan in kids:
             e = edge(params, plat, v, c)
-            t += stage(e, m)
-            heard = max(heard, node(c, cspan, t) + ack(e))
-        own = t + (unpack if v else 0.0)
+            if staged and is_leaf(c, cspan, p):
+                t += stage(e, 1) - e["q"]              # descriptor and flag only
+                heard = max(heard, node(c, cspan, t + get_data(e, m), True) + ack(e))
+                continue
+            if not staged and leaf_later:
+                t += max(stage(e, m), unpack + stage(e, 1))   # the root's copy
+                staged = True
+            else:
+                t += stage(e, m)
+            heard = max(heard, node(c, cspan, t, False) + ack(e))
+        own = t + (unpack if v and not pulled else 0.0)
         return max(own, heard)
 
-    return node(0, top_span(p), 0.0)
+    return node(0, top_span(p), 0.0, False)   # sticky lock: 0
 
 
 def linear_put(params, plat, p, m):

@@ -13,8 +13,6 @@
 #include <string.h>
 #include "rma.h"
 
-enum { ALG_LINEAR = 0, ALG_BINOMIAL = 1 };
-
 static void note(cx_rma *rt, int err)
 {
     int none = MPI_SUCCESS;
@@ -34,13 +32,13 @@ static int add_word(cx_rma *rt, int target, int word)
 /* The parent of relative rank v in the tree of alg (v > 0). */
 static int tree_parent(int v, int alg)
 {
-    return alg == ALG_LINEAR ? 0 : v - (v & -v);
+    return (alg & CX_RMA_ALG_MASK) == CX_RMA_LINEAR ? 0 : v - (v & -v);
 }
 
 int cx_rma_children(int v, int p, int alg, int *kids)
 {
     int n = 0;
-    if (alg == ALG_LINEAR) {
+    if ((alg & CX_RMA_ALG_MASK) == CX_RMA_LINEAR) {
         for (int t = 1; v == 0 && t < p; t++)
             if (kids)
                 kids[n++] = t;
@@ -89,9 +87,11 @@ static int fits(const cx_rma_win *w, int target, MPI_Aint disp, MPI_Aint bytes)
 
 /* Data and descriptor to target, completed there; then the flag. With
  * announce = 0 the flag is left to the caller (linear: all flags after
- * all data). */
+ * all data). A pulled child gets the descriptor alone (it reads the data
+ * itself). With stage_src the root's stage function copies its data into
+ * its own window while the first put is on the wire. */
 static int put_request(cx_rma *rt, int target, const char *src, const int64_t *desc,
-                       int announce)
+                       int announce, int pulled, const char *stage_src)
 {
     int err = MPI_SUCCESS;
     cx_rma_win *w = &rt->wins[desc[1]];
@@ -99,14 +99,19 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
      * all targets at the end): its buffer must outlive the call. */
     int64_t *d = rt->desc_out;
     memcpy(d, desc, sizeof rt->desc_out);
-    if (d[3] > 0)
+    if (pulled)
+        d[4] |= CX_RMA_PULLED;
+    int data = d[3] > 0 && !pulled;
+    if (data)
         err = put_data(w, target, src, d[3], d[2]);
     if (!err)
         err = PMPI_Put(d, CX_RMA_DESC_WORDS, MPI_INT64_T, target, CX_RMA_DESC,
                        CX_RMA_DESC_WORDS, MPI_INT64_T, rt->ctl);
     if (!announce)
         return err;
-    if (!err && d[3] > 0)
+    if (!err && stage_src)
+        err = rt->stage(rt->stage_ctx, (int)d[1], stage_src, d[3], d[2]);
+    if (!err && data)
         err = PMPI_Win_flush(target, w->win);
     if (!err)
         err = PMPI_Win_flush(target, rt->ctl);
@@ -117,34 +122,65 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
     return err;
 }
 
+/* The binomial PutLoop. With PULL, a leaf child reads the data from this
+ * rank's window itself (the last children, v + 1, are the leaves): a
+ * forwarder has it there already; a root whose data is elsewhere copies it
+ * in while its first child's put is on the wire (a root whose first child
+ * is a leaf, p <= 3, puts to that one). */
+static int binomial_loop(cx_rma *rt, const char *src, const int64_t *desc, int v)
+{
+    int p = rt->size, root = (int)desc[0], err = MPI_SUCCESS;
+    int kids[32], n = cx_rma_children(v, p, CX_RMA_BINOMIAL, kids);
+    cx_rma_win *w = &rt->wins[desc[1]];
+    int pull = (desc[4] & CX_RMA_PULL) && desc[3] > 0 && rt->stage;
+    int staged = src == w->base + desc[2] * w->unit[rt->rank];
+    int leaf_later = n > 1 && cx_rma_children(kids[n - 1], p, CX_RMA_BINOMIAL, NULL) == 0;
+    for (int i = 0; i < n && !err; i++) {
+        int leaf = cx_rma_children(kids[i], p, CX_RMA_BINOMIAL, NULL) == 0;
+        int pulled = pull && staged && leaf;
+        const char *stage_src = pull && !staged && !pulled && leaf_later ? src : NULL;
+        err = put_request(rt, (kids[i] + root) % p, src, desc, 1, pulled, stage_src);
+        staged |= stage_src != NULL;
+    }
+    return err;
+}
+
 /* The paper's PutLoop from this rank (the root, or a forwarder that has
  * the data at src). */
 static int put_loop(cx_rma *rt, const char *src, const int64_t *desc)
 {
     int p = rt->size, root = (int)desc[0], err = MPI_SUCCESS;
     int v = (rt->rank - root + p) % p;
-    if (desc[4] == ALG_LINEAR) {
-        if (v != 0)
-            return MPI_SUCCESS;
-        /* One epoch: every data put, then every flag. */
-        cx_rma_win *w = &rt->wins[desc[1]];
-        for (int t = 0; t < p && !err; t++)
-            if (t != root)
-                err = put_request(rt, t, src, desc, 0);
-        if (!err && desc[3] > 0)
-            err = PMPI_Win_flush_all(w->win);
-        if (!err)
-            err = PMPI_Win_flush_all(rt->ctl);
-        for (int t = 0; t < p && !err; t++)
-            if (t != root)
-                err = add_word(rt, t, CX_RMA_FLAG);
-        return err ? err : PMPI_Win_flush_all(rt->ctl);
+    if ((desc[4] & CX_RMA_ALG_MASK) == CX_RMA_BINOMIAL)
+        return binomial_loop(rt, src, desc, v);
+    if (v != 0)
+        return MPI_SUCCESS;
+    /* Linear, one epoch: every data put, then every flag. */
+    cx_rma_win *w = &rt->wins[desc[1]];
+    for (int t = 0; t < p && !err; t++)
+        if (t != root)
+            err = put_request(rt, t, src, desc, 0, 0, NULL);
+    if (!err && desc[3] > 0)
+        err = PMPI_Win_flush_all(w->win);
+    if (!err)
+        err = PMPI_Win_flush_all(rt->ctl);
+    for (int t = 0; t < p && !err; t++)
+        if (t != root)
+            err = add_word(rt, t, CX_RMA_FLAG);
+    return err ? err : PMPI_Win_flush_all(rt->ctl);
+}
+
+int cx_rma_pull(cx_rma *rt, void *to, MPI_Aint bytes)
+{
+    cx_rma_win *w = &rt->wins[rt->last_wid];
+    int err = MPI_SUCCESS, from = rt->last_from;
+    MPI_Aint piece = (MPI_Aint)1 << 30, unit = w->unit[from];
+    for (MPI_Aint off = 0; off < bytes && !err; off += piece) {
+        MPI_Aint n = bytes - off < piece ? bytes - off : piece;
+        err = PMPI_Get((char *)to + off, (int)n, MPI_BYTE, from,
+                       (MPI_Aint)rt->last_disp + off / unit, (int)n, MPI_BYTE, w->win);
     }
-    /* Binomial tree on relative ranks, largest subtree first. */
-    int kids[32], n = cx_rma_children(v, p, ALG_BINOMIAL, kids);
-    for (int i = 0; i < n && !err; i++)
-        err = put_request(rt, (kids[i] + root) % p, src, desc, 1);
-    return err;
+    return err ? err : PMPI_Win_flush(from, w->win);
 }
 
 /* Atomic read of a control word of target. */
@@ -207,6 +243,10 @@ static void handle_request(cx_rma *rt)
     int p = rt->size, root = (int)desc[0], alg = (int)desc[4];
     int v = (rt->rank - root + p) % p;
     rt->last_bytes = desc[3];
+    rt->last_pulled = (alg & CX_RMA_PULLED) != 0;
+    rt->last_from = (tree_parent(v, alg) + root) % p;
+    rt->last_wid = (int)desc[1];
+    rt->last_disp = desc[2];
     memcpy(rt->last_aux, &desc[5], sizeof rt->last_aux);
     rt->seen++;
     rt->acks_want += tree_children(v, p, alg);
@@ -288,7 +328,8 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
     int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
         return MPI_ERR_WIN;
-    if (alg != ALG_LINEAR && alg != ALG_BINOMIAL)
+    int base = alg & CX_RMA_ALG_MASK;
+    if ((base != CX_RMA_LINEAR && base != CX_RMA_BINOMIAL) || (alg & ~(CX_RMA_ALG_MASK | CX_RMA_PULL)))
         return MPI_ERR_ARG;
     /* Checked here for every target, so forwarders never meet a window
      * that is too small. */

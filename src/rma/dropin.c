@@ -31,7 +31,7 @@ typedef struct dropin {
 typedef struct call {
     const cx_args *a;
     dropin *d;
-    int alg;
+    int alg;              /* with CX_RMA_PULL where leaves pull */
     long long n;          /* this call's number (d->calls) */
 } call;
 
@@ -123,6 +123,26 @@ static int restage(dropin *d, MPI_Aint cap)
     return MPI_SUCCESS;
 }
 
+/* The root's data into its own staging (for the leaves that pull it),
+ * while its first put is on the wire. */
+static int stage_copy(void *ctx, int wid, const char *src, MPI_Aint bytes, MPI_Aint disp)
+{
+    dropin *d = ctx;
+    (void)wid;
+    cx_charge_copy(bytes);
+    memcpy(d->stage_base + disp, src, (size_t)bytes);
+    return PMPI_Win_sync(d->stage);
+}
+
+/* COLLX_RMA_PULL=0: binomial leaves are put to and copy out of staging
+ * (the paper's way) instead of reading into their buffer. Only the root
+ * reads it: the descriptor tells each child. */
+static int pull_bit(int alg)
+{
+    const char *v = getenv("COLLX_RMA_PULL");
+    return alg == CX_RMA_BINOMIAL && !(v && atoi(v) == 0) ? CX_RMA_PULL : 0;
+}
+
 static dropin *state(cx_comm *c, int *err)
 {
     cx_family_slot *f = &c->family[CX_FAMILY_RMA];
@@ -147,6 +167,8 @@ static dropin *state(cx_comm *c, int *err)
     if (!d->rt)
         return d;
     d->rt->hold_acks = 1;   /* the receiver releases staging once read */
+    d->rt->stage = stage_copy;
+    d->rt->stage_ctx = d;
     d->rt->sticky = 1;      /* MPI_Bcast calls come in collective order */
     MPI_Aint cap = staging_max() < MIN_STAGING ? staging_max() : MIN_STAGING;
     if ((e = restage(d, cap)) || (e = cx_rma_ll_create(d->rt->comm, &d->ll))) {
@@ -229,7 +251,7 @@ static int root_pass(call *k, const char *src, MPI_Aint bytes, MPI_Aint total)
 {
     dropin *d = k->d;
     const int64_t aux[CX_RMA_AUX] = {total, k->n};
-    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg, aux);
+    int err = cx_rma_bcast_bytes(d->rt, src, bytes, d->wid, 0, k->alg | pull_bit(k->alg), aux);
     int ferr = cx_rma_flush(d->rt);
     return err ? err : ferr;
 }
@@ -272,6 +294,20 @@ static int next_pass(dropin *d, MPI_Aint *bytes, MPI_Aint *total)
     return err;
 }
 
+/* The pass's bytes into to: read from the parent's staging when the
+ * parent said so (PULLED: nothing was put here), else copied out of this
+ * rank's staging (unless to is staging). */
+static int take(dropin *d, char *to, MPI_Aint bytes)
+{
+    if (d->rt->last_pulled)
+        return cx_rma_pull(d->rt, to, bytes);
+    if (to != d->stage_base) {
+        cx_charge_copy(bytes);
+        memcpy(to, d->stage_base, (size_t)bytes);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Releases the staging data of the pass: once the subtree acknowledged
  * too, the acknowledgement goes up (the inline engine forwards only
  * inside collx calls, so a rank may leave only once its own is out). */
@@ -300,8 +336,11 @@ static int run_receiver(call *k, MPI_Aint mine)
     if (!agree)
         err = MPI_ERR_TRUNCATE;   /* the root's message has another size */
     if (total <= d->cap) {
-        if (agree)
+        if (agree && contiguous(a->rtype, &off)) {
+            err = take(d, (char *)a->rbuf + off, total);
+        } else if (agree && !(err = take(d, d->stage_base, total))) {
             err = cx_copy_charged(d->stage_base, total, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+        }
         int aerr = end_pass(d, 1);
         return err ? err : aerr;
     }
@@ -320,10 +359,8 @@ static int run_receiver(call *k, MPI_Aint mine)
         int perr = next_pass(d, &bytes, &same);
         if (!perr && bytes != want)
             perr = MPI_ERR_INTERN;
-        if (!perr && agree && !cerr) {
-            cx_charge_copy(bytes);
-            memcpy(dst + off, d->stage_base, (size_t)bytes);
-        }
+        if (!perr && agree && !cerr)
+            perr = take(d, dst + off, bytes);
         int aerr = end_pass(d, off + want >= total);
         cerr = cerr ? cerr : perr ? perr : aerr;
     }

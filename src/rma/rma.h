@@ -39,6 +39,18 @@ enum {
 
 enum { CX_RMA_ENGINE_INLINE, CX_RMA_ENGINE_THREAD };
 
+/* Bits of a descriptor's alg word above the algorithm (CX_RMA_LINEAR or
+ * CX_RMA_BINOMIAL). PULL (binomial, runtime with a stage function): a
+ * leaf reads the data from its parent's window itself, straight into its
+ * owner's buffer, instead of being put to (and copied out of) its own;
+ * PULLED marks the descriptor of a child that must do so. */
+enum { CX_RMA_ALG_MASK = 3, CX_RMA_PULL = 4, CX_RMA_PULLED = 8 };
+
+/* Makes bytes from src this process's data at disp of window wid (the
+ * root's copy for children that pull), charged as local work. */
+typedef int (*cx_rma_stage_fn)(void *ctx, int wid, const char *src, MPI_Aint bytes,
+                               MPI_Aint disp);
+
 typedef struct cx_rma_win {
     MPI_Win win;          /* MPI_WIN_NULL: slot free */
     char *base;           /* this process's part */
@@ -67,6 +79,12 @@ typedef struct cx_rma {
     int64_t last_bytes;   /* bytes field of the last descriptor handled */
     int64_t last_aux[CX_RMA_AUX];  /* its aux words (the caller's, e.g. the
                            * drop-in's total message size and call number) */
+    int last_pulled;      /* ... it was PULLED: the data is at last_from's
+                           * window last_wid, displacement last_disp */
+    int last_from, last_wid;
+    int64_t last_disp;
+    cx_rma_stage_fn stage;   /* NULL: no child ever pulls from this root */
+    void *stage_ctx;
     int hold_acks;        /* the owner releases each broadcast (cx_rma_ack) */
     atomic_int held;      /* the owner has not released the last one yet */
     int parent;           /* rank to acknowledge, -1 none pending */
@@ -106,6 +124,9 @@ int cx_rma_flush(cx_rma *rt);
  * there); with done, until this rank acknowledged them too (its subtree
  * has them). */
 int cx_rma_wait_arrived(cx_rma *rt, long long n, int done);
+/* The data of the last broadcast handled here, when it was PULLED: bytes
+ * read from the parent's window into to (flushed). */
+int cx_rma_pull(cx_rma *rt, void *to, MPI_Aint bytes);
 /* With hold_acks the drop-in reads its staging window before its parent
  * hears that this rank is done (and the root may start the next
  * broadcast): it releases each broadcast here. */
