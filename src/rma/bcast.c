@@ -328,8 +328,8 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
     int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
         return MPI_ERR_WIN;
-    int base = alg & CX_RMA_ALG_MASK;
-    if ((base != CX_RMA_LINEAR && base != CX_RMA_BINOMIAL) || (alg & ~(CX_RMA_ALG_MASK | CX_RMA_PULL)))
+    int base = alg & CX_RMA_ALG_MASK, extra = alg & ~(CX_RMA_ALG_MASK | CX_RMA_PULL);
+    if ((base != CX_RMA_LINEAR && base != CX_RMA_BINOMIAL) || extra)
         return MPI_ERR_ARG;
     /* Checked here for every target, so forwarders never meet a window
      * that is too small. */

@@ -135,8 +135,8 @@ static int stage_copy(void *ctx, int wid, const char *src, MPI_Aint bytes, MPI_A
 }
 
 /* COLLX_RMA_PULL=0: binomial leaves are put to and copy out of staging
- * (the paper's way) instead of reading into their buffer. Only the root
- * reads it: the descriptor tells each child. */
+ * (the paper's way) instead of reading into their buffer. Only a root
+ * looks at the variable: its descriptors tell each child. */
 static int pull_bit(int alg)
 {
     const char *v = getenv("COLLX_RMA_PULL");
