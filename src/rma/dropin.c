@@ -2,11 +2,13 @@
  * "rma_binomial"): per communicator (family slot) a runtime and a staging
  * window, grown collectively when the root's message needs more (the
  * first descriptor says so: no rank decides from its own size). The root
- * puts from its buffer (packed into its own staging window first when the type is not contiguous); a receiver waits until its
- * request has been handled, unpacks the staging window into its buffer and
- * only then releases its acknowledgement (which goes to its parent once its
- * children acknowledged too), so the next broadcast cannot overwrite
- * staging data that has not been read. Where windows cannot be created, every rank
+ * puts from its buffer (packed into its own staging window first when the
+ * type is not contiguous); a receiver waits until its request has been
+ * handled, unpacks the staging window into its buffer (a binomial leaf
+ * reads its parent's staging into its buffer instead) and only then
+ * releases its acknowledgement (which goes to its parent once its children
+ * acknowledged too), so the next broadcast cannot overwrite staging data
+ * that has not been read. Where windows cannot be created, every rank
  * runs native (requirements, .check). */
 #include <pthread.h>
 #include <stdlib.h>
