@@ -110,7 +110,7 @@ static int put_request(cx_rma *rt, int target, const char *src, const int64_t *d
     if (!announce)
         return err;
     if (!err && stage_src)
-        err = rt->stage(rt->stage_ctx, (int)d[1], stage_src, d[3], d[2]);
+        err = rt->stage(rt->stage_ctx, stage_src, d[3], d[2]);
     if (!err && data)
         err = PMPI_Win_flush(target, w->win);
     if (!err)

@@ -12,7 +12,6 @@
  * runs native (requirements, .check). */
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include "ll.h"
 #include "rma.h"
 
@@ -127,13 +126,11 @@ static int restage(dropin *d, MPI_Aint cap)
 
 /* The root's data into its own staging (for the leaves that pull it),
  * while its first put is on the wire. */
-static int stage_copy(void *ctx, int wid, const char *src, MPI_Aint bytes, MPI_Aint disp)
+static int stage_copy(void *ctx, const char *src, MPI_Aint bytes, MPI_Aint disp)
 {
     dropin *d = ctx;
-    (void)wid;
-    cx_charge_copy(bytes);
-    memcpy(d->stage_base + disp, src, (size_t)bytes);
-    return PMPI_Win_sync(d->stage);
+    int err = cx_copy_charged(src, bytes, MPI_PACKED, d->stage_base + disp, bytes, MPI_PACKED);
+    return err ? err : PMPI_Win_sync(d->stage);
 }
 
 /* COLLX_RMA_PULL=0: binomial leaves are put to and copy out of staging
@@ -303,11 +300,9 @@ static int take(dropin *d, char *to, MPI_Aint bytes)
 {
     if (d->rt->last_pulled)
         return cx_rma_pull(d->rt, to, bytes);
-    if (to != d->stage_base) {
-        cx_charge_copy(bytes);
-        memcpy(to, d->stage_base, (size_t)bytes);
-    }
-    return MPI_SUCCESS;
+    return to == d->stage_base ? MPI_SUCCESS
+                               : cx_copy_charged(d->stage_base, bytes, MPI_PACKED, to, bytes,
+                                                 MPI_PACKED);
 }
 
 /* Releases the staging data of the pass: once the subtree acknowledged

@@ -46,10 +46,9 @@ enum { CX_RMA_ENGINE_INLINE, CX_RMA_ENGINE_THREAD };
  * PULLED marks the descriptor of a child that must do so. */
 enum { CX_RMA_ALG_MASK = 3, CX_RMA_PULL = 4, CX_RMA_PULLED = 8 };
 
-/* Makes bytes from src this process's data at disp of window wid (the
- * root's copy for children that pull), charged as local work. */
-typedef int (*cx_rma_stage_fn)(void *ctx, int wid, const char *src, MPI_Aint bytes,
-                               MPI_Aint disp);
+/* Makes bytes from src this process's data at disp of the broadcast's
+ * window (the root's copy for children that pull), charged as local work. */
+typedef int (*cx_rma_stage_fn)(void *ctx, const char *src, MPI_Aint bytes, MPI_Aint disp);
 
 typedef struct cx_rma_win {
     MPI_Win win;          /* MPI_WIN_NULL: slot free */
