@@ -6,10 +6,10 @@
 # Appends to docs/results/rma/sweep.csv (platform,p,m,alg,min,median,mean,max
 # in us; r = the time until the last rank finished, collbench's metric r);
 # resumable: a (platform, p) already in the CSV is skipped.
-# `real`: Open MPI on this machine instead (REAL_P ranks, default 4, m =
-# REAL_M, default 2 KiB..4 MiB: LL and PutRequest, 5 warm-ups + 50 runs),
-# rewriting the real-openmpi rows of docs/results/rma/real_openmpi.csv
-# (RMA_REAL_CSV).
+# `real`: real MPI on this machine instead (REAL_MPI=openmpi|mpich, default
+# openmpi; REAL_P ranks, default 4, m = REAL_M, default 2 KiB..4 MiB: LL and
+# PutRequest, 5 warm-ups + 50 runs), rewriting the real-<mpi> rows of
+# docs/results/rma/real_<mpi>.csv (RMA_REAL_CSV).
 # RMA_ALGS: the algorithms (default native,binomial,rma_linear,rma_binomial);
 # COLLX_RMA_LL_MAX=0 measures the paper's PutRequest for every size.
 # usage: bench/rma_sweep.sh [ib|gige|real|all]   (each run takes the
@@ -48,19 +48,27 @@ else
 fi
 if [ "$which" = real ]; then
   . "$ROOT/bench/mpi_env.sh"
-  REAL="${RMA_REAL_CSV:-$ROOT/docs/results/rma/real_openmpi.csv}"
-  RCB="$ROOT/build/openmpi/bench/collbench"
-  [ -x "$RCB" ] || { echo "build first: ./run build" >&2; exit 1; }
+  mpi="${REAL_MPI:-openmpi}"
+  REAL="${RMA_REAL_CSV:-$ROOT/docs/results/rma/real_$mpi.csv}"
+  RCB="$ROOT/build/$mpi/bench/collbench"
+  [ -x "$RCB" ] || { echo "build first: COLLX_MPI=$mpi ./run build" >&2; exit 1; }
+  # MPICH never yields the CPU while it waits: on 2 cores it needs the
+  # test preload that makes it (as ./run does for its tests).
+  yield_lib="$ROOT/build/$mpi/tests/contract/libcollx_test_yield.so"
+  if [ "$mpi" = mpich ] && [ -f "$yield_lib" ]; then
+    export LD_PRELOAD="$yield_lib${LD_PRELOAD:+:$LD_PRELOAD}"
+  fi
   [ -f "$REAL" ] || echo "platform,p,m,alg,min,median,mean,max" > "$REAL"
-  sed -i "/^real-openmpi,/d" "$REAL"
+  sed -i "/^real-$mpi,/d" "$REAL"
   for p in ${REAL_P:-4}; do
     tmp=$(mktemp); t0=$SECONDS
-    flock /tmp/collx-heavy.lock $(mpi_launcher openmpi) -n "$p" "$RCB" --coll bcast \
+    flock /tmp/collx-heavy.lock $(mpi_launcher "$mpi") -n "$p" "$RCB" --coll bcast \
       --algs "$ALGS" -m "${REAL_M:-2048:4194304}" -x 5 -i 50 -f -q --csv "$tmp" > /dev/null
-    awk -F, -v p="$p" 'NR > 1 && $17 == "r" {print "real-openmpi," p "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
+    awk -F, -v p="$p" -v plat="real-$mpi" \
+        'NR > 1 && $17 == "r" {print plat "," p "," $8 "," $4 "," $18 "," $19 "," $20 "," $21}' \
         "$tmp" >> "$REAL"
     rm -f "$tmp"
-    echo "[rma] real Open MPI p=$p: $((SECONDS - t0)) s -> $REAL" >&2
+    echo "[rma] real $mpi p=$p: $((SECONDS - t0)) s -> $REAL" >&2
   done
   exit 0
 fi

@@ -52,8 +52,7 @@ static void free_windows(dropin *d)
     d->rt = NULL;
     cx_rma_ll_free(d->ll);
     d->ll = NULL;
-    if (d->stage != MPI_WIN_NULL)
-        PMPI_Win_free(&d->stage);
+    cx_rma_win_free(&d->stage, d->stage_base);
 }
 
 static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -110,12 +109,11 @@ static int restage(dropin *d, MPI_Aint cap)
         return MPI_SUCCESS;   /* at COLLX_RMA_MAX already (same on every rank) */
     if (d->wid >= 0)
         cx_rma_unregister(d->rt, d->wid);
-    if (d->stage != MPI_WIN_NULL)
-        PMPI_Win_free(&d->stage);
+    cx_rma_win_free(&d->stage, d->stage_base);
     d->wid = -1;
     d->cap = 0;
-    if ((err = PMPI_Win_allocate(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
-                                 &d->stage)))
+    if ((err = cx_rma_win_alloc(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
+                                &d->stage)))
         return err;
     PMPI_Win_set_errhandler(d->stage, MPI_ERRORS_RETURN);
     if ((err = cx_rma_register(d->rt, d->stage, &d->wid)))

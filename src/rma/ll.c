@@ -102,7 +102,7 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
         PMPI_Info_create(&info);
         PMPI_Info_set(info, "accumulate_ordering", "none");
         MPI_Aint bytes = (1 + (MPI_Aint)SLOTS * ll->slot_elems) * ELEM;
-        ok = PMPI_Win_allocate(bytes, ELEM, info, comm, &ll->base, &ll->win) == MPI_SUCCESS;
+        ok = cx_rma_win_alloc(bytes, ELEM, info, comm, &ll->base, &ll->win) == MPI_SUCCESS;
         PMPI_Info_free(&info);
         if (!ok)
             ll->win = MPI_WIN_NULL;
@@ -111,7 +111,7 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
             memset(ll->base, 0, (size_t)bytes);
             ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, ll->win) == MPI_SUCCESS;
             if (!ok)
-                PMPI_Win_free(&ll->win);
+                cx_rma_win_free(&ll->win, ll->base);
         }
     }
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
@@ -135,7 +135,7 @@ void cx_rma_ll_free(cx_rma_ll *ll)
         return;
     if (ll->win != MPI_WIN_NULL) {
         PMPI_Win_unlock_all(ll->win);
-        PMPI_Win_free(&ll->win);
+        cx_rma_win_free(&ll->win, ll->base);
     }
     free(ll->buf);
     free(ll->zeros);

@@ -143,4 +143,10 @@ int cx_rma_step(void *ctx);
 /* Waits politely: brief spin, then sched_yield, then short sleeps. */
 void cx_rma_backoff(int *spins);
 
+/* A window over bytes of new memory at *(void **)base, and its end
+ * (runtime.c says why not always MPI_Win_allocate). */
+int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void *base,
+                     MPI_Win *win);
+void cx_rma_win_free(MPI_Win *win, void *base);
+
 #endif

@@ -30,6 +30,45 @@ void cx_rma_backoff(int *spins)
 #endif
 }
 
+/* On MPICH 4.0 (ch4:ucx) atomics on MPI_Win_allocate memory and loads of
+ * it disagreed (updates lost, broadcasts hung: src/rma/README.md); with
+ * memory of collx's own and MPI_Win_create they agree. Open MPI needs
+ * MPI_Win_allocate (its MPI_Win_create windows do not progress
+ * passive-target atomics without the target). */
+#if defined(MPICH_VERSION) && !defined(SMPI_H)
+#define OWN_MEMORY 1
+#else
+#define OWN_MEMORY 0
+#endif
+
+int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void *base,
+                     MPI_Win *win)
+{
+    *win = MPI_WIN_NULL;
+    if (!OWN_MEMORY)
+        return PMPI_Win_allocate(bytes, unit, info, comm, base, win);
+    void *mem = calloc(1, bytes > 0 ? (size_t)bytes : 1);
+    if (!mem)
+        return MPI_ERR_NO_MEM;
+    int err = PMPI_Win_create(mem, bytes, unit, info, comm, win);
+    if (err) {
+        free(mem);
+        *win = MPI_WIN_NULL;
+        return err;
+    }
+    *(void **)base = mem;
+    return MPI_SUCCESS;
+}
+
+void cx_rma_win_free(MPI_Win *win, void *base)
+{
+    if (*win == MPI_WIN_NULL)
+        return;
+    PMPI_Win_free(win);
+    if (OWN_MEMORY)
+        free(base);
+}
+
 /* Does a passive-target atomic complete while its target is outside MPI?
  * Rank 1 sleeps 30 ms without calling MPI; rank 0's fetch-and-op on it
  * either returns at once or only after the sleep. Everyone learns the
@@ -52,21 +91,7 @@ static int probe_async(cx_rma *rt)
     return yes;
 }
 
-/* Whether this MPI applies concurrent passive-target atomics reliably
- * (same answer on every rank: a property of the library). */
-static int atomics_trusted(void)
-{
-#if defined(MPICH_VERSION) && !defined(SMPI_H)
-    const char *v = getenv("COLLX_RMA_MPICH");
-    return v && strcmp(v, "1") == 0;
-#else
-    return 1;
-#endif
-}
-
-/* Polling by loads (rma.h: local_poll): only in the unified memory model,
- * and not on MPICH, whose atomics may wait at the target for its progress
- * engine (a load after MPI_Win_sync was seen stale there).
+/* Polling by loads (rma.h: local_poll): only in the unified memory model.
  * COLLX_RMA_POLL=rma forces atomic reads (to measure the difference). */
 static int local_poll_ok(MPI_Win win)
 {
@@ -74,13 +99,8 @@ static int local_poll_ok(MPI_Win win)
     const char *v = getenv("COLLX_RMA_POLL");
     if (v && strcmp(v, "rma") == 0)
         return 0;
-#if defined(MPICH_VERSION) && !defined(SMPI_H)
-    (void)win; (void)model; (void)flag;
-    return 0;
-#else
     PMPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     return flag && model && *model == MPI_WIN_UNIFIED;
-#endif
 }
 
 static int engine_from_env(int thread_ok)
@@ -115,8 +135,8 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
 
     /* Probe 1: can this MPI create windows here (Debian's Open MPI cannot
      * across TCP nodes)? The answer must be the same everywhere. */
-    ok = PMPI_Win_allocate(CX_RMA_WORDS * sizeof(int64_t), sizeof(int64_t),
-                           MPI_INFO_NULL, rt->comm, &rt->ctl_base, &rt->ctl) == MPI_SUCCESS;
+    ok = cx_rma_win_alloc(CX_RMA_WORDS * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL,
+                          rt->comm, &rt->ctl_base, &rt->ctl) == MPI_SUCCESS;
     if (ok) {
         PMPI_Win_set_errhandler(rt->ctl, MPI_ERRORS_RETURN);
         memset(rt->ctl_base, 0, CX_RMA_WORDS * sizeof(int64_t));
@@ -124,16 +144,11 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
     }
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt->comm);
     const char *why = "this MPI cannot create RMA windows on this communicator";
-    if (all_ok && !atomics_trusted()) {
-        all_ok = 0;
-        why = "MPICH 4.0 (ch4:ucx) loses or delays atomic updates of the control words "
-              "(broadcasts hang; see src/rma/README.md); COLLX_RMA_MPICH=1 tries anyway";
-    }
     if (!all_ok) {
         if (rt->ctl != MPI_WIN_NULL) {
             if (ok)
                 PMPI_Win_unlock_all(rt->ctl);
-            PMPI_Win_free(&rt->ctl);
+            cx_rma_win_free(&rt->ctl, rt->ctl_base);
         }
         if (rt->rank == 0 && cx_verbose() > 0)
             cx_say("rma: %s", why);
@@ -264,7 +279,7 @@ int cx_rma_destroy(cx_rma *rt, int quiet)
         cx_rma_unregister(rt, i);
     free(rt->wins);
     PMPI_Win_unlock_all(rt->ctl);
-    PMPI_Win_free(&rt->ctl);
+    cx_rma_win_free(&rt->ctl, rt->ctl_base);
     PMPI_Comm_free(&rt->comm);
     if (!err)
         err = atomic_load(&rt->err);

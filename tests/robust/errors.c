@@ -280,8 +280,8 @@ static int nonblocking_is_native(const kase *k)
     return strstr(needs, "a blocking call") && strstr(needs, "else native");
 }
 
-/* Whether collx's RMA runtime runs on this MPI (MPICH: refused, so the
- * rma_* drop-in runs the MPI's own bcast). Collective. */
+/* Whether collx's RMA runtime runs here (not where the MPI cannot create
+ * windows: the rma_* drop-in runs the MPI's own bcast). Collective. */
 static int rma_runs(void)
 {
     CX_Rma rma;
@@ -300,7 +300,7 @@ static const char *known_gap(const kase *k)
     if (k->nb && nonblocking_is_native(k))
         return "the algorithm hands nonblocking calls to the MPI's own (see --with-native)";
     if (!strncmp(k->alg, "rma_", 4) && !rma_available)
-        return "the RMA runtime is refused on this MPI: the MPI's own bcast runs";
+        return "no RMA windows on this MPI: the MPI's own bcast runs";
     return NULL;
 }
 
