@@ -24,6 +24,7 @@ typedef struct a2a {
     /* v, w in bands: band b = source local ranks [band[b], band[b + 1]) */
     int *band, nb, b;
     MPI_Aint *my_row, row_bytes; /* this rank's row of counts; a row's bytes */
+    int pipelined;               /* v, w: emit_pipelined (alike on every rank) */
 } a2a;
 
 /* Whether local rank l's blocks travel in this band. */
@@ -81,24 +82,141 @@ static int exchange(a2a *x, cx_sched *s)
     return hier_columns(&x->h, s, &inter);
 }
 
-/* Packs this rank's blocks into the send region, exchanges, unpacks. */
-static int emit(a2a *x, cx_sched *s)
+/* This rank's blocks for node m into part, node m's part of the send
+ * region. */
+static int copy_in(a2a *x, cx_sched *s, int m, char *part)
 {
-    const cx_args *a = x->h.a;
     const cx_comm *c = x->h.c;
     int me = c->local_rank, err = MPI_SUCCESS;
     MPI_Aint off = 0;
-    for (int m = 0; m < c->nnodes && !err; m++)
-        for (int l = x->lo; l < x->hi && l < c->local_size && !err; l++)
-            for (int k = x->first[m]; k < x->first[m + 1] && !err; k++) {
-                MPI_Aint b = sent(x, l, x->members[k]);
-                if (l == me && b) {
-                    cx_piece o = cx_a2a_block(a, 1, x->members[k]);
-                    err = cx_sched_copy(s, o.buf, o.count, o.type, x->sreg + off, b,
-                                        MPI_PACKED);
-                }
-                off += b;
+    for (int l = x->lo; l < x->hi && l < c->local_size && !err; l++)
+        for (int k = x->first[m]; k < x->first[m + 1] && !err; k++) {
+            MPI_Aint b = sent(x, l, x->members[k]);
+            if (l == me && b) {
+                cx_piece o = cx_a2a_block(x->h.a, 1, x->members[k]);
+                err = cx_sched_copy(s, o.buf, o.count, o.type, part + off, b, MPI_PACKED);
             }
+            off += b;
+        }
+    return err;
+}
+
+/* This rank's blocks from node m out of part, what node m sent. */
+static int copy_out(a2a *x, cx_sched *s, int m, const char *part)
+{
+    const cx_comm *c = x->h.c;
+    int me = c->local_rank, err = MPI_SUCCESS;
+    MPI_Aint off = 0;
+    for (int k = x->first[m] + x->lo; k < x->first[m + 1] && k < x->first[m] + x->hi && !err;
+         k++)
+        for (int l = 0; l < c->local_size && !err; l++) {
+            int i = x->members[k];
+            MPI_Aint b = got(x, l, i);
+            if (l == me && b) {
+                cx_piece in = cx_a2a_block(x->h.a, 0, i);
+                err = cx_sched_copy(s, part + off, b, MPI_PACKED, in.buf, in.count, in.type);
+            }
+            off += b;
+        }
+    return err;
+}
+
+/* A message of the pipelined exchange, posted by a start step: in the
+ * same round as the copies that it overlaps (a round posts its start
+ * steps' requests before the copies after them run and are charged). */
+typedef struct p2p {
+    char *buf;
+    int bytes, peer, send, tag;
+    MPI_Comm comm;
+} p2p;
+
+static int post(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    p2p *m = ctx;
+    return m->send ? PMPI_Isend(m->buf, m->bytes, MPI_BYTE, m->peer, m->tag, m->comm, req)
+                   : PMPI_Irecv(m->buf, m->bytes, MPI_BYTE, m->peer, m->tag, m->comm, req);
+}
+
+/* Sender l's share of a part of bytes at part, to or from node peer. */
+static int post_share(a2a *x, cx_sched *s, char *part, MPI_Aint bytes, int peer, int send,
+                      MPI_Comm comm)
+{
+    MPI_Aint lo, len;
+    hier_share(bytes, x->h.c->local_rank, x->h.senders, &lo, &len);
+    p2p *m = cx_sched_alloc(s, sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    *m = (p2p){.buf = part + lo, .bytes = (int)len, .peer = peer, .send = send,
+               .tag = s->tag, .comm = comm};
+    return cx_sched_start(s, post, m);
+}
+
+/* Large v/w calls: the nodes exchange their parts pairwise, round r with
+ * nodes me + r and me - r, while every rank of the node copies its blocks
+ * for round r + 1 in and those of round r - 1 out (the copies overlap the
+ * transfer instead of adding to it); a node barrier closes each round.
+ * Every message is posted, even empty, so that erroneous counts end in
+ * MPI_ERR_TRUNCATE, never in a wait. */
+static int emit_pipelined(a2a *x, cx_sched *s)
+{
+    cx_comm *c = x->h.c;
+    int n = c->nnodes, me = c->my_node, err;
+    MPI_Aint *so = cx_sched_alloc(s, sizeof(MPI_Aint) * 2 * (size_t)(n + 1)), *ro;
+    if (!so)
+        return MPI_ERR_NO_MEM;
+    ro = so + n + 1;
+    so[0] = ro[0] = 0;
+    for (int m = 0; m < n; m++) {
+        so[m + 1] = so[m] + node_bytes(x, m, 1);
+        ro[m + 1] = ro[m] + node_bytes(x, m, 0);
+    }
+    MPI_Comm comm = c->leaders;
+    if (x->h.senders > 1 && (err = cx_comm_column(c, &comm)))
+        return err;
+    int sender = c->local_rank < x->h.senders;
+    /* What the node sends itself is read from the send region. */
+#define PART_IN(m) (x->sreg + so[m])
+#define PART_OUT(m) ((m) == me ? x->sreg + so[me] : x->rreg + ro[m])
+    /* In place, a block copied out overwrites send data: every block is
+     * copied in first (a local choice: the messages stay the same). */
+    int ahead = x->h.a->sbuf == MPI_IN_PLACE ? n - 1 : 1;
+    for (int r = 0; r <= ahead && !err; r++)
+        err = copy_in(x, s, (me + r) % n, PART_IN((me + r) % n));
+    if (err || (err = hier_node_barrier(&x->h, s)))
+        return err;
+    for (int r = 1; r < n && !err; r++) {
+        int to = (me + r) % n, from = (me - r + n) % n, done = (me - r + 1 + n) % n;
+        if (sender && !err)
+            err = post_share(x, s, x->rreg + ro[from], ro[from + 1] - ro[from], from, 0, comm);
+        if (sender && !err)
+            err = post_share(x, s, PART_IN(to), so[to + 1] - so[to], to, 1, comm);
+        if (r + 1 > ahead && r + 1 < n && !err)
+            err = copy_in(x, s, (me + r + 1) % n, PART_IN((me + r + 1) % n));
+        if (!err)
+            err = copy_out(x, s, done, PART_OUT(done));
+        if (!err)
+            err = hier_node_barrier(&x->h, s);
+    }
+    if (!err)
+        err = copy_out(x, s, (me + 1) % n, PART_OUT((me + 1) % n));
+#undef PART_IN
+#undef PART_OUT
+    return err ? err : cx_sched_barrier(s);
+}
+
+/* Packs this rank's blocks into the send region, exchanges, unpacks. */
+static int emit(a2a *x, cx_sched *s)
+{
+    const cx_comm *c = x->h.c;
+    int err = MPI_SUCCESS;
+    if (x->pipelined && c->nnodes > 1)
+        return emit_pipelined(x, s);
+    MPI_Aint off = 0;
+    for (int m = 0; m < c->nnodes && !err; m++) {
+        err = copy_in(x, s, m, x->sreg + off);
+        off += node_bytes(x, m, 1);
+    }
     /* One node: the send region is the receive region. */
     if (c->nnodes < 2)
         x->rreg = x->sreg;
@@ -109,19 +227,10 @@ static int emit(a2a *x, cx_sched *s)
     if (!err)
         err = hier_node_barrier(&x->h, s);
     off = 0;
-    for (int m = 0; m < c->nnodes && !err; m++)
-        for (int k = x->first[m] + x->lo; k < x->first[m + 1] && k < x->first[m] + x->hi && !err;
-             k++)
-            for (int l = 0; l < c->local_size && !err; l++) {
-                int i = x->members[k];
-                MPI_Aint b = got(x, l, i);
-                if (l == me && b) {
-                    cx_piece in = cx_a2a_block(a, 0, i);
-                    err = cx_sched_copy(s, x->rreg + off, b, MPI_PACKED, in.buf, in.count,
-                                        in.type);
-                }
-                off += b;
-            }
+    for (int m = 0; m < c->nnodes && !err; m++) {
+        err = copy_out(x, s, m, x->rreg + off);
+        off += node_bytes(x, m, 0);
+    }
     return err ? err : cx_sched_barrier(s);
 }
 
@@ -263,6 +372,21 @@ MPI_Aint cx_hier_shm_alltoall(const cx_args *a)
 
 static int alltoall(const cx_args *a, cx_sched *s, int ms);
 
+/* Whether a v/w call whose largest node needs node_bytes of the segment
+ * exchanges pairwise with overlapped copies (emit_pipelined) instead of
+ * one alltoallv among the leaders: when a node pair's part is 64 KiB or
+ * more (fattree-256x16, p = 64 and 256: 0.83-0.91 of the time from 4 KiB
+ * per block on, the same at 512 B, 1.07-1.26 slower at 8 B: a node
+ * barrier per round). From values every rank shares.
+ * COLLX_HIER_A2A_PIPE=0|1 decides for every size. */
+static int pipelined_for(MPI_Aint node_bytes, int nnodes)
+{
+    const char *v = getenv("COLLX_HIER_A2A_PIPE");
+    if (v && *v)
+        return atoi(v) != 0;
+    return node_bytes / (2 * (MPI_Aint)nnodes) >= 65536;
+}
+
 int cx_hier_alltoall(const cx_args *a, cx_sched *s) { return alltoall(a, s, 0); }
 int cx_hier_ms_alltoall(const cx_args *a, cx_sched *s) { return alltoall(a, s, 1); }
 
@@ -351,5 +475,6 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         return err;
     if (x->nb > 1 && a->sbuf == MPI_IN_PLACE && (err = send_from_copy(x, s)))
         return err;
+    x->pipelined = pipelined_for(fits ? largest : need, c->nnodes);
     return table_step(x, s);
 }
