@@ -77,7 +77,8 @@ cells() {
       fi
       echo "$c $p hier hier"
       case "$c" in allgather|allgatherv) echo "$c $p hier+bruck hier" ;; esac
-      case "$c" in bcast|allgather|allgatherv|allreduce|alltoall|alltoallv) echo "$c $p hier_ms hier_ms" ;; esac
+      case "$c" in bcast|allgather|allgatherv|allreduce|alltoall|alltoallv|reduce_scatter_block)
+        echo "$c $p hier_ms hier_ms" ;; esac
     done
   done
 }

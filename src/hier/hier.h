@@ -126,6 +126,7 @@ int cx_hier_ms_bcast(const cx_args *a, cx_sched *s);
 int cx_hier_ms_allgather(const cx_args *a, cx_sched *s);
 int cx_hier_ms_allreduce(const cx_args *a, cx_sched *s);
 int cx_hier_ms_alltoall(const cx_args *a, cx_sched *s);
+int cx_hier_ms_reduce_scatter(const cx_args *a, cx_sched *s);   /* and _block */
 MPI_Aint cx_hier_shm_blocks(const cx_args *a);
 MPI_Aint cx_hier_shm_bcast(const cx_args *a);
 MPI_Aint cx_hier_shm_reduce(const cx_args *a);

@@ -4,6 +4,7 @@
  * across nodes in node order, and the result is copied out. Node order is
  * rank order when every node's ranks are consecutive, which a
  * non-commutative operation needs (hier_check_order). */
+#include <stdlib.h>
 #include "hier.h"
 
 /* Bytes of one typed vector of count elements of t, as laid out. */
@@ -56,9 +57,13 @@ static MPI_Aint stride_of(MPI_Aint n, MPI_Datatype t)
 /* The node's result of the n-element vectors: region of the last local
  * rank, after the regions were folded into it in local order. Large
  * vectors are cut into one slice per local rank and every rank folds its
- * slice, so the node reduces at local_size times one rank's speed. *out:
- * where the result is (typed). */
-static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char **out)
+ * slice, so the node reduces at local_size times one rank's speed; with a
+ * commutative op each rank folds its own vector in, slice by slice (no
+ * copy into the segment first; COLLX_HIER_FOLD_COPY=1 copies anyway, to
+ * compare). prefixes: every region must end with its local prefix (scan).
+ * *out: where the result is (typed). */
+static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, int prefixes,
+                       char **out)
 {
     const cx_args *a = h->a;
     cx_comm *c = h->c;
@@ -68,10 +73,29 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char
     PMPI_Type_get_true_extent(a->rtype, &tlb, &text);
     /* region l starts at slot + l * stride; typed pointers shift by -tlb */
     char *mine = h->slot + c->local_rank * stride - tlb;
-    int err = cx_sched_copy(s, input, n, a->rtype, mine, n, a->rtype);
+    int L = c->local_size, sliced = L > 1 && n >= L && span(n, a->rtype) >= HIER_SLICE_MIN;
+    int commute = 1, err = MPI_SUCCESS;
+    PMPI_Op_commutative(a->op, &commute);
+    *out = h->slot + (L - 1) * stride - tlb;
+    if (sliced && commute && !prefixes && !getenv("COLLX_HIER_FOLD_COPY")) {
+        /* Any order will do: in round t rank l folds slice (l + t) mod L
+         * of its own vector straight into the result (round 0 copies),
+         * so no rank copies its whole vector into the segment first (half
+         * of the local work); a node barrier closes each round. */
+        for (int t = 0; t < L && !err; t++) {
+            int sl = (c->local_rank + t) % L;
+            MPI_Aint lo = n * sl / L, len = n * (sl + 1) / L - lo;
+            const char *from = (const char *)input + lo * ext;
+            err = t == 0 ? cx_sched_copy(s, from, len, a->rtype, *out + lo * ext, len, a->rtype)
+                         : cx_sched_reduce(s, from, *out + lo * ext, len, a->rtype, a->op);
+            if (!err)
+                err = hier_node_barrier(h, s);
+        }
+        return err;
+    }
+    err = cx_sched_copy(s, input, n, a->rtype, mine, n, a->rtype);
     if (!err)
         err = hier_node_barrier(h, s);
-    int L = c->local_size, sliced = L > 1 && n >= L && span(n, a->rtype) >= HIER_SLICE_MIN;
     MPI_Aint lo = 0, hi = n;
     if (sliced) {   /* elements [lo, hi) are mine */
         lo = n * c->local_rank / L;
@@ -80,7 +104,6 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, char
     for (int l = 1; l < L && (sliced || c->local_rank == 0) && !err; l++)
         err = cx_sched_reduce(s, h->slot + (l - 1) * stride - tlb + lo * ext,
                               h->slot + l * stride - tlb + lo * ext, hi - lo, a->rtype, a->op);
-    *out = h->slot + (L - 1) * stride - tlb;
     if (err)
         return err;
     /* every slice must be done before anyone reads the result (several
@@ -95,7 +118,7 @@ static int reduce_chunk(hier *h, cx_sched *s, int all, MPI_Aint e0, MPI_Aint n)
     MPI_Aint ext = cx_type_extent(a->rtype);
     char *res;
     const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    int err = node_reduce(h, s, input + e0 * ext, n, &res);
+    int err = node_reduce(h, s, input + e0 * ext, n, 0, &res);
     if (err)
         return err;
     int root_node = all ? 0 : h->c->node_of[a->root];
@@ -187,8 +210,8 @@ static int rs_chunk(hier *h, const cx_args *a, cx_sched *s, const char *input);
 /* The vector in chunks of consecutive ranks' blocks, each a
  * reduce_scatter of its own (the other ranks' counts 0). In place, a
  * rank's result overwrites the start of its vector, which the chunk
- * holding block 0 has already used. */
-int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
+ * holding block 0 has already used. ms: several senders per node. */
+static int reduce_scatter(const cx_args *a, cx_sched *s, int ms)
 {
     hier h;
     MPI_Aint n = rs_total(a), ext = cx_type_extent(a->rtype), budget = hier_slot_budget();
@@ -196,6 +219,9 @@ int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
     int p = a->size, err = hier_begin(&h, a, s, NULL, 0, whole < budget ? whole : budget);
     const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (err || n == 0)
+        return err;
+    /* the node's vector is what the columns share (alike on every rank) */
+    if (ms && (err = hier_choose_senders(&h, span(n, a->rtype), HIER_SENDER_BYTES)))
         return err;
     if (whole <= budget)
         return rs_chunk(&h, a, s, input);
@@ -224,6 +250,53 @@ int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s)
     return err;
 }
 
+int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s) { return reduce_scatter(a, s, 0); }
+int cx_hier_ms_reduce_scatter(const cx_args *a, cx_sched *s) { return reduce_scatter(a, s, 1); }
+
+/* Several senders: sender l copies share l of every node's part (in node
+ * order: block by block from the rank-ordered result) into its own run of
+ * cols, and its column's reduce_scatter leaves share l of this node's part
+ * in mine. at: rank-order then node-order offsets; counts: node parts. */
+static int rs_columns(hier *h, const cx_args *a, cx_sched *s, const char *res, char *cols,
+                      char *mine, const MPI_Aint *at, const int *counts)
+{
+    cx_comm *c = h->c;
+    int n = c->nnodes, p = a->size, l = c->local_rank, k = h->senders, err = MPI_SUCCESS;
+    MPI_Aint ext = cx_type_extent(a->rtype), run = 0, lo, len;
+    const int *first, *members;
+    if (l >= k)
+        return MPI_SUCCESS;
+    int *mycounts = cx_sched_alloc(s, sizeof(int) * (size_t)n);
+    if (!mycounts || (err = hier_members(h, &first, &members)))
+        return err ? err : MPI_ERR_NO_MEM;
+    for (int j = 0; j < l; j++)   /* the runs of senders before me */
+        for (int m = 0; m < n; m++) {
+            hier_share(counts[m], j, k, &lo, &len);
+            run += len;
+        }
+    char *col = cols + run * ext, *to = col;
+    for (int m = 0; m < n && !err; m++) {
+        hier_share(counts[m], l, k, &lo, &len);
+        mycounts[m] = (int)len;
+        MPI_Aint start = at[p + members[first[m]]] + lo, end = start + len;
+        for (int q = first[m]; q < first[m + 1] && !err; q++) {
+            int r = members[q];
+            MPI_Aint b0 = at[p + r], b1 = b0 + rs_count(a, r);
+            MPI_Aint x0 = b0 > start ? b0 : start, x1 = b1 < end ? b1 : end;
+            if (x1 > x0)
+                err = cx_sched_copy(s, res + (at[r] + x0 - b0) * ext, x1 - x0, a->rtype,
+                                    to + (x0 - start) * ext, x1 - x0, a->rtype);
+        }
+        to += len * ext;
+    }
+    hier_share(counts[c->my_node], l, k, &lo, &len);
+    cx_args inter = {.coll = CX_COLL_REDUCE_SCATTER, .sbuf = col, .rbuf = mine + lo * ext,
+                     .rcounts = mycounts, .rtype = a->rtype, .op = a->op};
+    if (!err)
+        err = cx_sched_barrier(s);
+    return err ? err : hier_columns(h, s, &inter);
+}
+
 /* One reduce_scatter of a's counts through the slot (input: the vector). */
 static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
 {
@@ -232,7 +305,7 @@ static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
     int p = a->size, err;
     char *res;
     cx_comm *c = h.c;
-    if ((err = node_reduce(&h, s, input, n, &res)))
+    if ((err = node_reduce(&h, s, input, n, 0, &res)))
         return err;
     /* where every rank's block starts, in rank order and in node order */
     MPI_Aint *at = cx_sched_alloc(s, sizeof(MPI_Aint) * 2 * (size_t)p);
@@ -254,6 +327,16 @@ static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
     }
     MPI_Aint stride = stride_of(n, a->rtype);
     char *vec = res, *part = res;   /* one node: its result is the answer */
+    if (c->nnodes > 1 && h.senders > 1) {
+        char *mine = res + 2 * stride;
+        if (!(err = rs_columns(&h, a, s, res, res + stride, mine, at, counts)))
+            err = hier_node_barrier(&h, s);
+        part = mine - at[p + c->node_leader[c->my_node]] * ext;
+        if (!err)
+            err = cx_sched_copy(s, part + at[p + a->rank] * ext, rs_count(a, a->rank),
+                                a->rtype, a->rbuf, rs_count(a, a->rank), a->rtype);
+        return err;
+    }
     if (c->nnodes > 1) {
         char *nodewise = res + stride, *mine = res + 2 * stride;
         if (c->local_rank == 0 && !c->consecutive) {
@@ -311,7 +394,7 @@ static int scan_part(hier *h, cx_sched *s, MPI_Aint e0, MPI_Aint n)
     char *total, *rbuf = (char *)a->rbuf + e0 * ext;
     cx_comm *c = h->c;
     const char *input = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    int err = node_reduce(h, s, input + e0 * ext, n, &total);
+    int err = node_reduce(h, s, input + e0 * ext, n, 1, &total);
     if (err)
         return err;
     /* every region's prefix is read below, not only the total */

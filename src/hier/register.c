@@ -23,6 +23,7 @@ GUARDED(cx_hier_ms_bcast)
 GUARDED(cx_hier_ms_allgather)
 GUARDED(cx_hier_ms_allreduce)
 GUARDED(cx_hier_ms_alltoall)
+GUARDED(cx_hier_ms_reduce_scatter)
 
 const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(BARRIER, "hier", cx_hier_barrier, CX_REQ_BLOCKING,
@@ -92,6 +93,12 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(ALLREDUCE, "hier_ms", guarded_cx_hier_ms_allreduce, HIER_NEEDS,
            "as hier; k columns each allreduce a slice of the node's vector",
            .shm_bytes = cx_hier_shm_reduce, .check = hier_check_order),
+    CX_ALG(REDUCE_SCATTER, "hier_ms", guarded_cx_hier_ms_reduce_scatter, HIER_NEEDS,
+           "as hier; k columns each reduce_scatter a share of every node's part",
+           .shm_bytes = cx_hier_shm_reduce_scatter, .check = hier_check_order),
+    CX_ALG(REDUCE_SCATTER_BLOCK, "hier_ms", guarded_cx_hier_ms_reduce_scatter, HIER_NEEDS,
+           "as hier; k columns each reduce_scatter a share of every node's part",
+           .shm_bytes = cx_hier_shm_reduce_scatter, .check = hier_check_order),
     CX_ALG(ALLTOALL, "hier_ms", guarded_cx_hier_ms_alltoall, HIER_NEEDS,
            "as hier; k columns each exchange a share of every node pair's data",
            .shm_bytes = cx_hier_shm_alltoall),
