@@ -196,12 +196,9 @@ static MPI_Aint rs_slot(const cx_args *a, MPI_Aint n)
  * (ranks r0 .. r1 - 1): the largest block must fit, else native. */
 MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
 {
-    MPI_Aint whole = rs_slot(a, rs_total(a)), biggest = 0;
+    MPI_Aint whole = rs_slot(a, rs_total(a)), one = rs_slot(a, 1);
     if (whole <= hier_slot_budget())
         return hier_shm_bytes(whole);
-    for (int r = 0; r < a->size; r++)
-        biggest = rs_count(a, r) > biggest ? rs_count(a, r) : biggest;
-    MPI_Aint one = rs_slot(a, biggest);
     return hier_shm_bytes(one > hier_slot_budget() ? one : hier_slot_budget());
 }
 
@@ -225,27 +222,36 @@ static int reduce_scatter(const cx_args *a, cx_sched *s, int ms)
         return err;
     if (whole <= budget)
         return rs_chunk(&h, a, s, input);
-    MPI_Aint e0 = 0;
-    for (int r0 = 0; r0 < p && !err;) {
-        MPI_Aint len = 0;
-        int r1 = r0;
-        while (r1 < p && (r1 == r0 || rs_slot(a, len + rs_count(a, r1)) <= budget))
-            len += rs_count(a, r1++);
+    /* Above the budget: chunks of per consecutive elements of the vector,
+     * each a reduce_scatter of the parts of the blocks in it (a block
+     * larger than a chunk spans several). */
+    MPI_Aint per = budget / (most_per_node(a) + 2) / (ext > 0 ? ext : 1) + 1;
+    while (per > 1 && rs_slot(a, per) > budget)
+        per--;
+    MPI_Aint me0 = 0;
+    for (int r = 0; r < a->rank; r++)
+        me0 += rs_count(a, r);
+    for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
+        MPI_Aint e1 = n - e0 < per ? n : e0 + per, at = 0;
         cx_args *sub = cx_sched_alloc(s, sizeof *sub);
         int *cnt = cx_sched_alloc(s, sizeof(int) * (size_t)p);
         if (!sub || !cnt)
             return MPI_ERR_NO_MEM;
-        for (int r = 0; r < p; r++)
-            cnt[r] = r >= r0 && r < r1 ? (int)rs_count(a, r) : 0;
+        for (int r = 0; r < p; r++) {   /* [at, at + count) within [e0, e1) */
+            MPI_Aint lo = at > e0 ? at : e0, hi = at + rs_count(a, r) < e1 ? at + rs_count(a, r) : e1;
+            cnt[r] = hi > lo ? (int)(hi - lo) : 0;
+            at += rs_count(a, r);
+        }
         *sub = *a;
         sub->coll = CX_COLL_REDUCE_SCATTER;
         sub->rcounts = cnt;
-        if (r0)
+        /* my part of this chunk goes where it lies in my block (in place
+         * too: what it overwrites, elements before e1, was read already) */
+        sub->rbuf = (char *)a->rbuf + (e0 > me0 ? e0 - me0 : 0) * ext;
+        if (e0)
             hier_next_slot(&h);
         h.a = sub;
         err = rs_chunk(&h, sub, s, input + e0 * ext);
-        e0 += len;
-        r0 = r1;
     }
     return err;
 }

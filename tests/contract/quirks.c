@@ -134,9 +134,9 @@ void quirks_probe(MPI_Comm c)
              "aborts: native CX_(I)reduce_scatter not run there, reference "
              "without MPI_IN_PLACE");
     if (rsb_noncomm_holes)
-        note("this MPICH's MPI_Reduce_scatter_block with a non-commutative "
-             "operation on a datatype with holes gives wrong bytes and corrupts "
-             "the heap: such cases not run");
+        note("this MPICH's MPI_Reduce_scatter(_block) with a non-commutative "
+             "operation on a datatype with holes and equal counts gives wrong bytes "
+             "and corrupts the heap (hier_ms's columns call it so): such cases not run");
     fflush(stdout);
 }
 
@@ -146,8 +146,8 @@ int quirk_case_ok(int coll, int t, int n)
         const rcase *rc = rcase_get(t);
         int commutative = 1;
         MPI_Op_commutative(rc->op, &commutative);
-        if (coll == C_REDUCE_SCATTER_BLOCK && rsb_noncomm_holes && !commutative &&
-            has_holes(rc->side))
+        if ((coll == C_REDUCE_SCATTER_BLOCK || coll == C_REDUCE_SCATTER) &&
+            rsb_noncomm_holes && !commutative && has_holes(rc->side))
             return 0;
         return rusable[t];
     }
