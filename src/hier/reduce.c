@@ -53,6 +53,10 @@ static MPI_Aint stride_of(MPI_Aint n, MPI_Datatype t)
 /* Below this many bytes one rank folds the node's vectors alone (a node
  * barrier costs more than the work it would share). */
 #define HIER_SLICE_MIN 4096
+/* Folding each rank's vector in (commutative ops) saves a copy of it but
+ * takes a node barrier per local rank: from slices of this many bytes on
+ * (fattree-256x16: slower with 2 KiB slices, faster with 8 KiB). */
+#define HIER_FOLD_SLICE_MIN 4096
 
 /* The node's result of the n-element vectors: region of the last local
  * rank, after the regions were folded into it in local order. Large
@@ -77,7 +81,9 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, int 
     int commute = 1, err = MPI_SUCCESS;
     PMPI_Op_commutative(a->op, &commute);
     *out = h->slot + (L - 1) * stride - tlb;
-    if (sliced && commute && !prefixes && !getenv("COLLX_HIER_FOLD_COPY")) {
+    int fold = sliced && commute && !prefixes &&
+               span(n, a->rtype) >= (MPI_Aint)L * HIER_FOLD_SLICE_MIN;
+    if (fold && !getenv("COLLX_HIER_FOLD_COPY")) {
         /* Any order will do: in round t rank l folds slice (l + t) mod L
          * of its own vector straight into the result (round 0 copies),
          * so no rank copies its whole vector into the segment first (half
