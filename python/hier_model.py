@@ -127,11 +127,18 @@ def counts(coll, variant, p, m):
     if coll in ("alltoall", "alltoallv"):
         if not hier:
             return p - 1, q * off, 0
+        if q * q * m >= 65536 and n > 1:
+            # alltoallv from 64 KiB per node pair: pairwise rounds, the
+            # copies of all but one node pair's blocks hidden behind them
+            return n - 1 + 2, q * off, 2 * q * m
         return n - 1 + 2, q * off, 2 * p * m
     if coll == "reduce_scatter_block":
         if not hier:
             return rounds(reduce_scatter_alg(p, p * m), p), q * p * m, 0
-        return rounds(reduce_scatter_alg(n, p * m), n) + 2, p * m, 2 * p * m
+        # a commutative sum: from 4 KiB slices each rank folds its vector
+        # in without copying it first (one pass instead of two)
+        fold = p * m >= q * 4096
+        return rounds(reduce_scatter_alg(n, p * m), n) + 2, p * m, (1 if fold else 2) * p * m
     if coll == "bcast":   # SMPI's bcast is binomial_tree (sim/run)
         if not hier:
             return lg(p), m * lg(p), 0

@@ -161,7 +161,7 @@ static int post_share(a2a *x, cx_sched *s, char *part, MPI_Aint bytes, int peer,
 static int emit_pipelined(a2a *x, cx_sched *s)
 {
     cx_comm *c = x->h.c;
-    int n = c->nnodes, me = c->my_node, err;
+    int n = c->nnodes, me = c->my_node, err = MPI_SUCCESS;
     MPI_Aint *so = cx_sched_alloc(s, sizeof(MPI_Aint) * 2 * (size_t)(n + 1)), *ro;
     if (!so)
         return MPI_ERR_NO_MEM;
