@@ -374,17 +374,18 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms);
 
 /* Whether a v/w call whose largest node needs node_bytes of the segment
  * exchanges pairwise with overlapped copies (emit_pipelined) instead of
- * one alltoallv among the leaders: when a node pair's part is 64 KiB or
- * more (fattree-256x16, p = 64 and 256: 0.83-0.91 of the time from 4 KiB
- * per block on, the same at 512 B, 1.07-1.26 slower at 8 B: a node
- * barrier per round). From values every rank shares.
- * COLLX_HIER_A2A_PIPE=0|1 decides for every size. */
-static int pipelined_for(MPI_Aint node_bytes, int nnodes)
+ * one alltoallv among the leaders: when each sender's share of a node
+ * pair's part is 64 KiB or more (fattree-256x16, p = 64 and 256: 0.83-0.91
+ * of the time from 4 KiB per block on; slower with small shares: 8 B per
+ * block 1.07-1.26, p = 1024 at 512 B with 8 senders (16 KiB shares, 63
+ * rounds) 1.09: a node barrier per round). From values every rank
+ * shares. COLLX_HIER_A2A_PIPE=0|1 decides for every size. */
+static int pipelined_for(MPI_Aint node_bytes, int nnodes, int senders)
 {
     const char *v = getenv("COLLX_HIER_A2A_PIPE");
     if (v && *v)
         return atoi(v) != 0;
-    return node_bytes / (2 * (MPI_Aint)nnodes) >= 65536;
+    return node_bytes / (2 * (MPI_Aint)nnodes * senders) >= 65536;
 }
 
 int cx_hier_alltoall(const cx_args *a, cx_sched *s) { return alltoall(a, s, 0); }
@@ -475,6 +476,6 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         return err;
     if (x->nb > 1 && a->sbuf == MPI_IN_PLACE && (err = send_from_copy(x, s)))
         return err;
-    x->pipelined = pipelined_for(fits ? largest : need, c->nnodes);
+    x->pipelined = pipelined_for(fits ? largest : need, c->nnodes, x->h.senders);
     return table_step(x, s);
 }
