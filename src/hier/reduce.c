@@ -198,8 +198,8 @@ static MPI_Aint rs_slot(const cx_args *a, MPI_Aint n)
     return (MPI_Aint)(most_per_node(a) + 2) * stride_of(n, a->rtype);
 }
 
-/* Up to the budget; above it, the vector goes in chunks of whole blocks
- * (ranks r0 .. r1 - 1): the largest block must fit, else native. */
+/* Up to the budget; above it, the vector goes in chunks of elements (one
+ * element per local rank must fit, else native). */
 MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
 {
     MPI_Aint whole = rs_slot(a, rs_total(a)), one = rs_slot(a, 1);
@@ -210,10 +210,8 @@ MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a)
 
 static int rs_chunk(hier *h, const cx_args *a, cx_sched *s, const char *input);
 
-/* The vector in chunks of consecutive ranks' blocks, each a
- * reduce_scatter of its own (the other ranks' counts 0). In place, a
- * rank's result overwrites the start of its vector, which the chunk
- * holding block 0 has already used. ms: several senders per node. */
+/* The whole vector through the slot, or in chunks of elements above the
+ * budget. ms: several senders per node. */
 static int reduce_scatter(const cx_args *a, cx_sched *s, int ms)
 {
     hier h;
@@ -244,7 +242,8 @@ static int reduce_scatter(const cx_args *a, cx_sched *s, int ms)
         if (!sub || !cnt)
             return MPI_ERR_NO_MEM;
         for (int r = 0; r < p; r++) {   /* [at, at + count) within [e0, e1) */
-            MPI_Aint lo = at > e0 ? at : e0, hi = at + rs_count(a, r) < e1 ? at + rs_count(a, r) : e1;
+            MPI_Aint end = at + rs_count(a, r);
+            MPI_Aint lo = at > e0 ? at : e0, hi = end < e1 ? end : e1;
             cnt[r] = hi > lo ? (int)(hi - lo) : 0;
             at += rs_count(a, r);
         }
