@@ -338,30 +338,24 @@ static int rs_chunk(hier *hh, const cx_args *a, cx_sched *s, const char *input)
     }
     MPI_Aint stride = stride_of(n, a->rtype);
     char *vec = res, *part = res;   /* one node: its result is the answer */
-    if (c->nnodes > 1 && h.senders > 1) {
-        char *mine = res + 2 * stride;
-        if (!(err = rs_columns(&h, a, s, res, res + stride, mine, at, counts)))
-            err = hier_node_barrier(&h, s);
-        part = mine - at[p + c->node_leader[c->my_node]] * ext;
-        if (!err)
-            err = cx_sched_copy(s, part + at[p + a->rank] * ext, rs_count(a, a->rank),
-                                a->rtype, a->rbuf, rs_count(a, a->rank), a->rtype);
-        return err;
-    }
     if (c->nnodes > 1) {
         char *nodewise = res + stride, *mine = res + 2 * stride;
-        if (c->local_rank == 0 && !c->consecutive) {
-            for (int r = 0; r < p && !err; r++)
-                err = cx_sched_copy(s, res + at[r] * ext, rs_count(a, r), a->rtype,
-                                    nodewise + at[p + r] * ext, rs_count(a, r), a->rtype);
-            vec = nodewise;
+        if (h.senders > 1) {   /* columns: each copies its shares into nodewise */
+            err = rs_columns(&h, a, s, res, nodewise, mine, at, counts);
+        } else {
+            if (c->local_rank == 0 && !c->consecutive) {
+                for (int r = 0; r < p && !err; r++)
+                    err = cx_sched_copy(s, res + at[r] * ext, rs_count(a, r), a->rtype,
+                                        nodewise + at[p + r] * ext, rs_count(a, r), a->rtype);
+                vec = nodewise;
+                if (!err)
+                    err = cx_sched_barrier(s);
+            }
+            cx_args inter = {.coll = CX_COLL_REDUCE_SCATTER, .sbuf = vec, .rbuf = mine,
+                             .rcounts = counts, .rtype = a->rtype, .op = a->op};
             if (!err)
-                err = cx_sched_barrier(s);
+                err = hier_leaders(&h, s, &inter);
         }
-        cx_args inter = {.coll = CX_COLL_REDUCE_SCATTER, .sbuf = vec, .rbuf = mine,
-                         .rcounts = counts, .rtype = a->rtype, .op = a->op};
-        if (!err)
-            err = hier_leaders(&h, s, &inter);
         if (!err)
             err = hier_node_barrier(&h, s);
         /* my block within my node's part */
