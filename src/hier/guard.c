@@ -14,7 +14,10 @@
  * the senders' size, which the other nodes use too), on scratch buffers
  * where its own arguments say otherwise, and returns MPI_ERR_TRUNCATE: the
  * node's schedules match each other and the other nodes', nothing is
- * written past a user's buffer, and every rank returns. Nodes whose ranks
+ * written past a user's buffer, and every rank returns. A blocking call
+ * waits for the node's sizes before it is built (hier_guarded); a
+ * nonblocking one publishes and waits in steps of its schedule and is
+ * built after them (queue.c). Nodes whose ranks
  * agree among themselves but not with another node meet in the leaders'
  * collective (the MPI's own by default), which reports or not as that MPI
  * does. v and w collectives are not checked here: their sizes differ
@@ -26,11 +29,6 @@
 /* A rank's line holds, for each parity of the exchange number, the
  * number and the two sizes (send, receive) the rank sees. */
 enum { W_GEN, W_SEND, W_RECV, W_WORDS };
-
-typedef struct exchange {
-    cx_comm *c;
-    unsigned long long gen;
-} exchange;
 
 static int64_t *words(cx_comm *c, int local, unsigned long long gen)
 {
@@ -58,48 +56,60 @@ static int block_sizes(const cx_args *a, int64_t *send, int64_t *recv)
     return 1;
 }
 
-static int all_published(cx_sched *s, void *ctx, int *done)
+/* Publishes this rank's sizes (exchange g + 2 reuses g's words: a rank
+ * reaches it only after every rank of its node published g + 1, i.e.
+ * finished reading g). */
+int hier_guard_publish(hier_guard *g, const cx_args *a)
 {
-    (void)s;
-    exchange *x = ctx;
-    *done = 1;
-    for (int l = 0; l < x->c->local_size && *done; l++)
-        *done = (unsigned long long)__atomic_load_n(&words(x->c, l, x->gen)[W_GEN],
-                                                    __ATOMIC_ACQUIRE) == x->gen;
+    cx_comm *c = a->cc;
+    char *ctl;
+    int err;
+    g->c = c;
+    g->gen = 0;
+    int64_t send, recv;
+    if (!block_sizes(a, &send, &recv))
+        return MPI_SUCCESS;
+    g->send = send;
+    g->recv = recv;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (c->local_size == 1)
+        return MPI_SUCCESS;
+    if ((err = cx_comm_node_ctl(c, &ctl)))
+        return err;
+    if (!(g->gen = hier_next_exchange(c)))
+        return MPI_ERR_NO_MEM;
+    int64_t *mine = words(c, c->local_rank, g->gen);
+    mine[W_SEND] = send;
+    mine[W_RECV] = recv;
+    __atomic_store_n(&mine[W_GEN], (int64_t)g->gen, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
-/* Publishes send and recv, waits for the node's ranks to publish theirs
- * and returns their range. A rank reaches exchange g+2 (same words as g)
- * only after every rank of its node published g+1, i.e. finished reading
- * g. */
-static int exchange_sizes(cx_comm *c, int64_t send, int64_t recv, int64_t *least,
-                          int64_t *most)
+int hier_guard_published(cx_sched *s, void *ctx, int *done)
 {
-    exchange x = {c, hier_next_exchange(c)};
-    if (!x.gen)
-        return MPI_ERR_NO_MEM;
-    int64_t *mine = words(c, c->local_rank, x.gen);
-    mine[W_SEND] = send;
-    mine[W_RECV] = recv;
-    __atomic_store_n(&mine[W_GEN], (int64_t)x.gen, __ATOMIC_RELEASE);
-    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
-    cx_sched_init(&w, c->priv, 0);
-    int err = cx_sched_poll(&w, all_published, &x);
-    if (!err)
-        err = cx_sched_run(&w);
-    cx_sched_free(&w);
+    (void)s;
+    hier_guard *g = ctx;
+    *done = 1;
+    for (int l = 0; g->gen && l < g->c->local_size && *done; l++)
+        *done = (unsigned long long)__atomic_load_n(&words(g->c, l, g->gen)[W_GEN],
+                                                    __ATOMIC_ACQUIRE) == g->gen;
+    return MPI_SUCCESS;
+}
+
+/* The range of the sizes the node published. */
+static void node_range(const hier_guard *g, int64_t *least, int64_t *most)
+{
     *least = INT64_MAX;
     *most = -1;
-    for (int l = 0; l < c->local_size && !err; l++)
+    for (int l = 0; l < g->c->local_size; l++)
         for (int k = W_SEND; k <= W_RECV; k++) {
-            int64_t v = words(c, l, x.gen)[k];
+            int64_t v = words(g->c, l, g->gen)[k];
             if (v >= 0 && v < *least)
                 *least = v;
             if (v > *most)
                 *most = v;
         }
-    return err;
 }
 
 /* a as the rest of the node sees it: blocks of r bytes, on scratch
@@ -131,31 +141,37 @@ static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int
     return (b->sbuf || a->sbuf == MPI_IN_PLACE) && b->rbuf ? b : NULL;
 }
 
-int hier_guarded(const cx_args *a, cx_sched *s, int (*build)(const cx_args *a, cx_sched *s))
+int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
+                     hier_build_fn build)
 {
-    cx_comm *c = a->cc;
-    int64_t send, recv, least, most;
-    char *ctl;
-    int err;
-    if (!block_sizes(a, &send, &recv))
-        return build(a, s);
-    if ((err = cx_comm_nodes(c)))
-        return err;
-    if (c->local_size == 1)
-        return build(a, s);
-    if ((err = cx_comm_node_ctl(c, &ctl)) ||
-        (err = exchange_sizes(c, send, recv, &least, &most)))
-        return err;
+    int64_t least, most;
+    if (!g->gen)
+        return build(a, s);   /* not checked, or alone on its node */
+    node_range(g, &least, &most);
     if (most < 0 || least == most || most > INT_MAX)
         return build(a, s);   /* the node agrees (or cannot be helped: 2^31) */
-    if (cx_verbose() > 0 && c->local_rank == 0)
+    if (cx_verbose() > 0 && g->c->local_rank == 0)
         cx_say("%s/hier: ranks of node %d disagree on the block size (%lld vs %lld "
                "bytes): an erroneous call; the node's ranks return MPI_ERR_TRUNCATE",
-               cx_coll_mpi_name(a->coll), c->my_node, (long long)least, (long long)most);
-    const cx_args *b = as_node_sees(a, s, most, send, recv);
+               cx_coll_mpi_name(a->coll), g->c->my_node, (long long)least, (long long)most);
+    const cx_args *b = as_node_sees(a, s, most, (int64_t)g->send, (int64_t)g->recv);
     if (!b)
         return MPI_ERR_NO_MEM;
-    err = build(b, s);
+    int err = build(b, s);
     cx_sched_fail(s, MPI_ERR_TRUNCATE);
     return err;
+}
+
+int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build)
+{
+    hier_guard g;
+    int err = hier_guard_publish(&g, a);
+    if (err || !g.gen)
+        return err ? err : build(a, s);
+    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
+    cx_sched_init(&w, a->cc->priv, 0);
+    if (!(err = cx_sched_poll(&w, hier_guard_published, &g)))
+        err = cx_sched_run(&w);
+    cx_sched_free(&w);
+    return err ? err : hier_guard_build(&g, a, s, build);
 }

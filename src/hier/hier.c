@@ -11,6 +11,7 @@
  * every rank of its node passed call k+1's first node barrier, i.e. after
  * they finished reading call k's slot. */
 typedef struct hier_state {
+    hier_queue queue;
     unsigned seq;
     unsigned long long barriers;   /* node barriers this rank entered */
     unsigned long long exchanges;  /* size exchanges of the node (guard.c) */
@@ -91,6 +92,12 @@ int hier_layout(hier *h, cx_sched *s, const MPI_Aint *piece_bytes, MPI_Aint byte
         fill[c->node_of[r]] += piece_bytes ? piece_bytes[r] : bytes;
     }
     return MPI_SUCCESS;
+}
+
+hier_queue *hier_queue_of(cx_comm *c)
+{
+    hier_state *st = state_of(c);
+    return st ? &st->queue : NULL;
 }
 
 unsigned long long hier_next_exchange(cx_comm *c)

@@ -82,8 +82,34 @@ unsigned long long hier_next_exchange(cx_comm *c);
  * of the node agree on the sizes (guard.c): an erroneous call whose sizes
  * disagree is built alike on the whole node and returns
  * MPI_ERR_TRUNCATE, instead of leaving ranks waiting for each other. */
-int hier_guarded(const cx_args *a, cx_sched *s,
-                 int (*build)(const cx_args *a, cx_sched *s));
+typedef int (*hier_build_fn)(const cx_args *a, cx_sched *s);
+int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build);
+/* The same check in steps, for a call built as it runs (queue.c):
+ * publish this rank's sizes, wait (poll step) until the node's ranks
+ * published theirs, build. g->gen == 0: nothing to check. */
+typedef struct hier_guard {
+    cx_comm *c;
+    unsigned long long gen;
+    long long send, recv;
+} hier_guard;
+int hier_guard_publish(hier_guard *g, const cx_args *a);
+int hier_guard_published(cx_sched *s, void *ctx, int *done);
+int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
+                     hier_build_fn build);
+/* The calls of a communicator, blocking and not, run one after another
+ * (queue.c): every registered builder goes through hier_call. A blocking
+ * call first lets the nonblocking ones in flight finish; a nonblocking
+ * call (CX_I...) is built when its turn comes, so that node barriers,
+ * slots and size checks are numbered in call order on every rank. */
+typedef struct hier_queue {
+    unsigned long long issued;     /* nonblocking calls started */
+    unsigned long long finished;   /* ... and finished (atomic) */
+} hier_queue;
+hier_queue *hier_queue_of(cx_comm *c);
+/* What a builder uses beyond the node barriers (set up at a
+ * communicator's first nonblocking call). */
+enum { HIER_USES_SEGMENT = 1, HIER_USES_COLUMNS = 2 };
+int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses);
 /* Per-communicator buffer of at least bytes (CX_<Name>_shared when hier
  * cannot serve the call); NULL when out of memory. */
 void *hier_scratch(cx_comm *c, MPI_Aint bytes);

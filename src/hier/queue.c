@@ -1,0 +1,155 @@
+/* Nonblocking hierarchical calls, and the order of all hierarchical calls
+ * of a communicator.
+ *
+ * A hierarchical schedule is numbered when it is built: the slot of the
+ * segment it uses, the node barriers it enters, its size check (guard.c).
+ * The numbers mean the same on every rank of a node only if every rank
+ * builds and runs its calls in the same order, one after the other.
+ * Blocking calls do; a nonblocking call (CX_I...) running beside a later
+ * call would not.
+ *
+ * So a nonblocking call is a small schedule of its own: wait for its turn
+ * (every earlier nonblocking call of the communicator has finished here),
+ * publish its sizes and wait for the node's (the size check), build the
+ * real schedule and run it as a child, count itself finished. A blocking
+ * call waits until every nonblocking one in flight has finished before it
+ * is built. The CX_I call itself waits for no other rank, except when it
+ * is the communicator's first nonblocking hierarchical call: that one sets
+ * up what would otherwise be set up collectively in the middle of a
+ * schedule (node layout, control block, a segment of COLLX_SHM_MAX, the
+ * column communicator), as collx's first call on any communicator sets up
+ * its state. The segment is then never grown again (sparse memory: pages
+ * are used as data goes through them). */
+#include "hier.h"
+
+typedef struct deferred {
+    cx_args a;
+    hier_build_fn build;
+    hier_queue *q;
+    unsigned long long ticket;
+    hier_guard guard;
+    cx_sched child;
+} deferred;
+
+static unsigned long long finished(hier_queue *q)
+{
+    return __atomic_load_n(&q->finished, __ATOMIC_ACQUIRE);
+}
+
+/* Waits until `until` nonblocking calls have finished, moving them on:
+ * they may be waiting in the agent while this rank is in CX_Wait of a
+ * later call, or in a blocking call. */
+static int reached(hier_queue *q, unsigned long long until)
+{
+    if (finished(q) != until)
+        cx_progress_poke();
+    return finished(q) == until;
+}
+
+static int my_turn(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    deferred *x = ctx;
+    *done = reached(x->q, x->ticket);
+    return MPI_SUCCESS;
+}
+
+static int publish(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    deferred *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    return hier_guard_publish(&x->guard, &x->a);
+}
+
+static int begin_child(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    deferred *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    /* the call's own tag, taken in call order when it was started */
+    cx_sched_init_for(&x->child, s->comm, s->tag, x->a.coll);
+    int err = hier_guard_build(&x->guard, &x->a, &x->child, x->build);
+    cx_sched_begin(&x->child);
+    return err;
+}
+
+static int child_done(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    deferred *x = ctx;
+    int err = cx_sched_progress(&x->child, done);
+    if (*done)
+        cx_sched_free(&x->child);
+    return err;
+}
+
+/* Runs even after an error (a schedule always runs to its end). */
+static int count_finished(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    deferred *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    __atomic_fetch_add(&x->q->finished, 1, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
+}
+
+static int all_finished(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    hier_queue *q = ctx;
+    *done = reached(q, q->issued);
+    return MPI_SUCCESS;
+}
+
+static int drain(hier_queue *q, cx_comm *c)
+{
+    if (finished(q) == q->issued)
+        return MPI_SUCCESS;
+    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
+    cx_sched_init(&w, c->priv, 0);
+    int err = cx_sched_poll(&w, all_finished, q);
+    if (!err)
+        err = cx_sched_run(&w);
+    cx_sched_free(&w);
+    return err;
+}
+
+/* The collective set-up a schedule built later must not do (see top). */
+static int set_up(cx_comm *c, unsigned uses)
+{
+    char *base;
+    MPI_Comm col;
+    int err = cx_comm_nodes(c);
+    if (!err && c->local_size > 1)
+        err = cx_comm_node_ctl(c, &base);
+    if (!err && (uses & HIER_USES_SEGMENT) && c->shm_size < cx_shm_max())
+        err = cx_comm_shm(c, cx_shm_max(), &base);
+    if (!err && (uses & HIER_USES_COLUMNS) && c->min_ranks_per_node > 1)
+        err = cx_comm_column(c, &col);
+    return err;
+}
+
+int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses)
+{
+    hier_queue *q = hier_queue_of(a->cc);
+    int err;
+    if (!q)
+        return MPI_ERR_NO_MEM;
+    if (!a->nonblocking)
+        return (err = drain(q, a->cc)) ? err : hier_guarded(a, s, build);
+    deferred *x = cx_sched_alloc(s, sizeof *x);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    x->a = *a;
+    x->build = build;
+    x->q = q;
+    if ((err = set_up(a->cc, uses)) || (err = cx_sched_poll(s, my_turn, x)) ||
+        (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, publish, x)) ||
+        (err = cx_sched_poll(s, hier_guard_published, &x->guard)) ||
+        (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, begin_child, x)) ||
+        (err = cx_sched_poll(s, child_done, x)) || (err = cx_sched_barrier(s)) ||
+        (err = cx_sched_start(s, count_finished, x)))
+        return err;
+    x->ticket = q->issued++;   /* only a schedule that will run takes a turn */
+    return MPI_SUCCESS;
+}

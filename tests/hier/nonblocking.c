@@ -1,0 +1,233 @@
+/* Nonblocking hierarchical calls (src/hier/queue.c), on real processes.
+ *
+ * 1. Served: hier (or hier_ms: --ms) runs CX_I<coll> itself (its call
+ *    counter grows, native's does not).
+ * 2. In flight together: several calls started before any completes, a
+ *    blocking hierarchical call in between, completed in reverse order by
+ *    CX_Test polling and CX_Wait: every result equals the PMPI_ one.
+ * 3. Local start: rank r starts its call only after rank r - 1 started
+ *    its own and sent it a token. If starting waited for another rank of
+ *    the node (a node barrier, a size exchange, a segment that grows), the
+ *    chain would never end: the test's TIMEOUT catches it.
+ * usage: hier_nonblocking [--ms] [--interleaved]
+ * (--interleaved: nodes whose ranks are not consecutive, where scan runs
+ * native: hier's scan needs them consecutive) */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <collx.h>
+
+enum { N = 20000 };   /* ints: 80 KB, above the MPIs' eager limits */
+enum { C_BCAST, C_ALLREDUCE, C_ALLGATHER, C_REDUCE, C_GATHER, C_SCATTER, C_SCAN,
+       C_BARRIER, C_ALLTOALL, C_RSB, C_COUNT };
+static const char *names[C_COUNT] = {"bcast", "allreduce", "allgather", "reduce",
+                                     "gather", "scatter", "scan", "barrier", "alltoall",
+                                     "reduce_scatter_block"};
+static const int in_ms[C_COUNT] = {1, 1, 1, 0, 0, 0, 0, 0, 1, 1};
+
+static int rank, size, failures;
+
+typedef struct call {
+    int coll, n;     /* ints per block */
+    int *in, *out;
+} call;
+
+static void fill(call *k, int salt)
+{
+    int blocks = k->coll == C_ALLTOALL || k->coll == C_SCATTER || k->coll == C_RSB ? size : 1;
+    for (int i = 0; i < k->n * blocks; i++)
+        k->in[i] = rank * 1000 + i * 7 + salt;
+    for (int i = 0; i < k->n * size; i++)
+        k->out[i] = -1;
+    if (k->coll == C_BCAST)
+        memcpy(k->out, k->in, sizeof(int) * (size_t)k->n);
+}
+
+static call make(int coll, int n)
+{
+    call k = {coll, n, malloc(sizeof(int) * (size_t)n * (size_t)size),
+              malloc(sizeof(int) * (size_t)n * (size_t)size)};
+    if (!k.in || !k.out)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    return k;
+}
+
+/* Starts k (req) or runs the PMPI_ reference (req == NULL). */
+static int start(call *k, CX_Request *req)
+{
+    int n = k->n, root = size - 1;
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (k->coll) {
+    case C_BCAST:
+        return req ? CX_Ibcast(k->out, n, MPI_INT, root, w, req)
+                   : PMPI_Bcast(k->out, n, MPI_INT, root, w);
+    case C_ALLREDUCE:
+        return req ? CX_Iallreduce(k->in, k->out, n, MPI_INT, MPI_SUM, w, req)
+                   : PMPI_Allreduce(k->in, k->out, n, MPI_INT, MPI_SUM, w);
+    case C_ALLGATHER:
+        return req ? CX_Iallgather(k->in, n, MPI_INT, k->out, n, MPI_INT, w, req)
+                   : PMPI_Allgather(k->in, n, MPI_INT, k->out, n, MPI_INT, w);
+    case C_REDUCE:
+        return req ? CX_Ireduce(k->in, k->out, n, MPI_INT, MPI_MAX, root, w, req)
+                   : PMPI_Reduce(k->in, k->out, n, MPI_INT, MPI_MAX, root, w);
+    case C_GATHER:
+        return req ? CX_Igather(k->in, n, MPI_INT, k->out, n, MPI_INT, root, w, req)
+                   : PMPI_Gather(k->in, n, MPI_INT, k->out, n, MPI_INT, root, w);
+    case C_SCATTER:
+        return req ? CX_Iscatter(k->in, n, MPI_INT, k->out, n, MPI_INT, root, w, req)
+                   : PMPI_Scatter(k->in, n, MPI_INT, k->out, n, MPI_INT, root, w);
+    case C_SCAN:
+        return req ? CX_Iscan(k->in, k->out, n, MPI_INT, MPI_SUM, w, req)
+                   : PMPI_Scan(k->in, k->out, n, MPI_INT, MPI_SUM, w);
+    case C_BARRIER:
+        return req ? CX_Ibarrier(w, req) : PMPI_Barrier(w);
+    case C_ALLTOALL:
+        return req ? CX_Ialltoall(k->in, n, MPI_INT, k->out, n, MPI_INT, w, req)
+                   : PMPI_Alltoall(k->in, n, MPI_INT, k->out, n, MPI_INT, w);
+    default:
+        return req ? CX_Ireduce_scatter_block(k->in, k->out, n, MPI_INT, MPI_SUM, w, req)
+                   : PMPI_Reduce_scatter_block(k->in, k->out, n, MPI_INT, MPI_SUM, w);
+    }
+}
+
+/* Ints of the result this rank holds. */
+static int result_ints(const call *k)
+{
+    int root = rank == size - 1;
+    switch (k->coll) {
+    case C_ALLGATHER: return k->n * size;
+    case C_GATHER: return root ? k->n * size : 0;
+    case C_REDUCE: return root ? k->n : 0;
+    case C_BARRIER: return 0;
+    case C_ALLTOALL: return k->n * size;
+    default: return k->n;
+    }
+}
+
+static void check(const call *k, const int *want, const char *what)
+{
+    for (int i = 0; i < result_ints(k); i++)
+        if (k->out[i] != want[i]) {
+            fprintf(stderr, "FAIL %s %s rank %d: int %d is %d, want %d\n", what,
+                    names[k->coll], rank, i, k->out[i], want[i]);
+            failures++;
+            return;
+        }
+}
+
+/* The reference result of k with salt, into a fresh buffer. */
+static int *reference(call *k, int salt)
+{
+    fill(k, salt);
+    if (start(k, NULL) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    int *want = malloc(sizeof(int) * (size_t)k->n * (size_t)size);
+    memcpy(want, k->out, sizeof(int) * (size_t)k->n * (size_t)size);
+    return want;
+}
+
+int main(int argc, char **argv)
+{
+    int provided, ms = 0, interleaved = 0;
+    for (int i = 1; i < argc; i++) {
+        ms |= !strcmp(argv[i], "--ms");
+        interleaved |= !strcmp(argv[i], "--interleaved");
+    }
+    const char *alg = ms ? "hier_ms" : "hier";
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (ms)
+        setenv("COLLX_HIER_SENDERS", "2", 1);   /* before collx reads it */
+    int colls[C_COUNT], nc = 0;
+    for (int c = 0; c < C_COUNT; c++)
+        if (!ms || in_ms[c])
+            colls[nc++] = c;
+    call k[C_COUNT];
+    int *want[C_COUNT];
+    for (int i = 0; i < nc; i++) {
+        CX_Algorithm_set(names[colls[i]], alg);
+        k[i] = make(colls[i], colls[i] == C_ALLTOALL || colls[i] == C_ALLGATHER ||
+                              colls[i] == C_GATHER || colls[i] == C_SCATTER ||
+                              colls[i] == C_RSB ? N / size : N);
+        want[i] = reference(&k[i], 1);
+    }
+
+    /* 1 and 2: every call started, a blocking one between, completed in
+     * reverse order (the first ones by CX_Test polling). */
+    CX_Request req[C_COUNT];
+    long served[C_COUNT], natives[C_COUNT];
+    for (int i = 0; i < nc; i++) {
+        served[i] = CX_Algorithm_calls(names[colls[i]], alg);
+        natives[i] = CX_Algorithm_calls(names[colls[i]], "native");
+        fill(&k[i], 1);
+        if (start(&k[i], &req[i]) != MPI_SUCCESS) {
+            fprintf(stderr, "FAIL start %s rank %d\n", names[colls[i]], rank);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+    for (int i = 0; i < nc; i++)
+        if (!(interleaved && colls[i] == C_SCAN) &&
+            (CX_Algorithm_calls(names[colls[i]], alg) != served[i] + 1 ||
+             CX_Algorithm_calls(names[colls[i]], "native") != natives[i])) {
+            fprintf(stderr, "FAIL %s rank %d: CX_I%s did not run %s\n", names[colls[i]],
+                    rank, names[colls[i]], alg);
+            failures++;
+        }
+    CX_Algorithm_set("allreduce", "hier");
+    int one = 1, sum = 0;
+    if (CX_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) || sum != size) {
+        fprintf(stderr, "FAIL blocking allreduce between: %d, want %d\n", sum, size);
+        failures++;
+    }
+    CX_Algorithm_set("allreduce", alg);
+    for (int i = nc - 1; i >= 0; i--) {
+        int flag = 0, err = MPI_SUCCESS;
+        if (i < nc / 2)
+            while (!flag && !err)
+                err = CX_Test(&req[i], &flag);
+        else
+            err = CX_Wait(&req[i]);
+        if (err) {
+            fprintf(stderr, "FAIL %s rank %d: error %d\n", names[colls[i]], rank, err);
+            failures++;
+        }
+        check(&k[i], want[i], "in flight together:");
+    }
+
+    /* 3: a chain of tokens through the ranks, each sent once the sender's
+     * call has started. */
+    for (int i = 0; i < nc; i++) {
+        int token = 0;
+        MPI_Request r;
+        fill(&k[i], 1);
+        if (rank > 0)
+            MPI_Recv(&token, 1, MPI_INT, rank - 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (start(&k[i], &req[i]) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 5);
+        MPI_Isend(&token, 1, MPI_INT, (rank + 1) % size, 9, MPI_COMM_WORLD, &r);
+        if (rank == 0)
+            MPI_Recv(&token, 1, MPI_INT, size - 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (CX_Wait(&req[i])) {
+            fprintf(stderr, "FAIL chain %s rank %d: error\n", names[colls[i]], rank);
+            failures++;
+        }
+        check(&k[i], want[i], "started one rank after the other:");
+    }
+
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s %s: %d collectives nonblocking (in flight together, started one "
+               "rank after the other) on %d ranks\n", all ? "FAIL" : "PASS", alg, nc, size);
+    for (int i = 0; i < nc; i++) {
+        free(k[i].in);
+        free(k[i].out);
+        free(want[i]);
+    }
+    MPI_Finalize();
+    return all != 0;
+}
