@@ -66,11 +66,8 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     int err;
     g->c = c;
     g->gen = 0;
-    int64_t send, recv;
-    if (!block_sizes(a, &send, &recv))
+    if (!block_sizes(a, &g->send, &g->recv))
         return MPI_SUCCESS;
-    g->send = send;
-    g->recv = recv;
     if ((err = cx_comm_nodes(c)))
         return err;
     if (c->local_size == 1)
@@ -80,8 +77,8 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     if (!(g->gen = hier_next_exchange(c)))
         return MPI_ERR_NO_MEM;
     int64_t *mine = words(c, c->local_rank, g->gen);
-    mine[W_SEND] = send;
-    mine[W_RECV] = recv;
+    mine[W_SEND] = g->send;
+    mine[W_RECV] = g->recv;
     __atomic_store_n(&mine[W_GEN], (int64_t)g->gen, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
@@ -154,7 +151,7 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
         cx_say("%s/hier: ranks of node %d disagree on the block size (%lld vs %lld "
                "bytes): an erroneous call; the node's ranks return MPI_ERR_TRUNCATE",
                cx_coll_mpi_name(a->coll), g->c->my_node, (long long)least, (long long)most);
-    const cx_args *b = as_node_sees(a, s, most, (int64_t)g->send, (int64_t)g->recv);
+    const cx_args *b = as_node_sees(a, s, most, g->send, g->recv);
     if (!b)
         return MPI_ERR_NO_MEM;
     int err = build(b, s);
@@ -168,10 +165,6 @@ int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build)
     int err = hier_guard_publish(&g, a);
     if (err || !g.gen)
         return err ? err : build(a, s);
-    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
-    cx_sched_init(&w, a->cc->priv, 0);
-    if (!(err = cx_sched_poll(&w, hier_guard_published, &g)))
-        err = cx_sched_run(&w);
-    cx_sched_free(&w);
+    err = hier_wait(a->cc, hier_guard_published, &g);
     return err ? err : hier_guard_build(&g, a, s, build);
 }

@@ -100,6 +100,17 @@ hier_queue *hier_queue_of(cx_comm *c)
     return st ? &st->queue : NULL;
 }
 
+int hier_wait(cx_comm *c, cx_poll_fn fn, void *ctx)
+{
+    cx_sched w;
+    cx_sched_init(&w, c->priv, 0);
+    int err = cx_sched_poll(&w, fn, ctx);
+    if (!err)
+        err = cx_sched_run(&w);
+    cx_sched_free(&w);
+    return err;
+}
+
 unsigned long long hier_next_exchange(cx_comm *c)
 {
     hier_state *st = state_of(c);

@@ -8,6 +8,7 @@
 #ifndef CX_HIER_H
 #define CX_HIER_H
 
+#include <stdint.h>
 #include "../core/blocks.h"
 
 /* One call's view of the node: its communicator state, the slot of the
@@ -45,6 +46,9 @@ MPI_Aint hier_slot_budget(void);
  * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
+/* Blocks until fn (a poll step) holds, waiting as the executor does:
+ * politely, and moving SMPI's clock. */
+int hier_wait(cx_comm *c, cx_poll_fn fn, void *ctx);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
 /* Multiple senders per node (hier_ms): sets h->senders for a call of
  * bytes in all (the same on every rank): COLLX_HIER_SENDERS=k, else one
@@ -90,7 +94,7 @@ int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build);
 typedef struct hier_guard {
     cx_comm *c;
     unsigned long long gen;
-    long long send, recv;
+    int64_t send, recv;   /* this rank's block sizes (-1: not significant) */
 } hier_guard;
 int hier_guard_publish(hier_guard *g, const cx_args *a);
 int hier_guard_published(cx_sched *s, void *ctx, int *done);

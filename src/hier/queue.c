@@ -103,15 +103,7 @@ static int all_finished(cx_sched *s, void *ctx, int *done)
 
 static int drain(hier_queue *q, cx_comm *c)
 {
-    if (finished(q) == q->issued)
-        return MPI_SUCCESS;
-    cx_sched w;   /* the executor's waiting: polite, and SMPI's clock moves */
-    cx_sched_init(&w, c->priv, 0);
-    int err = cx_sched_poll(&w, all_finished, q);
-    if (!err)
-        err = cx_sched_run(&w);
-    cx_sched_free(&w);
-    return err;
+    return finished(q) == q->issued ? MPI_SUCCESS : hier_wait(c, all_finished, q);
 }
 
 /* The collective set-up a schedule built later must not do (see top). */
@@ -122,7 +114,7 @@ static int set_up(cx_comm *c, unsigned uses)
     int err = cx_comm_nodes(c);
     if (!err && c->local_size > 1)
         err = cx_comm_node_ctl(c, &base);
-    if (!err && (uses & HIER_USES_SEGMENT) && c->shm_size < cx_shm_max())
+    if (!err && (uses & HIER_USES_SEGMENT))   /* at once when it already is */
         err = cx_comm_shm(c, cx_shm_max(), &base);
     if (!err && (uses & HIER_USES_COLUMNS) && c->min_ranks_per_node > 1)
         err = cx_comm_column(c, &col);
