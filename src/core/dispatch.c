@@ -217,6 +217,13 @@ int CX_Test(CX_Request *request, int *flag)
             cx_progress_add(&r->job, request_step, r);
     }
     cx_progress_poke();
+    if (!*flag && !r->native) {
+        /* A round that waits on shared-memory flags makes no MPI call: let
+         * MPI progress and the ranks that set the flags run, as MPI_Test
+         * would, or a CX_Test loop spins them off the CPU. */
+        double since = 0;
+        cx_sched_idle(&r->sched, 0, &since);
+    }
     if (*flag) {
         if (!r->native)
             cx_sched_free(&r->sched);

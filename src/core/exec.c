@@ -176,7 +176,7 @@ static int polls_hold(cx_sched *s)
  * O(T / 1 us) (thousands of ranks wait at every node barrier of a
  * hierarchical collective), and the poll is seen at most 1 us or 3 % of
  * the wait late. */
-static void idle(cx_sched *s, int spins, double *since)
+void cx_sched_idle(cx_sched *s, int spins, double *since)
 {
     int flag;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
@@ -246,7 +246,7 @@ int cx_sched_finish(cx_sched *s)
                 test_reqs(s, &flag);
                 if (polls_hold(s) && flag)
                     break;
-                idle(s, spins, &since);
+                cx_sched_idle(s, spins, &since);
             }
         }
         next_round(s);

@@ -122,6 +122,9 @@ int cx_sched_run(cx_sched *s);                 /* blocking */
 int cx_sched_begin(cx_sched *s);               /* post the first round */
 int cx_sched_progress(cx_sched *s, int *done); /* nonblocking step */
 int cx_sched_finish(cx_sched *s);              /* block until done */
+/* One turn of waiting: MPI progress, then the CPU to others (spins and
+ * since pace SMPI's simulated sleep; 0 and a scratch double otherwise). */
+void cx_sched_idle(cx_sched *s, int spins, double *since);
 /* Completes or cancels what was posted, then frees (any state). */
 void cx_sched_free(cx_sched *s);
 

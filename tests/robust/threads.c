@@ -23,7 +23,7 @@
 #include "robust_calls.h"
 
 #define MAXT 16
-#define WATCHDOG 120   /* s per round */
+#define WATCHDOG 120   /* s per round; ROBUST_WATCHDOG=<s> changes it (debugging) */
 
 static int rank, size, nthreads = 4, ncolls;
 static const char *colls[32];
@@ -100,7 +100,9 @@ int main(int argc, char **argv)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_alarm;
     sigaction(SIGALRM, &sa, NULL);
-    int rounds = 1;
+    int rounds = 1, watchdog = WATCHDOG;
+    if (getenv("ROBUST_WATCHDOG") && atoi(getenv("ROBUST_WATCHDOG")) > 0)
+        watchdog = atoi(getenv("ROBUST_WATCHDOG"));
     for (int i = 0; i < CX_Collective_count() && ncolls < 32; i++) {
         colls[ncolls++] = CX_Collective_name(i);
         int n = CX_Algorithm_count(colls[ncolls - 1]);
@@ -130,9 +132,9 @@ int main(int argc, char **argv)
             MPI_Comm_set_errhandler(w[t].comm, MPI_ERRORS_RETURN);
         }
         int n = snprintf(stuck, sizeof stuck, "FAIL threads rank=%d: HANG in round %d, not "
-                         "done after %d s\n", rank, r, WATCHDOG);
+                         "done after %d s\n", rank, r, watchdog);
         stuck_len = n < (int)sizeof stuck ? (size_t)n : sizeof stuck - 1;
-        alarm(WATCHDOG);
+        alarm((unsigned)watchdog);
         for (int t = 0; t < nthreads; t++)
             if (pthread_create(&th[t], NULL, work, &w[t])) {
                 fprintf(stderr, "threads: cannot create a thread\n");
