@@ -27,6 +27,8 @@ typedef struct a2a {
     int pipelined;               /* v, w: emit_pipelined (alike on every rank) */
 } a2a;
 
+static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
+
 /* Whether local rank l's blocks travel in this band. */
 static int in_band(const a2a *x, int l) { return l >= x->lo && l < x->hi; }
 
@@ -273,31 +275,39 @@ static int table_step(a2a *x, cx_sched *s)
     return cx_sched_barrier(s);
 }
 
-/* v, w above the budget: the bytes source local rank j brings into a
- * node's slot (its sends, and what the node's ranks receive from rank j of
- * every node), the largest over all nodes, alike on every rank (a node
- * sum, the leaders' max, a node bcast; blocking, at build time). */
-static int column_needs(a2a *x, MPI_Aint *col)
+/* Bytes this rank sends to rank i (send) or receives from it. */
+static MPI_Aint pair_bytes(const cx_args *a, int i, int send)
 {
-    cx_comm *c = x->h.c;
-    int L = c->max_ranks_per_node, p = x->h.a->size, err;
-    long long *v = calloc(3 * (size_t)L, sizeof *v);
-    if (!v)
-        return MPI_ERR_NO_MEM;
-    long long *sum = v + L, *most = v + 2 * L;
+    cx_piece b = cx_a2a_block(a, send, i);
+    return (MPI_Aint)cx_type_bytes(b.count, b.type);
+}
+
+/* Bytes of one rank's row of the counts table (sends, receives). */
+static MPI_Aint table_bytes(int p)
+{
+    return align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);
+}
+
+/* v, w: what the ranks agree on before building (agree.c), each summed
+ * over the node and then the largest over the nodes: [0] a rank's need
+ * (its blocks and its row of the table); for the bands above the budget,
+ * [1 + j] the bytes source local rank j brings into a node's slot (its
+ * sends, and what the node's ranks receive from rank j of every node). */
+int cx_hier_alltoallv_values(const cx_args *a, cx_sched *s, hier_values *v)
+{
+    cx_comm *c = a->cc;
+    int L = c->max_ranks_per_node, p = a->size;
+    int err = hier_values_alloc(s, v, 1 + L, 1 + L);
+    if (err)
+        return err;
+    v->mine[0] = table_bytes(p) + 64;
     for (int j = 0; j < p; j++) {
-        v[c->local_rank] += x->my_row[j];        /* what I send */
-        v[c->local_of[j]] += x->my_row[p + j];   /* what I receive from rank j */
+        MPI_Aint out = pair_bytes(a, j, 1), in = pair_bytes(a, j, 0);
+        v->mine[0] += out + in;
+        v->mine[1 + c->local_rank] += out;
+        v->mine[1 + c->local_of[j]] += in;
     }
-    err = PMPI_Allreduce(v, sum, L, MPI_LONG_LONG, MPI_SUM, c->node);
-    if (!err && c->leaders != MPI_COMM_NULL)
-        err = PMPI_Allreduce(sum, most, L, MPI_LONG_LONG, MPI_MAX, c->leaders);
-    if (!err)
-        err = PMPI_Bcast(most, L, MPI_LONG_LONG, 0, c->node);
-    for (int j = 0; j < L; j++)
-        col[j] = (MPI_Aint)most[j] + 128;   /* two regions' alignment */
-    free(v);
-    return err;
+    return MPI_SUCCESS;
 }
 
 /* In place, in bands: a band's results would overwrite data a later band
@@ -346,8 +356,6 @@ static int send_from_copy(a2a *x, cx_sched *s)
     x->h.a = from;
     return MPI_SUCCESS;
 }
-
-static MPI_Aint align64(MPI_Aint b) { return (b + 63) / 64 * 64; }
 
 /* Bytes of one region for a band of w source local ranks: sends to all
  * p ranks, or receives from w ranks of every node for each of mine. */
@@ -434,9 +442,9 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         return err;
     }
     /* alltoallv, alltoallw: the node's need is known only as a sum. */
-    MPI_Aint mine = 0, need, largest;
-    int fits, L = c->max_ranks_per_node;
-    MPI_Aint table = align64((MPI_Aint)sizeof(MPI_Aint) * 2 * p);   /* one row */
+    const hier_values *v;
+    int L = c->max_ranks_per_node;
+    MPI_Aint table = table_bytes(p);   /* one row */
     x->row = (size_t)table / sizeof(MPI_Aint);
     x->row_bytes = table;
     x->my_row = cx_sched_alloc(s, (size_t)table);
@@ -444,14 +452,15 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
     if (!x->my_row || !x->band)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p; i++) {
-        cx_piece o = cx_a2a_block(a, 1, i), in = cx_a2a_block(a, 0, i);
-        mine += x->my_row[i] = (MPI_Aint)cx_type_bytes(o.count, o.type);
-        mine += x->my_row[p + i] = (MPI_Aint)cx_type_bytes(in.count, in.type);
+        x->my_row[i] = pair_bytes(a, i, 1);
+        x->my_row[p + i] = pair_bytes(a, i, 0);
     }
     x->h.a = a;
     x->h.c = c;
-    if ((err = hier_agree_need(&x->h, mine + table + 64, &need, &largest, &fits)))
+    if ((err = hier_agreed(a, s, cx_hier_alltoallv_values, &v)))
         return err;
+    MPI_Aint need = (MPI_Aint)v->node[0], largest = (MPI_Aint)v->all[0];
+    int fits = hier_need_fits(largest);
     x->nb = 1;
     x->band[0] = 0;
     x->band[1] = L;
@@ -460,8 +469,8 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         MPI_Aint room = hier_slot_budget() - (MPI_Aint)L * table;
         if (!col)
             return MPI_ERR_NO_MEM;
-        if ((err = column_needs(x, col)))
-            return err;
+        for (int j = 0; j < L; j++)
+            col[j] = (MPI_Aint)v->all[1 + j] + 128;   /* two regions' alignment */
         room = room < INT_MAX ? room : INT_MAX;   /* leaders' counts are int */
         if (room <= 0 || !(x->nb = hier_bands(col, L, room, x->band)))
             return hier_run_native(&x->h, s, largest);

@@ -21,7 +21,7 @@
  * agree among themselves but not with another node meet in the leaders'
  * collective (the MPI's own by default), which reports or not as that MPI
  * does. v and w collectives are not checked here: their sizes differ
- * legitimately, and the node agrees on its need (hier_agree_need). */
+ * legitimately, and the node agrees on its need (agree.c). */
 #include <limits.h>
 #include <stdint.h>
 #include "hier.h"

@@ -100,6 +100,28 @@ int hier_guard_publish(hier_guard *g, const cx_args *a);
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build);
+/* v and w collectives, where a rank knows only its own sizes, agree on
+ * values before they are built (agree.c): every rank's values are summed
+ * over its node (node[i]), then over the nodes the first nmax take the
+ * largest and the others the total (all[i]), alike on every rank. A
+ * blocking call agrees while it is built (blocking collectives of the
+ * node and the leaders); a nonblocking one in steps before it is built
+ * (queue.c), and its builder finds the result. */
+typedef struct hier_values {
+    int n, nmax;
+    long long *mine, *node, *all;   /* n each */
+} hier_values;
+/* A builder's values: n, nmax and mine (hier_values_alloc), from a. */
+typedef int (*hier_values_fn)(const cx_args *a, cx_sched *s, hier_values *v);
+int hier_values_alloc(cx_sched *s, hier_values *v, int n, int nmax);
+/* The agreed values of the call being built (blocking: agrees now). */
+int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_values **v);
+/* Three rounds of s that agree on v (already filled when they run). */
+int hier_agree_steps(cx_sched *s, cx_comm *c, hier_values *v);
+/* The values a nonblocking call agreed on, for its build (NULL after). */
+void hier_values_for_build(cx_comm *c, const hier_values *v);
+/* Whether a node's need fits the segment (and the leaders' int counts). */
+int hier_need_fits(MPI_Aint largest);
 /* The calls of a communicator, blocking and not, run one after another
  * (queue.c): every registered builder goes through hier_call. A blocking
  * call first lets the nonblocking ones in flight finish; a nonblocking
@@ -108,12 +130,15 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
 typedef struct hier_queue {
     unsigned long long issued;     /* nonblocking calls started */
     unsigned long long finished;   /* ... and finished (atomic) */
+    const hier_values *agreed;     /* of the nonblocking call being built */
 } hier_queue;
 hier_queue *hier_queue_of(cx_comm *c);
 /* What a builder uses beyond the node barriers (set up at a
  * communicator's first nonblocking call). */
 enum { HIER_USES_SEGMENT = 1, HIER_USES_COLUMNS = 2 };
-int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses);
+/* values: what a v or w call agrees on before it is built (NULL: none). */
+int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
+              hier_values_fn values);
 /* Per-communicator buffer of at least bytes (CX_<Name>_shared when hier
  * cannot serve the call); NULL when out of memory. */
 void *hier_scratch(cx_comm *c, MPI_Aint bytes);
@@ -123,17 +148,12 @@ int hier_plain_type(MPI_Datatype t);
 /* The ranks of every node in local order: members[first[n] ..
  * first[n + 1]) (cached per communicator). */
 int hier_members(hier *h, const int **first, const int **members);
-/* v and w collectives, where a rank knows only its own counts: the node's
- * need is the sum of its ranks' (mine), *largest the largest node's; *fits says, alike on every rank,
- * whether every node's need fits COLLX_SHM_MAX (blocking, at build time:
- * a node sum, the leaders' max, a node bcast). Needs h->c, h->a. */
-int hier_agree_need(hier *h, MPI_Aint mine, MPI_Aint *node_need, MPI_Aint *largest,
-                    int *fits);
 /* Requirement check: non-commutative reductions need each node's ranks
  * to be consecutive (the node combines its ranks first). */
 const char *hier_check_order(const cx_args *a, cx_comm *c);
 /* The call does not fit the segment: the MPI's own runs it (a child
- * step), COLLX_VERBOSE says why (need: the bytes a node would need). */
+ * step; counted as a call of native too), COLLX_VERBOSE says why (need:
+ * the bytes a node would need). */
 int hier_run_native(hier *h, cx_sched *s, MPI_Aint need);
 
 /* Registered builders. */
@@ -142,6 +162,7 @@ int cx_hier_bcast(const cx_args *a, cx_sched *s);
 int cx_hier_gather(const cx_args *a, cx_sched *s);
 int cx_hier_scatter(const cx_args *a, cx_sched *s);
 int cx_hier_gatherv(const cx_args *a, cx_sched *s);   /* and scatterv */
+int cx_hier_gatherv_values(const cx_args *a, cx_sched *s, hier_values *v);
 int cx_hier_scan(const cx_args *a, cx_sched *s);      /* and exscan */
 MPI_Aint cx_hier_shm_scan(const cx_args *a);
 int cx_hier_allgather(const cx_args *a, cx_sched *s);
@@ -150,6 +171,7 @@ int cx_hier_allreduce(const cx_args *a, cx_sched *s);
 int cx_hier_reduce_scatter(const cx_args *a, cx_sched *s);   /* and _block */
 MPI_Aint cx_hier_shm_reduce_scatter(const cx_args *a);
 int cx_hier_alltoall(const cx_args *a, cx_sched *s);   /* and v, w */
+int cx_hier_alltoallv_values(const cx_args *a, cx_sched *s, hier_values *v);   /* v, w */
 MPI_Aint cx_hier_shm_alltoall(const cx_args *a);
 /* hier_ms: the same with several senders per node. */
 int cx_hier_ms_bcast(const cx_args *a, cx_sched *s);

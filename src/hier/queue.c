@@ -10,8 +10,10 @@
  *
  * So a nonblocking call is a small schedule of its own: wait for its turn
  * (every earlier nonblocking call of the communicator has finished here),
- * publish its sizes and wait for the node's (the size check), build the
- * real schedule and run it as a child, count itself finished. A blocking
+ * publish its sizes and wait for the node's (the size check), for v and w
+ * collectives agree on their sizes (agree.c: nonblocking collectives of
+ * the node and the leaders), build the real schedule and run it as a
+ * child, count itself finished. A blocking
  * call waits until every nonblocking one in flight has finished before it
  * is built. The CX_I call itself waits for no other rank, except when it
  * is the communicator's first nonblocking hierarchical call: that one sets
@@ -25,6 +27,8 @@
 typedef struct deferred {
     cx_args a;
     hier_build_fn build;
+    hier_values_fn values;   /* v, w: what the call agrees on (else NULL) */
+    hier_values v;
     hier_queue *q;
     unsigned long long ticket;
     hier_guard guard;
@@ -56,9 +60,11 @@ static int my_turn(cx_sched *s, void *ctx, int *done)
 
 static int publish(cx_sched *s, void *ctx, MPI_Request *req)
 {
-    (void)s;
     deferred *x = ctx;
+    int err;
     *req = MPI_REQUEST_NULL;
+    if (x->values && (err = x->values(&x->a, s, &x->v)))
+        return err;
     return hier_guard_publish(&x->guard, &x->a);
 }
 
@@ -68,7 +74,11 @@ static int begin_child(cx_sched *s, void *ctx, MPI_Request *req)
     *req = MPI_REQUEST_NULL;
     /* the call's own tag, taken in call order when it was started */
     cx_sched_init_for(&x->child, s->comm, s->tag, x->a.coll);
+    if (x->values && s->err)
+        return MPI_SUCCESS;   /* no agreed sizes to build from; s fails */
+    hier_values_for_build(x->a.cc, x->values ? &x->v : NULL);
     int err = hier_guard_build(&x->guard, &x->a, &x->child, x->build);
+    hier_values_for_build(x->a.cc, NULL);
     cx_sched_begin(&x->child);
     return err;
 }
@@ -121,7 +131,8 @@ static int set_up(cx_comm *c, unsigned uses)
     return err;
 }
 
-int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses)
+int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
+              hier_values_fn values)
 {
     hier_queue *q = hier_queue_of(a->cc);
     int err;
@@ -134,11 +145,15 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses)
         return MPI_ERR_NO_MEM;
     x->a = *a;
     x->build = build;
+    x->values = values;
     x->q = q;
     if ((err = set_up(a->cc, uses)) || (err = cx_sched_poll(s, my_turn, x)) ||
         (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, publish, x)) ||
         (err = cx_sched_poll(s, hier_guard_published, &x->guard)) ||
-        (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, begin_child, x)) ||
+        (err = cx_sched_barrier(s)) ||
+        (values && ((err = hier_agree_steps(s, a->cc, &x->v)) ||
+                    (err = cx_sched_barrier(s)))) ||
+        (err = cx_sched_start(s, begin_child, x)) ||
         (err = cx_sched_poll(s, child_done, x)) || (err = cx_sched_barrier(s)) ||
         (err = cx_sched_start(s, count_finished, x)))
         return err;

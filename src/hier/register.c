@@ -1,36 +1,39 @@
 /* The hierarchical family (Parsons & Pai 2014). */
 #include "hier.h"
 
-/* Blocking calls and CX_I... alike (queue.c); v and w collectives that
- * agree on their need at build time (a blocking exchange) blocking only. */
+/* Blocking calls and CX_I... alike (queue.c). */
 #define HIER_NEEDS CX_REQ_SHM
-#define HIER_NEEDS_BLOCKING (CX_REQ_SHM | CX_REQ_BLOCKING)
 
 /* Every builder runs in its communicator's order of hierarchical calls
  * (queue.c) and behind the node's size check (guard.c): a call whose
  * sizes disagree returns an error instead of hanging. */
-#define ENTRY(fn, uses)                                                        \
-    static int entry_##fn(const cx_args *a, cx_sched *s)                       \
+#define ENTRY_AS(name, fn, uses, values)                                       \
+    static int name(const cx_args *a, cx_sched *s)                             \
     {                                                                          \
-        return hier_call(a, s, fn, uses);                                      \
+        return hier_call(a, s, fn, uses, values);                              \
     }
+#define ENTRY(fn, uses) ENTRY_AS(entry_##fn, fn, uses, NULL)
+/* v and w collectives agree on their sizes before they are built
+ * (agree.c): with these values, a CX_I... call does it in steps. */
 #define SEG HIER_USES_SEGMENT
 #define COLS (HIER_USES_SEGMENT | HIER_USES_COLUMNS)
 ENTRY(cx_hier_barrier, 0)
 ENTRY(cx_hier_bcast, SEG)
 ENTRY(cx_hier_gather, SEG)
 ENTRY(cx_hier_scatter, SEG)
-ENTRY(cx_hier_gatherv, SEG)
+ENTRY_AS(entry_gatherv, cx_hier_gatherv, SEG, cx_hier_gatherv_values)
 ENTRY(cx_hier_allgather, SEG)
 ENTRY(cx_hier_reduce, SEG)
 ENTRY(cx_hier_allreduce, SEG)
 ENTRY(cx_hier_reduce_scatter, SEG)
 ENTRY(cx_hier_scan, SEG)
 ENTRY(cx_hier_alltoall, SEG)
+ENTRY_AS(entry_alltoallv, cx_hier_alltoall, SEG, cx_hier_alltoallv_values)
 ENTRY(cx_hier_ms_bcast, COLS)
 ENTRY(cx_hier_ms_allgather, COLS)
 ENTRY(cx_hier_ms_allreduce, COLS)
 ENTRY(cx_hier_ms_alltoall, COLS)
+ENTRY_AS(entry_ms_alltoallv, cx_hier_ms_alltoall, COLS, cx_hier_alltoallv_values)
 ENTRY(cx_hier_ms_reduce_scatter, COLS)
 
 const cx_algorithm cx_hier_algorithms[] = {
@@ -45,10 +48,10 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(SCATTER, "hier", entry_cx_hier_scatter, HIER_NEEDS,
            "root -> its node segment, leaders' scatterv, segment -> every rank",
            .shm_bytes = cx_hier_shm_blocks),
-    CX_ALG(GATHERV, "hier", entry_cx_hier_gatherv, HIER_NEEDS_BLOCKING,
+    CX_ALG(GATHERV, "hier", entry_gatherv, HIER_NEEDS,
            "sizes table + pieces -> node segment, leaders' gatherv into the root's node "
            "(native when a node's data exceeds COLLX_SHM_MAX)"),
-    CX_ALG(SCATTERV, "hier", entry_cx_hier_gatherv, HIER_NEEDS_BLOCKING,
+    CX_ALG(SCATTERV, "hier", entry_gatherv, HIER_NEEDS,
            "root -> its node segment, leaders' scatterv, segment -> every rank "
            "(native when a node's data exceeds COLLX_SHM_MAX)"),
     CX_ALG(ALLGATHER, "hier", entry_cx_hier_allgather, HIER_NEEDS,
@@ -82,10 +85,10 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(ALLTOALL, "hier", entry_cx_hier_alltoall, HIER_NEEDS,
            "blocks -> node segment by destination node, leaders' alltoallv, "
            "segment -> every rank", .shm_bytes = cx_hier_shm_alltoall),
-    CX_ALG(ALLTOALLV, "hier", entry_cx_hier_alltoall, HIER_NEEDS_BLOCKING,
+    CX_ALG(ALLTOALLV, "hier", entry_alltoallv, HIER_NEEDS,
            "counts table + blocks -> node segment, leaders' alltoallv, segment -> "
            "every rank (native when a node's data exceeds COLLX_SHM_MAX)"),
-    CX_ALG(ALLTOALLW, "hier", entry_cx_hier_alltoall, HIER_NEEDS_BLOCKING,
+    CX_ALG(ALLTOALLW, "hier", entry_alltoallv, HIER_NEEDS,
            "as alltoallv, blocks packed by type signature"),
     /* Multiple senders per node: k columns run the inter-node phase on a
      * share each (COLLX_HIER_SENDERS=k). */
@@ -110,8 +113,8 @@ const cx_algorithm cx_hier_algorithms[] = {
     CX_ALG(ALLTOALL, "hier_ms", entry_cx_hier_ms_alltoall, HIER_NEEDS,
            "as hier; k columns each exchange a share of every node pair's data",
            .shm_bytes = cx_hier_shm_alltoall),
-    CX_ALG(ALLTOALLV, "hier_ms", entry_cx_hier_ms_alltoall, HIER_NEEDS_BLOCKING,
+    CX_ALG(ALLTOALLV, "hier_ms", entry_ms_alltoallv, HIER_NEEDS,
            "as hier; k columns each exchange a share of every node pair's data"),
-    CX_ALG(ALLTOALLW, "hier_ms", entry_cx_hier_ms_alltoall, HIER_NEEDS_BLOCKING,
+    CX_ALG(ALLTOALLW, "hier_ms", entry_ms_alltoallv, HIER_NEEDS,
            "as hier; k columns each exchange a share of every node pair's data"),
     CX_ALG_END};

@@ -297,33 +297,44 @@ static int band_step(vx *prev, cx_sched *s)
     return start_call(x, s);
 }
 
-/* Bands of local ranks for a call above the budget: col[j] = bytes of
- * local rank j's pieces on all nodes by the ranks' own sizes plus by the
+/* What the ranks agree on before building (agree.c): [0] a rank's need
+ * (its piece; the root: every piece and the totals; a leader: the node's
+ * head), the node's sum and its largest over the nodes; then, summed over
+ * the communicator, for the bands above the budget, [1 + j] the bytes of
+ * local rank j's pieces by the ranks' own sizes and [1 + L + j] by the
  * root's (they differ in an erroneous call, where the root's node lays
  * the earlier nodes out by the root's sizes and its own ranks by theirs:
- * the sum bounds both), summed over the communicator: alike everywhere,
- * at build time. 0: not even one local rank fits. */
-static int gatherv_bands(vx *x, cx_sched *s, MPI_Aint room)
+ * the sum bounds both). */
+int cx_hier_gatherv_values(const cx_args *a, cx_sched *s, hier_values *v)
 {
-    const cx_args *a = x->orig;
-    cx_comm *c = x->h.c;
-    int L = c->max_ranks_per_node, err;
-    long long *v = calloc(4 * (size_t)L, sizeof *v);   /* own, root's; sums */
+    cx_comm *c = a->cc;
+    int L = c->max_ranks_per_node, root = a->rank == a->root;
+    int err = hier_values_alloc(s, v, 1 + 2 * L, 1);
+    if (err)
+        return err;
+    MPI_Aint hdr = a->coll == CX_COLL_SCATTERV ? (MPI_Aint)sizeof(MPI_Aint) : 0;
+    MPI_Aint total = hdr * (root ? c->nnodes : 1);
+    for (int r = 0; root && r < a->size; r++) {
+        MPI_Aint b = root_bytes(a, r);
+        total += b;
+        v->mine[1 + L + c->local_of[r]] += b;
+    }
+    v->mine[1 + c->local_rank] = own_bytes(a);
+    v->mine[0] = own_bytes(a) + total + (c->local_rank ? 0 : head_bytes(c, c->local_size));
+    return MPI_SUCCESS;
+}
+
+/* Bands of local ranks for a call above the budget, from the agreed
+ * column sizes (alike everywhere). 0: not even one local rank fits. */
+static int gatherv_bands(vx *x, cx_sched *s, const hier_values *v, MPI_Aint room)
+{
+    int L = x->h.c->max_ranks_per_node;
     MPI_Aint *col = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)L);
     x->band = cx_sched_alloc(s, sizeof(int) * (size_t)(L + 1));
-    if (!v || !col || !x->band) {
-        free(v);
+    if (!col || !x->band)
         return -1;
-    }
-    v[c->local_rank] = own_bytes(a);
-    for (int r = 0; a->rank == a->root && r < a->size; r++)
-        v[L + c->local_of[r]] += root_bytes(a, r);
-    err = PMPI_Allreduce(v, v + 2 * L, 2 * L, MPI_LONG_LONG, MPI_SUM, a->pcomm);
     for (int j = 0; j < L; j++)
-        col[j] = (MPI_Aint)(v[2 * L + j] + v[3 * L + j]);
-    free(v);
-    if (err)
-        return -1;
+        col[j] = (MPI_Aint)(v->all[1 + j] + v->all[1 + L + j]);
     room = room < INT_MAX ? room : INT_MAX;   /* leaders' counts are int */
     x->nb = room > 0 ? hier_bands(col, L, room, x->band) : 0;
     return x->nb;
@@ -333,7 +344,8 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
 {
     vx *x = cx_sched_alloc(s, sizeof *x);
     cx_comm *c = a->cc;
-    int p = a->size, err, fits, root = a->rank == a->root;
+    const hier_values *v;
+    int err;
     if (!x)
         return MPI_ERR_NO_MEM;
     memset(x, 0, sizeof *x);
@@ -343,20 +355,16 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     x->hdr = x->scatter ? (MPI_Aint)sizeof(MPI_Aint) : 0;
     x->orig = a;
     x->root_node = c->node_of[a->root];
-    MPI_Aint mine = own_bytes(a), total = 0, need, largest;
-    for (int r = 0; root && r < p; r++)
-        total += root_bytes(a, r);
-    total += x->hdr * (root ? c->nnodes : 1);
     x->h.a = a;
     x->h.c = c;
-    if ((err = hier_agree_need(&x->h, mine + total + (c->local_rank ? 0 : head_bytes(c, c->local_size)),
-                               &need, &largest, &fits)))
+    if ((err = hier_agreed(a, s, cx_hier_gatherv_values, &v)))
         return err;
-    if (!fits) {   /* in bands of local ranks, if one fits */
+    MPI_Aint need = (MPI_Aint)v->node[0], largest = (MPI_Aint)v->all[0];
+    if (!hier_need_fits(largest)) {   /* in bands of local ranks, if one fits */
         /* (from the largest node: every node must cut the same bands) */
         MPI_Aint room = hier_slot_budget() - head_bytes(c, c->max_ranks_per_node) -
                         x->hdr * c->nnodes - 64;
-        int nb = gatherv_bands(x, s, room);
+        int nb = gatherv_bands(x, s, v, room);
         if (nb < 0)
             return MPI_ERR_NO_MEM;
         if (nb == 0)

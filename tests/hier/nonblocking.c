@@ -5,10 +5,12 @@
  * 2. In flight together: several calls started before any completes, a
  *    blocking hierarchical call in between, completed in reverse order by
  *    CX_Test polling and CX_Wait: every result equals the PMPI_ one.
- * 3. Local start: rank r starts its call only after rank r - 1 started
- *    its own and sent it a token. If starting waited for another rank of
+ * 3. Local start: rank r starts its call (and tests it once) only after
+ *    rank r - 1 started its own and sent it a token. If starting waited for another rank of
  *    the node (a node barrier, a size exchange, a segment that grows), the
  *    chain would never end: the test's TIMEOUT catches it.
+ * gatherv, scatterv and alltoallv agree on their sizes in steps (agree.c)
+ * instead of a blocking exchange: the chain (3.) tests exactly that.
  * usage: hier_nonblocking [--ms] [--interleaved]
  * (--interleaved: nodes whose ranks are not consecutive, where scan runs
  * native: hier's scan needs them consecutive) */
@@ -20,11 +22,12 @@
 
 enum { N = 20000 };   /* ints: 80 KB, above the MPIs' eager limits */
 enum { C_BCAST, C_ALLREDUCE, C_ALLGATHER, C_REDUCE, C_GATHER, C_SCATTER, C_SCAN,
-       C_BARRIER, C_ALLTOALL, C_RSB, C_COUNT };
+       C_BARRIER, C_ALLTOALL, C_RSB, C_GATHERV, C_SCATTERV, C_ALLTOALLV, C_COUNT };
 static const char *names[C_COUNT] = {"bcast", "allreduce", "allgather", "reduce",
                                      "gather", "scatter", "scan", "barrier", "alltoall",
-                                     "reduce_scatter_block"};
-static const int in_ms[C_COUNT] = {1, 1, 1, 0, 0, 0, 0, 0, 1, 1};
+                                     "reduce_scatter_block", "gatherv", "scatterv",
+                                     "alltoallv"};
+static const int in_ms[C_COUNT] = {1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1};
 
 static int rank, size, failures;
 
@@ -35,7 +38,8 @@ typedef struct call {
 
 static void fill(call *k, int salt)
 {
-    int blocks = k->coll == C_ALLTOALL || k->coll == C_SCATTER || k->coll == C_RSB ? size : 1;
+    int blocks = k->coll == C_ALLTOALL || k->coll == C_SCATTER || k->coll == C_RSB ||
+                 k->coll == C_SCATTERV || k->coll == C_ALLTOALLV ? size : 1;
     for (int i = 0; i < k->n * blocks; i++)
         k->in[i] = rank * 1000 + i * 7 + salt;
     for (int i = 0; i < k->n * size; i++)
@@ -51,6 +55,23 @@ static call make(int coll, int n)
     if (!k.in || !k.out)
         MPI_Abort(MPI_COMM_WORLD, 2);
     return k;
+}
+
+/* v collectives: rank r's block is n (1 + r % 2) / 2 ints (every second
+ * rank's half as long), blocks back to back; alltoallv: the block between
+ * ranks r and j is n (1 + (r + j) % 2) / 2 ints each way, at j n. */
+static int vcounts[2][256], vdispls[2][256];
+
+static void v_layout(int n)
+{
+    for (int r = 0, off = 0; r < size && r < 256; r++) {
+        vcounts[0][r] = n * (1 + r % 2) / 2;
+        vdispls[0][r] = off;
+        off += vcounts[0][r];
+        /* alltoallv: what this rank sends to r and receives from it */
+        vcounts[1][r] = n * (1 + (rank + r) % 2) / 2;
+        vdispls[1][r] = r * n;
+    }
 }
 
 /* Starts k (req) or runs the PMPI_ reference (req == NULL). */
@@ -85,6 +106,24 @@ static int start(call *k, CX_Request *req)
     case C_ALLTOALL:
         return req ? CX_Ialltoall(k->in, n, MPI_INT, k->out, n, MPI_INT, w, req)
                    : PMPI_Alltoall(k->in, n, MPI_INT, k->out, n, MPI_INT, w);
+    case C_GATHERV:
+        v_layout(n);
+        return req ? CX_Igatherv(k->in, vcounts[0][rank], MPI_INT, k->out, vcounts[0],
+                                 vdispls[0], MPI_INT, root, w, req)
+                   : PMPI_Gatherv(k->in, vcounts[0][rank], MPI_INT, k->out, vcounts[0],
+                                  vdispls[0], MPI_INT, root, w);
+    case C_SCATTERV:
+        v_layout(n);
+        return req ? CX_Iscatterv(k->in, vcounts[0], vdispls[0], MPI_INT, k->out,
+                                  vcounts[0][rank], MPI_INT, root, w, req)
+                   : PMPI_Scatterv(k->in, vcounts[0], vdispls[0], MPI_INT, k->out,
+                                   vcounts[0][rank], MPI_INT, root, w);
+    case C_ALLTOALLV:
+        v_layout(n);
+        return req ? CX_Ialltoallv(k->in, vcounts[1], vdispls[1], MPI_INT, k->out, vcounts[1],
+                                   vdispls[1], MPI_INT, w, req)
+                   : PMPI_Alltoallv(k->in, vcounts[1], vdispls[1], MPI_INT, k->out,
+                                    vcounts[1], vdispls[1], MPI_INT, w);
     default:
         return req ? CX_Ireduce_scatter_block(k->in, k->out, n, MPI_INT, MPI_SUM, w, req)
                    : PMPI_Reduce_scatter_block(k->in, k->out, n, MPI_INT, MPI_SUM, w);
@@ -101,6 +140,8 @@ static int result_ints(const call *k)
     case C_REDUCE: return root ? k->n : 0;
     case C_BARRIER: return 0;
     case C_ALLTOALL: return k->n * size;
+    case C_GATHERV: return root ? k->n * size : 0;
+    case C_ALLTOALLV: return k->n * size;
     default: return k->n;
     }
 }
@@ -151,7 +192,7 @@ int main(int argc, char **argv)
         CX_Algorithm_set(names[colls[i]], alg);
         k[i] = make(colls[i], colls[i] == C_ALLTOALL || colls[i] == C_ALLGATHER ||
                               colls[i] == C_GATHER || colls[i] == C_SCATTER ||
-                              colls[i] == C_RSB ? N / size : N);
+                              colls[i] == C_RSB || colls[i] >= C_GATHERV ? N / size : N);
         want[i] = reference(&k[i], 1);
     }
 
@@ -207,6 +248,9 @@ int main(int argc, char **argv)
             MPI_Recv(&token, 1, MPI_INT, rank - 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (start(&k[i], &req[i]) != MPI_SUCCESS)
             MPI_Abort(MPI_COMM_WORLD, 5);
+        int flag = 0;   /* a test is local too: it must not wait for a rank */
+        if (CX_Test(&req[i], &flag) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 6);
         MPI_Isend(&token, 1, MPI_INT, (rank + 1) % size, 9, MPI_COMM_WORLD, &r);
         if (rank == 0)
             MPI_Recv(&token, 1, MPI_INT, size - 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -1,0 +1,125 @@
+/* What the ranks of a v or w collective agree on before it is built.
+ *
+ * A rank of gatherv, scatterv, alltoallv or alltoallw knows only its own
+ * sizes, yet the node's need of the segment and the bands above the
+ * budget must come out alike on every rank. Each rank's values are summed
+ * over its node, then the leaders take the largest (first nmax values) or
+ * the total (the rest) over the nodes, and a node bcast hands that to
+ * every rank. A blocking call does this while it is built; a nonblocking
+ * one in three rounds of its deferred schedule before it is built
+ * (queue.c), so that starting it waits for no other rank, and its builder
+ * finds the result here. */
+#include "hier.h"
+
+/* The values of the nonblocking call being built on c (queue.c sets
+ * them around the build: a communicator's calls are built one at a
+ * time, in call order). */
+static const hier_values **being_built(cx_comm *c)
+{
+    hier_queue *q = hier_queue_of(c);
+    return q ? &q->agreed : NULL;
+}
+
+void hier_values_for_build(cx_comm *c, const hier_values *v)
+{
+    const hier_values **at = being_built(c);
+    if (at)
+        *at = v;
+}
+
+static int split(const hier_values *v, int part, long long **in, long long **out)
+{
+    int n = part ? v->n - v->nmax : v->nmax;
+    *in = v->node + (part ? v->nmax : 0);
+    *out = v->all + (part ? v->nmax : 0);
+    return n;
+}
+
+int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_values **out)
+{
+    cx_comm *c = a->cc;
+    const hier_values **pre = being_built(c);
+    if (pre && *pre) {
+        *out = *pre;
+        return MPI_SUCCESS;
+    }
+    hier_values *v = cx_sched_alloc(s, sizeof *v);
+    int err;
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    if ((err = cx_comm_nodes(c)) || (err = fn(a, s, v)))
+        return err;
+    err = PMPI_Allreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM, c->node);
+    for (int part = 0; part < 2 && !err && c->leaders != MPI_COMM_NULL; part++) {
+        long long *in, *to;
+        int n = split(v, part, &in, &to);
+        if (n)
+            err = PMPI_Allreduce(in, to, n, MPI_LONG_LONG, part ? MPI_SUM : MPI_MAX,
+                                 c->leaders);
+    }
+    if (!err)
+        err = PMPI_Bcast(v->all, v->n, MPI_LONG_LONG, 0, c->node);
+    *out = v;
+    return err;
+}
+
+int hier_values_alloc(cx_sched *s, hier_values *v, int n, int nmax)
+{
+    long long *m = cx_sched_alloc(s, sizeof(long long) * 3 * (size_t)n);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < 3 * n; i++)
+        m[i] = 0;
+    *v = (hier_values){.n = n, .nmax = nmax, .mine = m, .node = m + n, .all = m + 2 * n};
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking rounds. */
+typedef struct agree_step {
+    cx_comm *c;
+    hier_values *v;
+    int part;   /* the leaders' step: 0 = max, 1 = sum */
+} agree_step;
+
+static int node_sum(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    return PMPI_Iallreduce(x->v->mine, x->v->node, x->v->n, MPI_LONG_LONG, MPI_SUM,
+                           x->c->node, req);
+}
+
+static int over_nodes(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    long long *in, *to;
+    int n = split(x->v, x->part, &in, &to);
+    *req = MPI_REQUEST_NULL;
+    if (!n || x->c->leaders == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    return PMPI_Iallreduce(in, to, n, MPI_LONG_LONG, x->part ? MPI_SUM : MPI_MAX,
+                           x->c->leaders, req);
+}
+
+static int node_bcast(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    return PMPI_Ibcast(x->v->all, x->v->n, MPI_LONG_LONG, 0, x->c->node, req);
+}
+
+int hier_agree_steps(cx_sched *s, cx_comm *c, hier_values *v)
+{
+    agree_step *x = cx_sched_alloc(s, sizeof *x * 2);
+    int err;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    x[0] = (agree_step){c, v, 0};
+    x[1] = (agree_step){c, v, 1};
+    if ((err = cx_sched_start(s, node_sum, x)) || (err = cx_sched_barrier(s)) ||
+        (err = cx_sched_start(s, over_nodes, &x[0])) ||
+        (err = cx_sched_start(s, over_nodes, &x[1])) || (err = cx_sched_barrier(s)))
+        return err;
+    return cx_sched_start(s, node_bcast, x);
+}
