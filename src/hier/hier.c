@@ -179,15 +179,23 @@ int hier_need_fits(MPI_Aint largest)
 int hier_run_native(hier *h, cx_sched *s, MPI_Aint need)
 {
     const cx_args *a = h->a;
+    /* A nonblocking all-to-all runs collx's pairwise instead: the MPIs'
+     * own are wrong in place (MPICH 4.0's MPI_Ialltoallw aborts,
+     * pmodels/mpich#6404; Open MPI 4.1's MPI_Ialltoallv differs from its
+     * blocking call). */
+    const cx_algorithm *alg = NULL;
+    if (a->nonblocking && (a->coll == CX_COLL_ALLTOALL || a->coll == CX_COLL_ALLTOALLV ||
+                           a->coll == CX_COLL_ALLTOALLW))
+        alg = cx_algorithm_find(a->coll, "pairwise");
     if (cx_verbose() > 0 && a->rank == 0)
         cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
-               "COLLX_SHM_MAX=%lld or 2^31; running native", cx_coll_mpi_name(a->coll),
-               (long long)need, (long long)cx_shm_max());
+               "COLLX_SHM_MAX=%lld or 2^31; running %s", cx_coll_mpi_name(a->coll),
+               (long long)need, (long long)cx_shm_max(), alg ? alg->name : "native");
     cx_args native = *a;
     native.comm = a->pcomm;
-    /* counted as the MPI's own call too: it is what ran */
-    cx_count_call(cx_native(a->coll), a);
-    return cx_sched_collective(s, &native, NULL);
+    /* counted for what ran too */
+    cx_count_call(alg ? alg : cx_native(a->coll), a);
+    return cx_sched_collective(s, &native, alg);
 }
 
 int hier_copy_blocks(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int to_user,

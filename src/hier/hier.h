@@ -152,8 +152,9 @@ int hier_members(hier *h, const int **first, const int **members);
  * to be consecutive (the node combines its ranks first). */
 const char *hier_check_order(const cx_args *a, cx_comm *c);
 /* The call does not fit the segment: the MPI's own runs it (a child
- * step; counted as a call of native too), COLLX_VERBOSE says why (need:
- * the bytes a node would need). */
+ * step; a nonblocking all-to-all: collx's pairwise), counted for that
+ * algorithm too; COLLX_VERBOSE says why (need: the bytes a node would
+ * need). */
 int hier_run_native(hier *h, cx_sched *s, MPI_Aint need);
 
 /* Registered builders. */
