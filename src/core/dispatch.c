@@ -201,7 +201,7 @@ int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
 
 int CX_Test(CX_Request *request, int *flag)
 {
-    int err = MPI_SUCCESS;
+    int err = MPI_SUCCESS, polling = 0;
     struct cx_request *r = *request;
     *flag = 1;
     if (!r)
@@ -213,11 +213,12 @@ int CX_Test(CX_Request *request, int *flag)
         err = r->err;                      /* the agent finished it */
     } else {
         err = cx_sched_progress(&r->sched, flag);
+        polling = !*flag && r->sched.npolls > 0;   /* read before the agent has it */
         if (!*flag)
             cx_progress_add(&r->job, request_step, r);
     }
     cx_progress_poke();
-    if (!*flag && !r->native) {
+    if (polling) {
         /* A round that waits on shared-memory flags makes no MPI call: let
          * MPI progress and the ranks that set the flags run, as MPI_Test
          * would, or a CX_Test loop spins them off the CPU. */

@@ -35,6 +35,68 @@ static int split(const hier_values *v, int part, long long **in, long long **out
     return n;
 }
 
+/* The three rounds: a node sum, the leaders' max and sum, a node bcast.
+ * Each step posts its nonblocking collective, or (blocking) runs the
+ * blocking one: a blocking build is itself blocking, and the MPIs' tuned
+ * blocking collectives beat their nonblocking twins (src/hier/README.md). */
+typedef struct agree_step {
+    cx_comm *c;
+    hier_values *v;
+    int part;       /* the leaders' step: 0 = max, 1 = sum */
+    int blocking;
+} agree_step;
+
+static int node_sum(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    hier_values *v = x->v;
+    *req = MPI_REQUEST_NULL;
+    return x->blocking ? PMPI_Allreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM,
+                                        x->c->node)
+                       : PMPI_Iallreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM,
+                                         x->c->node, req);
+}
+
+static int over_nodes(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    long long *in, *to;
+    int n = split(x->v, x->part, &in, &to);
+    MPI_Op op = x->part ? MPI_SUM : MPI_MAX;
+    *req = MPI_REQUEST_NULL;
+    if (!n || x->c->leaders == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    return x->blocking ? PMPI_Allreduce(in, to, n, MPI_LONG_LONG, op, x->c->leaders)
+                       : PMPI_Iallreduce(in, to, n, MPI_LONG_LONG, op, x->c->leaders, req);
+}
+
+static int node_bcast(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    agree_step *x = ctx;
+    hier_values *v = x->v;
+    *req = MPI_REQUEST_NULL;
+    return x->blocking ? PMPI_Bcast(v->all, v->n, MPI_LONG_LONG, 0, x->c->node)
+                       : PMPI_Ibcast(v->all, v->n, MPI_LONG_LONG, 0, x->c->node, req);
+}
+
+static int agree_rounds(cx_sched *s, cx_comm *c, hier_values *v, int blocking)
+{
+    agree_step *x = cx_sched_alloc(s, sizeof *x * 2);
+    int err;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    x[0] = (agree_step){c, v, 0, blocking};
+    x[1] = (agree_step){c, v, 1, blocking};
+    if ((err = cx_sched_start(s, node_sum, x)) || (err = cx_sched_barrier(s)) ||
+        (err = cx_sched_start(s, over_nodes, &x[0])) ||
+        (err = cx_sched_start(s, over_nodes, &x[1])) || (err = cx_sched_barrier(s)))
+        return err;
+    return cx_sched_start(s, node_bcast, x);
+}
+
 int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_values **out)
 {
     cx_comm *c = a->cc;
@@ -49,16 +111,13 @@ int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_val
         return MPI_ERR_NO_MEM;
     if ((err = cx_comm_nodes(c)) || (err = fn(a, s, v)))
         return err;
-    err = PMPI_Allreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM, c->node);
-    for (int part = 0; part < 2 && !err && c->leaders != MPI_COMM_NULL; part++) {
-        long long *in, *to;
-        int n = split(v, part, &in, &to);
-        if (n)
-            err = PMPI_Allreduce(in, to, n, MPI_LONG_LONG, part ? MPI_SUM : MPI_MAX,
-                                 c->leaders);
-    }
+    /* the same rounds, each step its blocking collective */
+    cx_sched w;
+    cx_sched_init(&w, c->priv, 0);
+    err = agree_rounds(&w, c, v, 1);
     if (!err)
-        err = PMPI_Bcast(v->all, v->n, MPI_LONG_LONG, 0, c->node);
+        err = cx_sched_run(&w);
+    cx_sched_free(&w);
     *out = v;
     return err;
 }
@@ -74,52 +133,7 @@ int hier_values_alloc(cx_sched *s, hier_values *v, int n, int nmax)
     return MPI_SUCCESS;
 }
 
-/* The nonblocking rounds. */
-typedef struct agree_step {
-    cx_comm *c;
-    hier_values *v;
-    int part;   /* the leaders' step: 0 = max, 1 = sum */
-} agree_step;
-
-static int node_sum(cx_sched *s, void *ctx, MPI_Request *req)
-{
-    (void)s;
-    agree_step *x = ctx;
-    return PMPI_Iallreduce(x->v->mine, x->v->node, x->v->n, MPI_LONG_LONG, MPI_SUM,
-                           x->c->node, req);
-}
-
-static int over_nodes(cx_sched *s, void *ctx, MPI_Request *req)
-{
-    (void)s;
-    agree_step *x = ctx;
-    long long *in, *to;
-    int n = split(x->v, x->part, &in, &to);
-    *req = MPI_REQUEST_NULL;
-    if (!n || x->c->leaders == MPI_COMM_NULL)
-        return MPI_SUCCESS;
-    return PMPI_Iallreduce(in, to, n, MPI_LONG_LONG, x->part ? MPI_SUM : MPI_MAX,
-                           x->c->leaders, req);
-}
-
-static int node_bcast(cx_sched *s, void *ctx, MPI_Request *req)
-{
-    (void)s;
-    agree_step *x = ctx;
-    return PMPI_Ibcast(x->v->all, x->v->n, MPI_LONG_LONG, 0, x->c->node, req);
-}
-
 int hier_agree_steps(cx_sched *s, cx_comm *c, hier_values *v)
 {
-    agree_step *x = cx_sched_alloc(s, sizeof *x * 2);
-    int err;
-    if (!x)
-        return MPI_ERR_NO_MEM;
-    x[0] = (agree_step){c, v, 0};
-    x[1] = (agree_step){c, v, 1};
-    if ((err = cx_sched_start(s, node_sum, x)) || (err = cx_sched_barrier(s)) ||
-        (err = cx_sched_start(s, over_nodes, &x[0])) ||
-        (err = cx_sched_start(s, over_nodes, &x[1])) || (err = cx_sched_barrier(s)))
-        return err;
-    return cx_sched_start(s, node_bcast, x);
+    return agree_rounds(s, c, v, 0);
 }

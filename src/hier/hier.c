@@ -170,6 +170,19 @@ int hier_members(hier *h, const int **first, const int **members)
     return MPI_SUCCESS;
 }
 
+/* What runs instead of the MPI's own nonblocking all-to-all (NULL: it
+ * does). The MPIs' are not trusted inside a schedule: Open MPI 4.1's
+ * MPI_Ialltoallv among the leaders hung where some leaders have nothing
+ * to exchange (an alltoallv's band, hier.bands.contract.a2a.p7) and
+ * differs from its blocking call in place; MPICH 4.0's MPI_Ialltoallw
+ * aborts in place (pmodels/mpich#6404). collx's pairwise is right there. */
+static const cx_algorithm *instead_of_mpi_nonblocking(const cx_args *a)
+{
+    int a2a = a->coll == CX_COLL_ALLTOALL || a->coll == CX_COLL_ALLTOALLV ||
+              a->coll == CX_COLL_ALLTOALLW;
+    return a->nonblocking && a2a ? cx_algorithm_find(a->coll, "pairwise") : NULL;
+}
+
 int hier_need_fits(MPI_Aint largest)
 {
     /* leaders' messages count bytes as int */
@@ -179,14 +192,7 @@ int hier_need_fits(MPI_Aint largest)
 int hier_run_native(hier *h, cx_sched *s, MPI_Aint need)
 {
     const cx_args *a = h->a;
-    /* A nonblocking all-to-all runs collx's pairwise instead: the MPIs'
-     * own are wrong in place (MPICH 4.0's MPI_Ialltoallw aborts,
-     * pmodels/mpich#6404; Open MPI 4.1's MPI_Ialltoallv differs from its
-     * blocking call). */
-    const cx_algorithm *alg = NULL;
-    if (a->nonblocking && (a->coll == CX_COLL_ALLTOALL || a->coll == CX_COLL_ALLTOALLV ||
-                           a->coll == CX_COLL_ALLTOALLW))
-        alg = cx_algorithm_find(a->coll, "pairwise");
+    const cx_algorithm *alg = instead_of_mpi_nonblocking(a);
     if (cx_verbose() > 0 && a->rank == 0)
         cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
                "COLLX_SHM_MAX=%lld or 2^31; running %s", cx_coll_mpi_name(a->coll),
@@ -366,11 +372,9 @@ static const cx_algorithm *inter_alg(const cx_args *inter, int n)
     const char *v = getenv("COLLX_HIER_INTER");
     if (v && *v)
         return cx_algorithm_find(inter->coll, v);
-    /* Open MPI 4.1's MPI_Ialltoallv among the leaders hung where some
-     * leaders have nothing to send or receive (an alltoallv's band, in
-     * hier.bands.contract.a2a.p7); collx's pairwise passes there. */
-    if (inter->coll == CX_COLL_ALLTOALLV && inter->nonblocking)
-        return cx_algorithm_find(inter->coll, "pairwise");
+    const cx_algorithm *own = instead_of_mpi_nonblocking(inter);
+    if (own)
+        return own;
     if (inter->coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)
         return cx_algorithm_find(inter->coll, "bruck");
     if (inter->coll == CX_COLL_ALLREDUCE && n < HIER_RD_NODES &&
