@@ -128,11 +128,17 @@ static int pack_any(int pack, const void *typed, MPI_Aint count, MPI_Datatype t,
     return err;
 }
 
+int cx_same_piece(const void *a, MPI_Aint acount, MPI_Datatype at, const void *b,
+                  MPI_Aint bcount, MPI_Datatype bt)
+{
+    return a == b && acount == bcount && at == bt;
+}
+
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             MPI_Aint dcount, MPI_Datatype dt)
 {
     MPI_Count bytes = cx_type_bytes(scount, st);
-    if (bytes == 0 || src == dst)
+    if (bytes == 0 || cx_same_piece(src, scount, st, dst, dcount, dt))
         return MPI_SUCCESS;
     if (st == MPI_PACKED && dt == MPI_PACKED) {
         memcpy(dst, src, (size_t)bytes);

@@ -20,6 +20,12 @@ static inline char *cx_block(const void *buf, MPI_Aint i, MPI_Aint count,
 /* One element of a new (uncommitted) type = count elements of t, for
  * messages of more than INT_MAX elements. */
 int cx_type_big(MPI_Aint count, MPI_Datatype t, MPI_Datatype *out);
+/* Whether two (buffer, count, type) pieces are the same memory, so a copy
+ * between them is nothing. Equal pointers alone are not enough: with
+ * MPI_BOTTOM the address is in the type, and two pieces at MPI_BOTTOM
+ * are usually different memory. */
+int cx_same_piece(const void *a, MPI_Aint acount, MPI_Datatype at, const void *b,
+                  MPI_Aint bcount, MPI_Datatype bt);
 /* Local typed copy; signatures must match (MPI_PACKED allowed on a side). */
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             MPI_Aint dcount, MPI_Datatype dt);

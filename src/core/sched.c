@@ -120,7 +120,7 @@ int cx_sched_copy(cx_sched *s, const void *src, MPI_Aint scount, MPI_Datatype st
     if (scount < 0 || dcount < 0)
         return MPI_ERR_INTERN;
     int err = cx_type_bytes_x(scount, st, &bytes);
-    if (err || bytes == 0 || src == dst)
+    if (err || bytes == 0 || cx_same_piece(src, scount, st, dst, dcount, dt))
         return err;
     cx_op op = {.kind = CX_OP_COPY, .src = src, .count = scount, .type = st,
                 .dst = dst, .dcount = dcount, .dtype = dt};

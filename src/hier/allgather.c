@@ -145,8 +145,9 @@ static int allgather(const cx_args *a, cx_sched *s, int ms)
             piece[r] = a->cc->local_of[r] >= band[b] && a->cc->local_of[r] < band[b + 1]
                            ? bytes[r] : 0;
         if (b)
-            hier_next_slot(&h);
-        err = allgather_band(&h, s, bytes, piece, band[b], band[b + 1], nb == 1);
+            err = hier_next_slot(&h, s);
+        if (!err)
+            err = allgather_band(&h, s, bytes, piece, band[b], band[b + 1], nb == 1);
     }
     return err;
 }

@@ -252,7 +252,8 @@ static int emit_later(cx_sched *s, void *ctx, MPI_Request *req)
     int err = emit(x, s);
     if (err || ++x->b >= x->nb)
         return err;
-    hier_next_slot(&x->h);   /* the next band, in the other half */
+    if ((err = hier_next_slot(&x->h, s)))   /* the next band, in the other half */
+        return err;
     return table_step(x, s);
 }
 
@@ -431,8 +432,8 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
             (err = send_from_copy(x, s)))
             return err;
         for (int lo = 0; lo < c->max_ranks_per_node && !err; lo += w) {
-            if (lo)
-                hier_next_slot(&x->h);
+            if (lo && (err = hier_next_slot(&x->h, s)))
+                break;
             x->lo = lo;
             x->hi = lo + w;
             x->sreg = x->h.slot;

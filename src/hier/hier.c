@@ -6,13 +6,16 @@
 #include <string.h>
 #include "hier.h"
 
-/* Per communicator: calls counted, so consecutive calls use different
- * slots. A rank reaches call k+2 (which reuses call k's slot) only after
- * every rank of its node passed call k+1's first node barrier, i.e. after
- * they finished reading call k's slot. */
+/* Per communicator: uses of the segment's two halves (slots) alternate,
+ * so a call rarely waits for the readers of the previous one. A slot is
+ * reused only after every rank of the node has finished reading it: see
+ * take_slot. */
 typedef struct hier_state {
     hier_queue queue;
-    unsigned seq;
+    unsigned seq;                  /* slots taken */
+    int held;                      /* the slot in use (-1: none yet) */
+    unsigned long long free_from[2];   /* node barrier after which a slot's
+                                        * readers are done */
     unsigned long long barriers;   /* node barriers this rank entered */
     unsigned long long exchanges;  /* size exchanges of the node (guard.c) */
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
@@ -38,9 +41,32 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
 static hier_state *state_of(cx_comm *c)
 {
     cx_family_slot *f = &c->family[CX_FAMILY_HIER];
-    if (!f->state && (f->state = calloc(1, sizeof(hier_state))))
+    if (!f->state && (f->state = calloc(1, sizeof(hier_state)))) {
         f->release = release_state;
+        ((hier_state *)f->state)->held = -1;
+    }
     return f->state;
+}
+
+/* Where the segment's reuse is decided. The ranks of a node read a slot
+ * (results copied out, CX_<Name>_shared's pointer) after the last node
+ * barrier of its use, and stop before they enter the next node barrier,
+ * whatever call it belongs to. So a slot may be written again once this
+ * rank has passed a node barrier entered after the slot was given up;
+ * when none was (the calls since then moved nothing, so they had no
+ * barrier: an empty call between two others), one is entered here. Every
+ * rank of a node takes the same slots and enters the same barriers, so
+ * all decide alike. */
+static int take_slot(hier *h, cx_sched *s, hier_state *st)
+{
+    if (st->held >= 0)
+        st->free_from[st->held] = st->barriers + 1;
+    int k = (int)(st->seq++ % 2), err = MPI_SUCCESS;
+    if (h->c->local_size > 1 && st->barriers < st->free_from[k])
+        err = hier_node_barrier(h, s);
+    st->held = k;
+    h->slot = h->seg + k * h->half;
+    return err;
 }
 
 int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_bytes,
@@ -64,7 +90,8 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
         return err;
     h->seg = seg;
     h->half = c->shm_size / 2 / 64 * 64;
-    h->slot = seg + (st->seq++ % 2) * h->half;
+    if ((err = take_slot(h, s, st)))
+        return err;
     h->node_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)(c->nnodes + 1));
     h->rank_off = cx_sched_alloc(s, sizeof(MPI_Aint) * (size_t)p);
     if (!h->node_off || !h->rank_off)
@@ -260,10 +287,9 @@ int hier_bands(const MPI_Aint *col, int nl, MPI_Aint budget, int *band)
     return nb;
 }
 
-void hier_next_slot(hier *h)
+int hier_next_slot(hier *h, cx_sched *s)
 {
-    hier_state *st = state_of(h->c);   /* exists: hier_begin made it */
-    h->slot = h->seg + (st->seq++ % 2) * h->half;
+    return take_slot(h, s, state_of(h->c));   /* exists: hier_begin made it */
 }
 
 MPI_Aint hier_slot_budget(void)

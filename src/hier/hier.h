@@ -37,10 +37,11 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
  * budget): node_off and rank_off as hier_begin computes them. */
 int hier_layout(hier *h, cx_sched *s, const MPI_Aint *piece_bytes, MPI_Aint bytes);
 /* Data above the segment budget goes in chunks: each chunk takes the
- * other half of the segment (the same argument as between calls keeps
- * readers and writers apart). hier_slot_budget: the most one half can
- * hold under COLLX_SHM_MAX. */
-void hier_next_slot(hier *h);
+ * other half of the segment, as consecutive calls do (a slot is written
+ * again only after its readers are done: a node barrier is entered first
+ * when none was since). hier_slot_budget: the most one half can hold
+ * under COLLX_SHM_MAX. */
+int hier_next_slot(hier *h, cx_sched *s);
 MPI_Aint hier_slot_budget(void);
 /* Steps: a barrier of the node (closes the round before and after it), and
  * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's

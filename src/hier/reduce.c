@@ -163,8 +163,9 @@ static int hier_reduce_any(const cx_args *a, cx_sched *s, int all, int ms)
         return err;
     for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
         if (e0)
-            hier_next_slot(&h);
-        err = reduce_chunk(&h, s, all, e0, n - e0 < per ? n - e0 : per);
+            err = hier_next_slot(&h, s);
+        if (!err)
+            err = reduce_chunk(&h, s, all, e0, n - e0 < per ? n - e0 : per);
     }
     return err;
 }
@@ -253,8 +254,8 @@ static int reduce_scatter(const cx_args *a, cx_sched *s, int ms)
         /* my part of this chunk goes where it lies in my block (in place
          * too: what it overwrites, elements before e1, was read already) */
         sub->rbuf = (char *)a->rbuf + (e0 > me0 ? e0 - me0 : 0) * ext;
-        if (e0)
-            hier_next_slot(&h);
+        if (e0 && (err = hier_next_slot(&h, s)))
+            break;
         h.a = sub;
         err = rs_chunk(&h, sub, s, input + e0 * ext);
     }
@@ -438,8 +439,9 @@ int cx_hier_scan(const cx_args *a, cx_sched *s)
         return MPI_ERR_NO_MEM;   /* one element per rank above COLLX_SHM_MAX */
     for (MPI_Aint e0 = 0; e0 < n && !err; e0 += per) {
         if (e0)
-            hier_next_slot(&h);
-        err = scan_part(&h, s, e0, n - e0 < per ? n - e0 : per);
+            err = hier_next_slot(&h, s);
+        if (!err)
+            err = scan_part(&h, s, e0, n - e0 < per ? n - e0 : per);
     }
     return err;
 }

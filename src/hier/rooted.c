@@ -77,8 +77,9 @@ static int bcast(const cx_args *a, cx_sched *s, int ms)
         return err;
     for (MPI_Aint e0 = 0; e0 < a->rcount && !err; e0 += per) {
         if (e0)
-            hier_next_slot(&h);
-        err = bcast_chunk(&h, s, e0, a->rcount - e0 < per ? a->rcount - e0 : per);
+            err = hier_next_slot(&h, s);
+        if (!err)
+            err = bcast_chunk(&h, s, e0, a->rcount - e0 < per ? a->rcount - e0 : per);
     }
     return err;
 }
@@ -198,8 +199,9 @@ static int rooted_blocks(const cx_args *a, cx_sched *s,
         return err;
     for (int lo = 0; lo < a->cc->max_ranks_per_node && !err; lo += w) {
         if (lo)
-            hier_next_slot(&h);
-        err = band(&h, s, bb, lo, lo + w);
+            err = hier_next_slot(&h, s);
+        if (!err)
+            err = band(&h, s, bb, lo, lo + w);
     }
     return err;
 }

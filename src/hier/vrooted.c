@@ -292,9 +292,8 @@ static int band_step(vx *prev, cx_sched *s)
             sub->scount = 0;
     }
     x->h.a = sub;
-    if (x->b)
-        hier_next_slot(&x->h);
-    return start_call(x, s);
+    int err = x->b ? hier_next_slot(&x->h, s) : MPI_SUCCESS;
+    return err ? err : start_call(x, s);
 }
 
 /* What the ranks agree on before building (agree.c): [0] a rank's need
