@@ -14,7 +14,7 @@ static int scan(const cx_args *a, cx_sched *s, int exclusive)
      * <= r (or < r); in: what arrives. */
     char *partial = cx_sched_alloc_typed(s, n, t), *in = cx_sched_alloc_typed(s, n, t);
     char *res = exclusive ? cx_sched_alloc_typed(s, n, t) : a->rbuf;
-    if (!partial || !in || !res)
+    if (!partial || !in || (exclusive && !res))   /* rbuf may be MPI_BOTTOM */
         return MPI_ERR_NO_MEM;
     if ((err = cx_sched_copy(s, cx_reduce_input(a), n, t, partial, n, t)) ||
         (!exclusive && a->sbuf != MPI_IN_PLACE &&

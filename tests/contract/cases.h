@@ -37,6 +37,8 @@ typedef struct call {
     const rcase *rc;      /* reduction case (collectives with an op) */
     int struct_ok;        /* the MPI is a valid reference for this count with
                            * the struct type (see struct_large_broken) */
+    int bottom;           /* collx (not the reference) gets MPI_BOTTOM and
+                           * datatypes holding the buffers' absolute addresses */
     /* The MPI arguments, named as the fields of CX_PARAMS_<UPPER>; the
      * buffers are passed separately (invoke.c). */
     int scount, *scounts, *sdispls;

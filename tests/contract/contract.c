@@ -32,8 +32,9 @@ static struct {
 /* --quick (the fake-layout runs): counts 1, 17, 1000 and the cases that
  * matter most when blocks travel through node leaders (holes, per-rank
  * types, a user operation with holes, the operation order across nodes). */
-static const char *const quick_cases[] = {"int", "vector", "mixed-rank", "int+sum",
-                                          "vector+user", "mat+noncomm"};
+static const char *const quick_cases[] = {"int", "vector", "mixed-rank", "bottom",
+                                          "int+sum", "vector+user", "mat+noncomm",
+                                          "bottom+noncomm"};
 
 static int quick_case(const char *name)
 {
@@ -312,6 +313,9 @@ static void run_coll(int coll)
                     continue;   /* large counts: first and last root */
                 for (int ip = 0; ip <= in_place_ok; ip++)
                     for (int lay = 0; lay <= v; lay++) {
+                        /* a reduction at MPI_BOTTOM moves one buffer */
+                        if (red && rcase_get(t)->bottom && !ip)
+                            continue;
                         if ((large && v && lay == LAYOUT_ASC) ||
                             (skip_gapped && lay == LAYOUT_REV_GAPS))
                             continue;
@@ -323,6 +327,7 @@ static void run_coll(int coll)
                             c.rc = rcase_get(t);
                         else
                             c.tc = tcase_get(t);
+                        c.bottom = red ? c.rc->bottom : c.tc->bottom;
                         run_case(&c, cnt, ncase++);
                     }
             }

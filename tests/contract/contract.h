@@ -33,6 +33,7 @@ typedef struct tcase {
     const char *name;
     int mixed;       /* 1: send type != receive type; 2: also rank-dependent */
     const tside *same;
+    int bottom;      /* buffers given as MPI_BOTTOM + absolute addresses */
 } tcase;
 
 /* Values written by fill_vals: any order of a commutative operation must
@@ -47,6 +48,7 @@ typedef struct rcase {
     MPI_Op op;
     int vals;
     int large;       /* also run at the large count */
+    int bottom;      /* in place only: MPI_BOTTOM + an absolute datatype */
 } rcase;
 
 void types_init(void);
@@ -56,8 +58,13 @@ const tcase *tcase_get(int i);
 /* The send / receive side of case tc on rank r. */
 const tside *send_side(const tcase *tc, int r);
 const tside *recv_side(const tcase *tc, int r);
-/* The side whose datatype is t, NULL if none. */
-const tside *side_of_type(MPI_Datatype t);
+/* The side whose datatype is t, NULL if none; *shift: bytes to add to a
+ * buffer pointer to find its elements (non-zero for an absolute type). */
+const tside *side_of_type(MPI_Datatype t, MPI_Aint *shift);
+/* Datatypes of MPI_BOTTOM calls: side t's type moved to absolute address
+ * at (one element at `at`, same extent); freed by absolute_types_free. */
+MPI_Datatype absolute_type(MPI_Datatype t, const void *at);
+void absolute_types_free(void);
 /* Sides of the reduction cases: "int", "double", "vector", "mat", "matgap". */
 const tside *side_named(const char *name);
 

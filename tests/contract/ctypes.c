@@ -25,12 +25,13 @@ static const tside *const all_sides[] = {&s_int, &s_dbl, &s_vec, &s_struct,
                                          &s_contig2, &s_mat, &s_matgap};
 
 static const tcase cases[] = {
-    {"int", 0, &s_int},
-    {"double", 0, &s_dbl},
-    {"vector", 0, &s_vec},
-    {"struct", 0, &s_struct},
-    {"mixed", 1, NULL},
-    {"mixed-rank", 2, NULL},
+    {"int", 0, &s_int, 0},
+    {"double", 0, &s_dbl, 0},
+    {"vector", 0, &s_vec, 0},
+    {"struct", 0, &s_struct, 0},
+    {"mixed", 1, NULL, 0},
+    {"mixed-rank", 2, NULL, 0},
+    {"bottom", 1, NULL, 1},   /* mixed at MPI_BOTTOM (allgatherv takes it) */
 };
 
 static void resized(MPI_Datatype in, MPI_Aint ext, MPI_Datatype *out)
@@ -92,8 +93,46 @@ const tside *recv_side(const tcase *tc, int r)
     return tc->mixed == 2 && r % 3 == 2 ? &s_int2 : &s_vec;
 }
 
-const tside *side_of_type(MPI_Datatype t)
+/* Absolute types of the call being run, with the type they move. */
+#define MAX_ABSOLUTE 1024
+static struct absolute {
+    MPI_Datatype type, of;
+    MPI_Aint at;
+} absolute[MAX_ABSOLUTE];
+static int nabsolute;
+
+MPI_Datatype absolute_type(MPI_Datatype t, const void *at)
 {
+    MPI_Aint lb, ext, addr;
+    MPI_Datatype one, out;
+    int len = 1;
+    if (t == MPI_DATATYPE_NULL || nabsolute == MAX_ABSOLUTE)
+        return t;
+    MPI_Get_address(at, &addr);
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_create_struct(1, &len, &addr, &t, &one);
+    MPI_Type_create_resized(one, addr + lb, ext, &out);
+    MPI_Type_free(&one);
+    MPI_Type_commit(&out);
+    absolute[nabsolute++] = (struct absolute){out, t, addr};
+    return out;
+}
+
+void absolute_types_free(void)
+{
+    while (nabsolute > 0)
+        MPI_Type_free(&absolute[--nabsolute].type);
+}
+
+const tside *side_of_type(MPI_Datatype t, MPI_Aint *shift)
+{
+    *shift = 0;
+    for (int i = 0; i < nabsolute; i++)
+        if (absolute[i].type == t) {
+            *shift = absolute[i].at;
+            t = absolute[i].of;
+            break;
+        }
     for (size_t i = 0; i < sizeof all_sides / sizeof *all_sides; i++)
         if (all_sides[i]->type == t)
             return all_sides[i];

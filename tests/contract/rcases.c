@@ -23,21 +23,26 @@ static void put(char *p, const tside *t, int e, int k, uint32_t v)
 }
 
 /* MPI hands the user function the datatype of the call: the side tells
- * where the ints are. Anything else is counted as misuse. */
-static const tside *side_for(const MPI_Datatype *dt, int need_nel)
+ * where the ints are (an absolute type's at the pointers plus its
+ * address: *in and *inout are moved there). Anything else is counted as
+ * misuse. */
+static const tside *side_for(const MPI_Datatype *dt, int need_nel, void **in, void **inout)
 {
-    const tside *t = side_of_type(*dt);
+    MPI_Aint shift;
+    const tside *t = side_of_type(*dt, &shift);
     if (!t || t->nel < need_nel || t->kind[0] != 'i') {
         misuse++;
         return NULL;
     }
+    *in = (char *)*in + shift;
+    *inout = (char *)*inout + shift;
     return t;
 }
 
 /* x o y = x + y + xy (mod 2^16) = (x+1)(y+1) - 1: commutative, associative. */
 static void comm_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
-    const tside *t = side_for(dt, 1);
+    const tside *t = side_for(dt, 1, &in, &inout);
     if (!t)
         return;
     for (int e = 0; e < *len; e++)
@@ -52,7 +57,7 @@ static void comm_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
  * last rank's. */
 static void mat_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
-    const tside *t = side_for(dt, 4);
+    const tside *t = side_for(dt, 4, &in, &inout);
     if (!t)
         return;
     for (int e = 0; e < *len; e++) {
@@ -68,15 +73,16 @@ static void mat_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 }
 
 static rcase cases[] = {
-    {"int+sum", NULL, MPI_OP_NULL, VALS_WIDE, 1},
-    {"double+sum", NULL, MPI_OP_NULL, VALS_WIDE, 0},
-    {"int+max", NULL, MPI_OP_NULL, VALS_WIDE, 0},
-    {"double+min", NULL, MPI_OP_NULL, VALS_WIDE, 0},
-    {"int+prod", NULL, MPI_OP_NULL, VALS_PROD, 0},
-    {"vector+sum", NULL, MPI_OP_NULL, VALS_WIDE, 0},   /* where the MPI can */
-    {"vector+user", NULL, MPI_OP_NULL, VALS_U16, 0},
-    {"mat+noncomm", NULL, MPI_OP_NULL, VALS_U16, 1},
-    {"matgap+noncomm", NULL, MPI_OP_NULL, VALS_U16, 0},
+    {"int+sum", NULL, MPI_OP_NULL, VALS_WIDE, 1, 0},
+    {"double+sum", NULL, MPI_OP_NULL, VALS_WIDE, 0, 0},
+    {"int+max", NULL, MPI_OP_NULL, VALS_WIDE, 0, 0},
+    {"double+min", NULL, MPI_OP_NULL, VALS_WIDE, 0, 0},
+    {"int+prod", NULL, MPI_OP_NULL, VALS_PROD, 0, 0},
+    {"vector+sum", NULL, MPI_OP_NULL, VALS_WIDE, 0, 0},   /* where the MPI can */
+    {"vector+user", NULL, MPI_OP_NULL, VALS_U16, 0, 0},
+    {"mat+noncomm", NULL, MPI_OP_NULL, VALS_U16, 1, 0},
+    {"matgap+noncomm", NULL, MPI_OP_NULL, VALS_U16, 0, 0},
+    {"bottom+noncomm", NULL, MPI_OP_NULL, VALS_U16, 1, 1},   /* matgap at MPI_BOTTOM */
 };
 
 void rcases_init(void)
@@ -84,9 +90,9 @@ void rcases_init(void)
     MPI_Op_create(comm_fn, 1, &op_comm);
     MPI_Op_create(mat_fn, 0, &op_noncomm);
     const char *side[] = {"int", "double", "int", "double", "int",
-                          "vector", "vector", "mat", "matgap"};
+                          "vector", "vector", "mat", "matgap", "matgap"};
     MPI_Op op[] = {MPI_SUM, MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD,
-                   MPI_SUM, op_comm, op_noncomm, op_noncomm};
+                   MPI_SUM, op_comm, op_noncomm, op_noncomm, op_noncomm};
     for (int i = 0; i < rcase_count(); i++) {
         cases[i].side = side_named(side[i]);
         cases[i].op = op[i];
