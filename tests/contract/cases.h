@@ -3,6 +3,7 @@
 #ifndef CASES_H
 #define CASES_H
 
+#include "collx.h"
 #include "collx_colls.h"
 #include "contract.h"
 
@@ -25,9 +26,10 @@ enum {
 
 enum { LAYOUT_ASC, LAYOUT_REV_GAPS };
 enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST };
-/* Who runs a call: the MPI library's PMPI_<Name>, collx, or the MPI
- * library's nonblocking PMPI_I<name> + MPI_Wait. */
-enum { RUN_PMPI, RUN_CX, RUN_PMPI_NB };
+/* Who runs a call: the MPI library's PMPI_<Name>, collx, the MPI
+ * library's nonblocking PMPI_I<name> + MPI_Wait, or PMPI_<Name> at
+ * MPI_BOTTOM as c->bottom says (RUN_PMPI never is). */
+enum { RUN_PMPI, RUN_CX, RUN_PMPI_NB, RUN_PMPI_BOTTOM };
 
 typedef struct call {
     int coll, root, layout, in_place;
@@ -39,6 +41,8 @@ typedef struct call {
                            * the struct type (see struct_large_broken) */
     int bottom;           /* collx (not the reference) gets MPI_BOTTOM and
                            * datatypes holding the buffers' absolute addresses */
+    int salt;             /* varies the values and v-block sizes (sequences) */
+    struct bottom_view *view;   /* a started MPI_BOTTOM call's arguments */
     /* The MPI arguments, named as the fields of CX_PARAMS_<UPPER>; the
      * buffers are passed separately (invoke.c). */
     int scount, *scounts, *sdispls;
@@ -73,5 +77,10 @@ void call_free(call *c);
 /* Runs the call with receive buffer rdata: by = RUN_*, mode = MODE_* (for
  * RUN_CX: CX_<Name>, or CX_I<name> + CX_Wait or CX_Test polling). */
 int call_run(call *c, int by, int mode, char *rdata);
+/* Starts CX_I<name> of c (into rdata) and leaves it in flight: *q is for
+ * CX_Wait / CX_Test; call_free releases what an MPI_BOTTOM call keeps
+ * (its datatypes: after every call started since, absolute_release). */
+int call_start(call *c, char *rdata, CX_Request *q);
+void call_forget_view(call *c);
 
 #endif

@@ -62,9 +62,11 @@ const tside *recv_side(const tcase *tc, int r);
  * buffer pointer to find its elements (non-zero for an absolute type). */
 const tside *side_of_type(MPI_Datatype t, MPI_Aint *shift);
 /* Datatypes of MPI_BOTTOM calls: side t's type moved to absolute address
- * at (one element at `at`, same extent); freed by absolute_types_free. */
+ * at (one element at `at`, same extent). absolute_release(m) frees those
+ * made since absolute_mark() returned m (last made, first freed). */
 MPI_Datatype absolute_type(MPI_Datatype t, const void *at);
-void absolute_types_free(void);
+int absolute_mark(void);
+void absolute_release(int mark);
 /* Sides of the reduction cases: "int", "double", "vector", "mat", "matgap". */
 const tside *side_named(const char *name);
 

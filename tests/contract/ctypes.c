@@ -118,9 +118,11 @@ MPI_Datatype absolute_type(MPI_Datatype t, const void *at)
     return out;
 }
 
-void absolute_types_free(void)
+int absolute_mark(void) { return nabsolute; }
+
+void absolute_release(int mark)
 {
-    while (nabsolute > 0)
+    while (nabsolute > mark)
         MPI_Type_free(&absolute[--nabsolute].type);
 }
 

@@ -80,35 +80,74 @@ static int start(const call *c, const void *s, void *r, CX_Request *q)
  * datatypes (alltoallw: each block's, displacement 0, as bindings that
  * describe scattered memory do). A reduction has one datatype, so only
  * one buffer can move: in place the receive buffer, else the send buffer
- * (a reduce's non-root, whose receive buffer is not significant). */
-static void at_bottom(call *b, const void **s, void **r)
+ * (a reduce's non-root, whose receive buffer is not significant). The
+ * view owns copies of the per-block arrays: a started call reads them
+ * until it completes. */
+struct bottom_view {
+    call b;
+    MPI_Datatype *st, *rt;
+    int *zeros;
+};
+
+static MPI_Datatype *copy_types(const call *c, const MPI_Datatype *t)
 {
+    MPI_Datatype *n = types(c);
+    memcpy(n, t, sizeof *n * (size_t)c->size);
+    return n;
+}
+
+static struct bottom_view *make_view(const call *c, const void **s, void **r)
+{
+    struct bottom_view *v = calloc(1, sizeof *v);
+    if (!v)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    call *b = &v->b;
+    *b = *c;
+    b->bottom = 0;
+    b->view = NULL;
     int p = b->size;
     const char *sb = *s, *rb = *r;
     int s_moves = sb != MPI_IN_PLACE, r_moves = rb != MPI_IN_PLACE;
     if (coll_has(b->coll, F_op)) {
         b->rtype = absolute_type(b->rtype, s_moves ? sb : rb);
-        *s = s_moves ? MPI_BOTTOM : MPI_IN_PLACE;
-        *r = r_moves ? MPI_BOTTOM : MPI_IN_PLACE;
-        return;
+    } else {
+        if (s_moves && coll_has(b->coll, F_stype))
+            b->stype = absolute_type(b->stype, sb);
+        if (r_moves && coll_has(b->coll, F_rtype))
+            b->rtype = absolute_type(b->rtype, rb);
     }
-    if (s_moves && coll_has(b->coll, F_stype))
-        b->stype = absolute_type(b->stype, sb);
-    if (r_moves && coll_has(b->coll, F_rtype))
-        b->rtype = absolute_type(b->rtype, rb);
     if (coll_has(b->coll, F_stypes)) {
-        int *d = ints(b);   /* all 0 */
+        b->stypes = v->st = copy_types(c, c->stypes);
+        b->rtypes = v->rt = copy_types(c, c->rtypes);
+        v->zeros = ints(c);
         for (int i = 0; s_moves && i < p; i++)
             b->stypes[i] = absolute_type(b->stypes[i], sb + b->sdispls[i]);
         for (int i = 0; r_moves && i < p; i++)
             b->rtypes[i] = absolute_type(b->rtypes[i], rb + b->rdispls[i]);
-        b->sdispls = s_moves ? d : b->sdispls;
-        b->rdispls = r_moves ? d : b->rdispls;
+        b->sdispls = s_moves ? v->zeros : b->sdispls;
+        b->rdispls = r_moves ? v->zeros : b->rdispls;
     }
     if (s_moves)
         *s = MPI_BOTTOM;
     if (r_moves)
         *r = MPI_BOTTOM;
+    return v;
+}
+
+static void free_view(struct bottom_view *v)
+{
+    if (!v)
+        return;
+    free(v->st);
+    free(v->rt);
+    free(v->zeros);
+    free(v);
+}
+
+void call_forget_view(call *c)
+{
+    free_view(c->view);
+    c->view = NULL;
 }
 
 static int run(const call *c, int by, int mode, const void *s, void *r);
@@ -117,23 +156,11 @@ static int run(const call *c, int by, int mode, const void *s, void *r);
  * compares with it) gets the call at MPI_BOTTOM; the reference does not. */
 static int run_bottom(const call *c, int by, int mode, const void *s, void *r)
 {
-    call b = *c;
-    MPI_Datatype st[c->size > 0 ? c->size : 1], rt[c->size > 0 ? c->size : 1];
-    int *sd = c->sdispls, *rd = c->rdispls;
-    if (coll_has(c->coll, F_stypes)) {
-        memcpy(st, c->stypes, sizeof st);
-        memcpy(rt, c->rtypes, sizeof rt);
-        b.stypes = st;
-        b.rtypes = rt;
-    }
-    b.bottom = 0;
-    at_bottom(&b, &s, &r);
-    int err = run(&b, by, mode, s, r);
-    absolute_types_free();
-    if (b.sdispls != sd)
-        free(b.sdispls);
-    else if (b.rdispls != rd)
-        free(b.rdispls);
+    int mark = absolute_mark();
+    struct bottom_view *v = make_view(c, &s, &r);
+    int err = run(&v->b, by, mode, s, r);
+    free_view(v);
+    absolute_release(mark);
     return err;
 }
 
@@ -141,7 +168,7 @@ static int run(const call *c, int by, int mode, const void *s, void *r)
 {
     if (c->bottom && by != RUN_PMPI)
         return run_bottom(c, by, mode, s, r);
-    if (by == RUN_PMPI)
+    if (by == RUN_PMPI || by == RUN_PMPI_BOTTOM)
         return native(c, s, r);
     if (by == RUN_PMPI_NB)
         return native_nb(c, s, r);
@@ -166,6 +193,17 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int call_start(call *c, char *rdata, CX_Request *q)
+{
+    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
+    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
+    if (!c->bottom)
+        return start(c, s, r, q);
+    call_forget_view(c);
+    c->view = make_view(c, &s, &r);
+    return start(&c->view->b, s, r, q);
 }
 
 int call_run(call *c, int by, int mode, char *rdata)

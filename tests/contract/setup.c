@@ -69,7 +69,7 @@ static void (*const setups[C_NCOLL])(call *, int, int) = {
 
 void call_setup(call *c, int n)
 {
-    int salt = c->root + 3 * c->layout + n;
+    int salt = c->root + 3 * c->layout + n + c->salt;
     c->rkeep = (size_t)-1;
     c->late = -1;
     c->stype = c->rtype = MPI_DATATYPE_NULL;
@@ -85,6 +85,7 @@ void call_setup(call *c, int n)
 
 void call_free(call *c)
 {
+    call_forget_view(c);
     tbuf_free(&c->sdata);
     tbuf_free(&c->ssave);
     tbuf_free(&c->rinit);

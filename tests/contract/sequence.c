@@ -1,0 +1,408 @@
+/* Sequence test: state kept between calls is where silent corruption
+ * hides, and a test of single calls cannot see it. For every registered
+ * algorithm of every collective named on the command line, runs a
+ * sequence of back-to-back calls on one communicator, no barrier between
+ * them, whose counts change from call to call (empty calls among them,
+ * and one above the eager limits), whose values differ per call, whose
+ * roots, datatype cases (MPI_BOTTOM included), in-place use and layouts
+ * rotate; interleaved with calls of another collective (the same
+ * algorithm where it has one) and with calls on two other communicators
+ * that share the nodes (a duplicate, and a split by rank parity). Every
+ * result is compared byte for byte with the PMPI_ result of the same call
+ * after the whole sequence has run.
+ *
+ * A second kind of sequence alternates small and empty calls of the
+ * collective on one communicator, the pattern that exposed a slot of the
+ * node segment reused before its readers were done.
+ *
+ * Modes: blocking; each CX_I... waited at once; all started, then waited
+ * in order (several in flight on three communicators); blocking and
+ * nonblocking alternating, the nonblocking ones waited at the end. Each
+ * sequence runs --reps times with other values (a race between the ranks
+ * of a node shows up in some runs only).
+ *
+ * usage: sequence [--algs a,b] [--reps R] [--quiet] coll... | all */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collx.h"
+#include "quirks.h"
+
+#define LEN 24           /* calls per sequence */
+#define BIG 20000        /* ints: above the eager limits (80 KB blocks) */
+#define MAX_PRINTED 40
+
+enum { SEQ_BLOCKING, SEQ_EACH, SEQ_INFLIGHT, SEQ_ALTERNATE, SEQ_NMODES };
+static const char *const seq_mode_names[SEQ_NMODES] = {"blocking", "nb-each", "nb-inflight",
+                                                      "alternate"};
+/* Two kinds of sequences: MIXED, the counts below on three communicators
+ * with another collective among them; ALTERNATING, small calls and empty
+ * ones in turn on one communicator (the tightest race between a call's
+ * readers and the next writers). */
+enum { MIXED, ALTERNATING, NKINDS };
+static const char *const kind_names[NKINDS] = {"mixed", "alternating"};
+static const int pattern[LEN] = {3, 0, 17, 0, 0, 1, 1000, 0, 5, 2, 0, 17,
+                                 BIG, 0, 1, 3, 0, 1000, 0, 2, 0, 0, 17, 1};
+
+static struct {
+    const char *algs;
+    int reps;
+} opt = {NULL, 2};
+
+static MPI_Comm comm_a, comm_dup, comm_half;
+static int rank, size;
+static long failures, calls, mpi_bottom_bugs;
+
+/* One call of a sequence with its reference result and its own. */
+typedef struct step {
+    call c;
+    int n;
+    const char *comm_name;
+    tbuf ref, got;
+    CX_Request q;
+} step;
+
+static int wanted(const char *alg)
+{
+    if (!opt.algs)
+        return 1;
+    size_t n = strlen(alg);
+    for (const char *p = opt.algs; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, alg, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int has_alg(int coll, const char *alg)
+{
+    for (int i = 0; i < CX_Algorithm_count(coll_names[coll]); i++)
+        if (strcmp(CX_Algorithm_name(coll_names[coll], i), alg) == 0)
+            return 1;
+    return 0;
+}
+
+/* The collective called between the tested one's calls: the next one
+ * that moves data. */
+static int companion(int coll)
+{
+    int y = coll;
+    do
+        y = (y + 1) % C_NCOLL;
+    while (y == coll || !coll_has(y, F_scount | F_scounts | F_rcount | F_rcounts));
+    return y;
+}
+
+/* The k-th datatype case (from rot on) that coll can check at count n
+ * (no MPI_BOTTOM case: plain). */
+static void pick_case(call *c, int rot, int n, int plain)
+{
+    int red = coll_has(c->coll, F_op);
+    int nt = red ? rcase_count() : tcase_count();
+    for (int j = 0; j < nt; j++) {
+        int t = (rot + j) % nt;
+        if (!quirk_case_ok(c->coll, t, n))
+            continue;
+        if (red && (rcase_get(t)->bottom && !c->in_place))
+            continue;
+        if (plain && (red ? rcase_get(t)->bottom : tcase_get(t)->bottom))
+            continue;
+        if (!red && strcmp(tcase_get(t)->name, "struct") == 0 && !quirk_struct_ok(n))
+            continue;
+        c->tci = t;
+        if (red)
+            c->rc = rcase_get(t);
+        else
+            c->tc = tcase_get(t);
+        c->bottom = red ? c->rc->bottom : c->tc->bottom;
+        return;
+    }
+}
+
+/* Step k of repetition rep of a sequence of coll (companion y). */
+static void build_step(step *st, int kind, int coll, int y, int k, int rep, int plain)
+{
+    int mixed = kind == MIXED;
+    int which = !mixed ? 0 : k % 5 == 3 ? 1 : k % 7 == 6 ? 2 : 0;
+    MPI_Comm cm = which == 1 ? comm_dup : which == 2 ? comm_half : comm_a;
+    int cs, cr, n = mixed ? pattern[k] : k % 2 ? 0 : 1 + k % 5;
+    MPI_Comm_size(cm, &cs);
+    MPI_Comm_rank(cm, &cr);
+    memset(st, 0, sizeof *st);
+    st->comm_name = which == 1 ? "dup" : which == 2 ? "half" : "comm";
+    call *c = &st->c;
+    c->coll = mixed && k % 6 == 4 ? y : coll;
+    c->comm = cm;
+    c->rank = cr;
+    c->size = cs;
+    c->root = (k + rep) % cs;
+    c->salt = 101 * k + 1009 * rep;
+    c->late = -1;
+    int v = coll_has(c->coll, F_sdispls | F_rdispls);
+    /* all-to-all v/w in place: Open MPI's MPI_Ialltoallv/w differ from the
+     * blocking calls there, MPICH 4.0's MPI_Ialltoallw crashes (README) */
+    int a2avw = c->coll == C_ALLTOALLV || c->coll == C_ALLTOALLW;
+    c->in_place = coll_has(c->coll, F_sbuf) && !a2avw && (k + rep) % 3 == 1;
+    /* (the quirks were probed on comm: on one rank, Open MPI's alltoallw
+     * and MPICH's allgatherv get gapped displacements wrong) */
+    c->layout = v && cs > 1 && quirk_gapped_ok(c->coll) ? (k / 2 + rep) % 2 : LAYOUT_ASC;
+    c->struct_ok = quirk_struct_ok(n);
+    if (coll_has(c->coll, F_scount | F_scounts | F_rcount | F_rcounts)) {
+        pick_case(c, 3 * k + rep, n, plain);
+        if (!c->tc && !c->rc)
+            n = 0, c->coll = C_BARRIER;   /* nothing this MPI can check */
+    }
+    if (c->coll == C_BARRIER)
+        c->tc = tcase_get(0);
+    st->n = n;
+    call blank = *c;
+    call_setup(c, n);
+    /* in place where the MPI's own call (the reference) crashes: not */
+    if (c->in_place && (quirk_native_crashes(c, MODE_BLOCKING) ||
+                        quirk_native_crashes(c, MODE_WAIT))) {
+        call_free(c);
+        *c = blank;
+        c->in_place = 0;
+        pick_case(c, 3 * k + rep, n, plain);
+        call_setup(c, n);
+    }
+    c->late = -1;   /* sequences have no late rank */
+    tbuf_alloc(&st->ref, c->rinit.bytes, 0);
+    tbuf_alloc(&st->got, c->rinit.bytes, 0);
+    tbuf_copy(&st->ref, &c->rinit);
+    tbuf_copy(&st->got, &c->rinit);
+}
+
+static void free_step(step *st)
+{
+    tbuf_free(&st->ref);
+    tbuf_free(&st->got);
+    call_free(&st->c);
+}
+
+static int kind;   /* of the sequences being run */
+
+static void fail(const step *st, int k, const char *alg, int mode, int rep, const char *what)
+{
+    const call *c = &st->c;
+    if (++failures <= MAX_PRINTED)
+        printf("FAIL sequence %s alg=%s mode=%s rep=%d p=%d rank=%d: call %d of %d: %s on %s "
+               "root=%d count=%d type=%s in-place=%d layout=%s: %s\n", kind_names[kind],
+               alg, seq_mode_names[mode], rep, size, rank, k, LEN, coll_names[c->coll],
+               st->comm_name, c->root, st->n, c->rc ? c->rc->name : c->tc->name,
+               c->in_place, c->layout == LAYOUT_REV_GAPS ? "reversed+gaps" : "ascending",
+               what);
+    else if (failures == MAX_PRINTED + 1)
+        printf("rank %d: further failures not printed\n", rank);
+    fflush(stdout);
+}
+
+static void error_msg(int err, char *msg, size_t len)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int slen;
+    MPI_Error_string(err, s, &slen);
+    snprintf(msg, len, "returned error %d (%s)", err, s);
+}
+
+/* The result of step st compared with its reference (undefined bytes set
+ * alike first). */
+static void check(step *st, int k, const char *alg, int mode, int rep)
+{
+    call *c = &st->c;
+    char msg[200];
+    size_t nd;
+    if (c->rkeep < st->got.bytes) {
+        memset(st->got.data + c->rkeep, 0, st->got.bytes - c->rkeep);
+        memset(st->ref.data + c->rkeep, 0, st->ref.bytes - c->rkeep);
+    }
+    ptrdiff_t at = tbuf_diff(&st->got, &st->ref, &nd);
+    if (at != PTRDIFF_MIN) {
+        snprintf(msg, sizeof msg, "recvbuf byte %td of %zu differs (got 0x%02x want 0x%02x), "
+                 "%zu bytes differ", at, st->got.bytes, (unsigned char)st->got.data[at],
+                 (unsigned char)st->ref.data[at], nd);
+        fail(st, k, alg, mode, rep, msg);
+    }
+    if (tbuf_diff(&c->sdata, &c->ssave, &nd) != PTRDIFF_MIN)
+        fail(st, k, alg, mode, rep, "sendbuf (input!) changed");
+}
+
+/* Runs the sequence in mode (steps already hold their references). */
+static void run_mode(step *seq, const char *alg, int mode, int rep)
+{
+    char msg[MPI_MAX_ERROR_STRING + 64];
+    int err[LEN], mark = absolute_mark();
+    for (int k = 0; k < LEN; k++) {
+        step *st = &seq[k];
+        tbuf_copy(&st->got, &st->c.rinit);
+        st->q = CX_REQUEST_NULL;
+        int nb = mode == SEQ_EACH || mode == SEQ_INFLIGHT || (mode == SEQ_ALTERNATE && k % 2);
+        if (!nb)
+            err[k] = call_run(&st->c, RUN_CX, MODE_BLOCKING, st->got.data);
+        else if (mode == SEQ_EACH)
+            err[k] = call_run(&st->c, RUN_CX, MODE_WAIT, st->got.data);
+        else
+            err[k] = call_start(&st->c, st->got.data, &st->q);
+        calls++;
+    }
+    for (int k = 0; k < LEN; k++)
+        if (seq[k].q != CX_REQUEST_NULL && !err[k])
+            err[k] = CX_Wait(&seq[k].q);
+    for (int k = 0; k < LEN; k++) {
+        if (err[k]) {
+            error_msg(err[k], msg, sizeof msg);
+            fail(&seq[k], k, alg, mode, rep, msg);
+        } else {
+            check(&seq[k], k, alg, mode, rep);
+        }
+    }
+    if (user_op_misuse())
+        fail(&seq[0], 0, alg, mode, rep, "a user-defined operation got another datatype");
+    for (int k = 0; k < LEN; k++)
+        call_forget_view(&seq[k].c);
+    absolute_release(mark);
+}
+
+/* The PMPI_ results of the sequence, in its order. Where the MPI's own
+ * call at MPI_BOTTOM differs from it with the buffers' addresses (Open
+ * MPI 4.1's MPI_Reduce treats a receive buffer at address 0 as none at
+ * some roots and sizes), collx's native algorithm, which is that call,
+ * cannot be checked: such steps are built again without MPI_BOTTOM
+ * (alike on every rank) and their references taken again. */
+static void references(step *seq, int coll, int y, int rep)
+{
+    unsigned broken = 0, all = 0;
+    for (int k = 0; k < LEN; k++)
+        if (call_run(&seq[k].c, RUN_PMPI, MODE_BLOCKING, seq[k].ref.data))
+            fail(&seq[k], k, "PMPI reference", SEQ_BLOCKING, rep, "returned an error");
+    for (int k = 0; k < LEN; k++) {
+        if (!seq[k].c.bottom)
+            continue;
+        size_t nd;
+        tbuf own;
+        tbuf_alloc(&own, seq[k].c.rinit.bytes, 0);
+        tbuf_copy(&own, &seq[k].c.rinit);
+        if (call_run(&seq[k].c, RUN_PMPI_BOTTOM, MODE_BLOCKING, own.data) ||
+            tbuf_diff(&own, &seq[k].ref, &nd) != PTRDIFF_MIN)
+            broken |= 1u << k;
+        tbuf_free(&own);
+    }
+    MPI_Allreduce(&broken, &all, 1, MPI_UNSIGNED, MPI_BOR, comm_a);
+    for (int k = 0; k < LEN; k++)
+        if (all & 1u << k) {
+            free_step(&seq[k]);
+            build_step(&seq[k], kind, coll, y, k, rep, 1);
+            mpi_bottom_bugs++;
+            if (call_run(&seq[k].c, RUN_PMPI, MODE_BLOCKING, seq[k].ref.data))
+                fail(&seq[k], k, "PMPI reference", SEQ_BLOCKING, rep, "returned an error");
+        }
+}
+
+static void run_coll(int coll)
+{
+    const char *cname = coll_names[coll];
+    int y = companion(coll), nseq = 0;
+    double t0 = MPI_Wtime();
+    step seq[LEN];
+    for (int r = 0; r < NKINDS * opt.reps; r++) {
+        int rep = r / NKINDS;
+        kind = r % NKINDS;
+        for (int k = 0; k < LEN; k++)
+            build_step(&seq[k], kind, coll, y, k, rep, 0);
+        references(seq, coll, y, rep);
+        if (seq[0].c.rc || seq[0].c.tc)   /* normalize the references once */
+            for (int k = 0; k < LEN; k++)
+                if (seq[k].c.rkeep < seq[k].ref.bytes)
+                    memset(seq[k].ref.data + seq[k].c.rkeep, 0,
+                           seq[k].ref.bytes - seq[k].c.rkeep);
+        for (int i = 0; i < CX_Algorithm_count(cname); i++) {
+            const char *alg = CX_Algorithm_name(cname, i);
+            if (!wanted(alg))
+                continue;
+            CX_Algorithm_set(cname, alg);
+            CX_Algorithm_set(coll_names[y], has_alg(y, alg) ? alg : NULL);
+            for (int m = 0; m < SEQ_NMODES; m++, nseq++)
+                run_mode(seq, alg, m, rep);
+        }
+        CX_Algorithm_set(cname, NULL);
+        CX_Algorithm_set(coll_names[y], NULL);
+        for (int k = 0; k < LEN; k++)
+            free_step(&seq[k]);
+    }
+    if (rank == 0) {
+        printf("sequence %s p=%d (with %s):", cname, size, coll_names[y]);
+        for (int i = 0; i < CX_Algorithm_count(cname); i++)
+            if (wanted(CX_Algorithm_name(cname, i)))
+                printf(" %s", CX_Algorithm_name(cname, i));
+        printf("; %d sequences of %d calls, %.1f s\n", nseq, LEN, MPI_Wtime() - t0);
+        if (mpi_bottom_bugs)
+            printf("NOTE: %ld calls not at MPI_BOTTOM: this MPI's own call gets them "
+                   "wrong there\n", mpi_bottom_bugs);
+        mpi_bottom_bugs = 0;
+        fflush(stdout);
+    }
+}
+
+static int coll_index(const char *name)
+{
+    for (int i = 0; i < C_NCOLL; i++)
+        if (strcmp(name, coll_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    int todo[C_NCOLL] = {0}, any = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_a);
+    MPI_Comm_rank(comm_a, &rank);
+    MPI_Comm_size(comm_a, &size);
+    MPI_Comm_dup(comm_a, &comm_dup);
+    MPI_Comm_split(comm_a, rank % 2, rank, &comm_half);
+    MPI_Comm cs[3] = {comm_a, comm_dup, comm_half};
+    for (int i = 0; i < 3; i++)
+        MPI_Comm_set_errhandler(cs[i], MPI_ERRORS_RETURN);
+    for (int i = 1; i < argc; i++) {
+        int c;
+        if (strcmp(argv[i], "--algs") == 0 && i + 1 < argc)
+            opt.algs = argv[++i];
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            opt.reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "all") == 0)
+            for (c = 0; c < C_NCOLL; c++)
+                todo[c] = any = 1;
+        else if ((c = coll_index(argv[i])) >= 0)
+            todo[c] = any = 1;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "sequence: unknown argument '%s'\n", argv[i]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (!any) {
+        if (rank == 0)
+            fprintf(stderr, "usage: sequence [--algs a,b] [--reps R] coll...|all\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    types_init();
+    rcases_init();
+    quirks_probe(comm_a);
+    print_nodes(comm_a);
+    for (int c = 0; c < C_NCOLL; c++)
+        if (todo[c])
+            run_coll(c);
+    long total = 0, all_calls = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&calls, &all_calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("sequence: %s (%ld calls, %ld failures over all ranks)\n",
+               total ? "FAILED" : "OK", all_calls, total);
+    rcases_free();
+    types_free();
+    for (int i = 2; i >= 0; i--)
+        MPI_Comm_free(&cs[i]);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
