@@ -5,6 +5,7 @@
  * allgather, is saved). When hier cannot serve the call, it runs as usual
  * into a buffer collx keeps per communicator, so *result is always the
  * result. */
+#include <stdint.h>
 #include "hier.h"
 
 /* Where count elements of t at element offset first lie, in bytes from
@@ -27,12 +28,20 @@ static void cover(MPI_Aint first, MPI_Aint count, MPI_Datatype t, MPI_Aint *lo, 
     *hi = b > *hi ? b : *hi;
 }
 
-/* Runs a with hier (or its fallback); *result = the segment or the
- * per-communicator buffer that covers bytes [lo, hi) of a receive
- * buffer. */
-static int run_shared(cx_args *a, MPI_Aint lo, MPI_Aint hi, const void **result)
+/* The range cover widens, empty at first. */
+#define NO_LO ((MPI_Aint)PTRDIFF_MAX)
+#define NO_HI ((MPI_Aint)PTRDIFF_MIN)
+
+/* Runs a with hier (or its fallback); *result = the segment or, where
+ * the caller has no receive buffer (own: it has, the root of a bcast),
+ * the per-communicator buffer that holds bytes [lo, hi) of one: the
+ * buffer's address is that buffer minus lo (a datatype of absolute
+ * addresses, as with MPI_BOTTOM, works too). */
+static int run_shared(cx_args *a, int own, MPI_Aint lo, MPI_Aint hi, const void **result)
 {
-    MPI_Aint shift = lo < 0 ? -lo : 0, span = hi + shift;
+    if (lo > hi)   /* nothing covered */
+        lo = hi = 0;
+    MPI_Aint span = hi - lo;
     const char *what = cx_coll_mpi_name(a->coll);
     cx_comm *c;
     int err, inter = 0;
@@ -49,11 +58,12 @@ static int run_shared(cx_args *a, MPI_Aint lo, MPI_Aint hi, const void **result)
                         "buffer; call %s instead", what, what);
     if ((err = cx_comm_get(a->comm, &c)))
         return cx_error(a->comm, err, "%s_shared: cannot set up communicator state", what);
-    char *scratch = hier_scratch(c, span > 0 ? span : 1);
-    if (!scratch)
-        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_shared: out of memory", what);
-    if (!a->rbuf)
-        a->rbuf = scratch + shift;
+    if (!own) {
+        char *scratch = hier_scratch(c, span > 0 ? span : 1);
+        if (!scratch)
+            return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_shared: out of memory", what);
+        a->rbuf = scratch - lo;
+    }
     a->shared_out = result;
     err = cx_dispatch_as(a, cx_algorithm_find(a->coll, "hier"));
     if (!err && !*result)
@@ -64,14 +74,14 @@ static int run_shared(cx_args *a, MPI_Aint lo, MPI_Aint hi, const void **result)
 int CX_Bcast_shared(const void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                     const void **result)
 {
-    MPI_Aint lo = 0, hi = 0;
+    MPI_Aint lo = NO_LO, hi = NO_HI;
     int rank = -1;
     cover(0, count, type, &lo, &hi);
     if (comm != MPI_COMM_NULL)
         PMPI_Comm_rank(comm, &rank);
-    cx_args a = {.coll = CX_COLL_BCAST, .rbuf = rank == root ? (void *)buf : NULL,
-                 .rcount = count, .rtype = type, .root = root, .comm = comm};
-    return run_shared(&a, lo, hi, result);
+    cx_args a = {.coll = CX_COLL_BCAST, .rbuf = (void *)buf, .rcount = count, .rtype = type,
+                 .root = root, .comm = comm};
+    return run_shared(&a, rank == root, lo, hi, result);
 }
 
 int CX_Allgather_shared(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -81,11 +91,11 @@ int CX_Allgather_shared(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     int p = 0;
     if (comm != MPI_COMM_NULL)
         PMPI_Comm_size(comm, &p);
-    MPI_Aint lo = 0, hi = 0;
+    MPI_Aint lo = NO_LO, hi = NO_HI;
     cover(0, (MPI_Aint)p * recvcount, recvtype, &lo, &hi);
     cx_args a = {.coll = CX_COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount,
                  .stype = sendtype, .rcount = recvcount, .rtype = recvtype, .comm = comm};
-    return run_shared(&a, lo, hi, result);
+    return run_shared(&a, 0, lo, hi, result);
 }
 
 int CX_Allgatherv_shared(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -93,7 +103,7 @@ int CX_Allgatherv_shared(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Comm comm, const void **result)
 {
     int p = 0;
-    MPI_Aint lo = 0, hi = 0;
+    MPI_Aint lo = NO_LO, hi = NO_HI;
     if (comm != MPI_COMM_NULL)
         PMPI_Comm_size(comm, &p);
     for (int r = 0; recvcounts && displs && r < p; r++)
@@ -101,15 +111,15 @@ int CX_Allgatherv_shared(const void *sendbuf, int sendcount, MPI_Datatype sendty
     cx_args a = {.coll = CX_COLL_ALLGATHERV, .sbuf = sendbuf, .scount = sendcount,
                  .stype = sendtype, .rcounts = recvcounts, .rdispls = displs,
                  .rtype = recvtype, .comm = comm};
-    return run_shared(&a, lo, hi, result);
+    return run_shared(&a, 0, lo, hi, result);
 }
 
 int CX_Allreduce_shared(const void *sendbuf, int count, MPI_Datatype type, MPI_Op op,
                         MPI_Comm comm, const void **result)
 {
-    MPI_Aint lo = 0, hi = 0;
+    MPI_Aint lo = NO_LO, hi = NO_HI;
     cover(0, count, type, &lo, &hi);
     cx_args a = {.coll = CX_COLL_ALLREDUCE, .sbuf = sendbuf, .rcount = count, .rtype = type,
                  .op = op, .comm = comm};
-    return run_shared(&a, lo, hi, result);
+    return run_shared(&a, 0, lo, hi, result);
 }

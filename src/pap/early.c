@@ -59,16 +59,18 @@ static int safe_rounds(cx_sched *s, const cx_args *a)
 {
     if (!is_gather(a->coll))
         return a->rank == a->root ? 0 : s->nrounds;  /* the root sends at its call */
-    const void *mine = cx_own_in_place(a) ? NULL : a->sbuf;
+    /* (a flag, not a NULL pointer: the send buffer may be MPI_BOTTOM) */
+    int have = !cx_own_in_place(a);
+    const void *mine = a->sbuf;
     for (int r = 0; r < s->nrounds; r++)
-        for (int i = begin_of(s, r); mine && i < s->round_end[r]; i++)
+        for (int i = begin_of(s, r); have && i < s->round_end[r]; i++)
             if (s->ops[i].kind == CX_OP_COPY && s->ops[i].src == mine) {
                 move_to_last_round(s, i, r);
                 break;   /* at most one own copy per schedule */
             }
     for (int r = 0; r < s->nrounds; r++)
         for (int i = begin_of(s, r); i < s->round_end[r]; i++)
-            if (mine && reads(&s->ops[i], mine))
+            if (have && reads(&s->ops[i], mine))
                 return r;
     return s->nrounds;
 }

@@ -140,8 +140,6 @@ int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Wi
         return win_error(win, MPI_ERR_COUNT);
     if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size))
         return win_error(win, MPI_ERR_TYPE);
-    if (count > 0 && !buf)
-        return win_error(win, MPI_ERR_BUFFER);
     if (alg != CX_RMA_LINEAR && alg != CX_RMA_BINOMIAL)
         return win_error(win, MPI_ERR_ARG);
     /* The window receives the packed bytes: contiguous data is put as it
@@ -149,6 +147,9 @@ int CX_Rma_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Wi
     MPI_Aint lb, extent, tlb, textent, bytes = (MPI_Aint)count * size;
     PMPI_Type_get_extent(type, &lb, &extent);
     PMPI_Type_get_true_extent(type, &tlb, &textent);
+    /* NULL is MPI_BOTTOM: the data's address must then be in the type */
+    if (count > 0 && !buf && tlb == 0)
+        return win_error(win, MPI_ERR_BUFFER);
     const char *src = (const char *)buf + tlb;
     char *packed = NULL;
     if (bytes > 0 && !(size == extent && extent == textent)) {

@@ -3,7 +3,8 @@
  * back, and reversed with gaps), allreduce (MPI_SUM and a non-commutative
  * user op), counts 0, 1, 17, 20000 ints, a derived receive type (served
  * through the per-communicator buffer), the result still valid after a
- * barrier, and bad input (MPI_IN_PLACE, NULL result).
+ * barrier, MPI_BOTTOM with datatypes of absolute addresses, and bad input
+ * (MPI_IN_PLACE, NULL result).
  *
  * Usage: hier_shared [--zero-copy]: with --zero-copy (every node's ranks
  * consecutive), the calls that can be served in the segment must be:
@@ -44,6 +45,20 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *t)
                     (a[2] * b[0] + a[3] * b[2]) & 0xffff, (a[2] * b[1] + a[3] * b[3]) & 0xffff};
         memcpy(b, c, sizeof c);
     }
+}
+
+/* MPI_INT moved to the address of p: elements at MPI_BOTTOM + i ints. */
+static MPI_Datatype absolute_int(const void *p)
+{
+    MPI_Aint at;
+    int one = 1;
+    MPI_Datatype t = MPI_INT, s, r;
+    MPI_Get_address(p, &at);
+    MPI_Type_create_struct(1, &one, &at, &t, &s);
+    MPI_Type_create_resized(s, at, sizeof(int), &r);
+    MPI_Type_free(&s);
+    MPI_Type_commit(&r);
+    return r;
 }
 
 /* Zero copy: two calls in a row, results at two different addresses,
@@ -143,6 +158,32 @@ int main(int argc, char **argv)
             if (rank == root)
                 CHECK(r1 == send, "bcast n=%d: the root's result is not its buffer", n);
         }
+        /* MPI_BOTTOM: the addresses in the datatypes (the root's buffer,
+         * a send buffer, and a receive layout whose address is the
+         * result's: the data then lie at result + that address) */
+        MPI_Datatype at_send = absolute_int(send), at_want = absolute_int(want);
+        for (int root = 0; root < size; root++) {
+            memcpy(want, send, sizeof(int) * (size_t)n);
+            PMPI_Bcast(want, n, MPI_INT, root, comm);
+            err = rank == root ? CX_Bcast_shared(MPI_BOTTOM, n, at_send, root, comm, &r1)
+                               : CX_Bcast_shared(NULL, n, MPI_INT, root, comm, &r1);
+            CHECK(err == MPI_SUCCESS, "bcast MPI_BOTTOM n=%d root=%d: error %d", n, root, err);
+            if (rank != root)
+                same("bcast MPI_BOTTOM", n, r1, want, sizeof(int) * (size_t)n);
+        }
+        PMPI_Allgather(send, n, MPI_INT, want, n, MPI_INT, comm);
+        err = CX_Allgather_shared(MPI_BOTTOM, n, at_send, n, MPI_INT, comm, &r1);
+        CHECK(err == MPI_SUCCESS, "allgather from MPI_BOTTOM n=%d: error %d", n, err);
+        same("allgather from MPI_BOTTOM", n, r1, want, sizeof(int) * (size_t)n * (size_t)size);
+        err = CX_Allgather_shared(send, n, MPI_INT, n, at_want, comm, &r1);
+        CHECK(err == MPI_SUCCESS, "allgather to an absolute layout n=%d: error %d", n, err);
+        MPI_Aint q;
+        MPI_Get_address(want, &q);
+        if (!err && n)
+            same("allgather to an absolute layout", n, (const char *)r1 + q, want,
+                 sizeof(int) * (size_t)n * (size_t)size);
+        MPI_Type_free(&at_send);
+        MPI_Type_free(&at_want);
         /* allreduce: sum, and the non-commutative matrix product */
         PMPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, comm);
         err = CX_Allreduce_shared(send, n, MPI_INT, MPI_SUM, comm, &r1);
