@@ -90,6 +90,15 @@ int cx_comm_next_tag(cx_comm *c)
     return (int)(c->tag_seq++ % 32000u) + 1;
 }
 
+int cx_comm_quiesce(cx_comm *c)
+{
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < CX_FAMILY_COUNT && !err; i++)
+        if (c->family[i].state && c->family[i].quiesce)
+            err = c->family[i].quiesce(c);
+    return err;
+}
+
 void cx_comm_after_call(cx_comm *c)
 {
     for (int i = 0; i < CX_FAMILY_COUNT; i++)

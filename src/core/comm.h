@@ -12,11 +12,17 @@
 enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
        CX_FAMILY_TOPO, CX_FAMILY_COUNT };
 
+struct cx_comm;
+
 /* A family's state on a communicator and the hooks the core calls. */
 typedef struct cx_family_slot {
     void *state;
     void (*release)(void *state);            /* with the communicator */
     void (*after_call)(void *state);         /* after every blocking call */
+    /* Completes the family's nonblocking calls in flight on the
+     * communicator (they post collectives on its private, node and leader
+     * communicators as they progress). */
+    int (*quiesce)(struct cx_comm *c);
 } cx_family_slot;
 
 struct cx_algorithm;
@@ -99,5 +105,13 @@ static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
 int cx_comm_next_tag(cx_comm *c);
 /* Runs every family's after_call hook (end of a blocking call). */
 void cx_comm_after_call(cx_comm *c);
+/* Before a collective set-up on c's private, node or leader
+ * communicators (a family's first use, a duplicate of one of them): the
+ * nonblocking calls in flight finish first. MPI wants every rank to start
+ * the collectives of a communicator in the same order, and an in-flight
+ * call posts its next ones whenever it progresses, at a different moment
+ * on each rank. Every rank reaches the set-up in the same call, so they
+ * all finish theirs. */
+int cx_comm_quiesce(cx_comm *c);
 
 #endif

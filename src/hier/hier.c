@@ -43,6 +43,7 @@ static hier_state *state_of(cx_comm *c)
     cx_family_slot *f = &c->family[CX_FAMILY_HIER];
     if (!f->state && (f->state = calloc(1, sizeof(hier_state)))) {
         f->release = release_state;
+        f->quiesce = hier_quiesce;
         ((hier_state *)f->state)->held = -1;
     }
     return f->state;

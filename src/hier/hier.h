@@ -134,6 +134,8 @@ typedef struct hier_queue {
     const hier_values *agreed;     /* of the nonblocking call being built */
 } hier_queue;
 hier_queue *hier_queue_of(cx_comm *c);
+/* Lets the nonblocking calls in flight on c finish (cx_comm_quiesce). */
+int hier_quiesce(cx_comm *c);
 /* What a builder uses beyond the node barriers (set up at a
  * communicator's first nonblocking call). */
 enum { HIER_USES_SEGMENT = 1, HIER_USES_COLUMNS = 2 };

@@ -116,12 +116,24 @@ static int drain(hier_queue *q, cx_comm *c)
     return finished(q) == q->issued ? MPI_SUCCESS : hier_wait(c, all_finished, q);
 }
 
-/* The collective set-up a schedule built later must not do (see top). */
+int hier_quiesce(cx_comm *c)
+{
+    hier_queue *q = hier_queue_of(c);
+    return q ? drain(q, c) : MPI_ERR_NO_MEM;
+}
+
+/* The collective set-up a schedule built later must not do (see top);
+ * the calls in flight finish first when there is any to do. */
 static int set_up(cx_comm *c, unsigned uses)
 {
     char *base;
     MPI_Comm col;
-    int err = cx_comm_nodes(c);
+    int todo = !c->nodes_ready || (c->local_size > 1 && c->ctl_win == MPI_WIN_NULL) ||
+               ((uses & HIER_USES_SEGMENT) && c->shm_size < cx_shm_max()) ||
+               ((uses & HIER_USES_COLUMNS) && !c->column_ready);
+    int err = todo ? cx_comm_quiesce(c) : MPI_SUCCESS;
+    if (!err)
+        err = cx_comm_nodes(c);
     if (!err && c->local_size > 1)
         err = cx_comm_node_ctl(c, &base);
     if (!err && (uses & HIER_USES_SEGMENT))   /* at once when it already is */

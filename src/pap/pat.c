@@ -61,6 +61,8 @@ int CX_Pat_init(MPI_Comm comm)
         return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
     if (c->family[CX_FAMILY_PAP].state)
         return MPI_SUCCESS;
+    if ((err = cx_comm_quiesce(c)))   /* set-up collectives follow */
+        return cx_error(comm, err, "CX_Pat_init: calls in flight failed");
     cx_pap *pap = calloc(1, sizeof *pap);
     if (!pap)
         return cx_error(comm, MPI_ERR_NO_MEM, "CX_Pat_init: out of memory");
@@ -89,7 +91,8 @@ int CX_Pat_init(MPI_Comm comm)
         fprintf(stderr, "collx: CX_Pat_init: %s engine (p=%d)\n",
                 pap->engine == CX_PAP_THREAD ? "progress thread" : "eager", pap->size);
     pap->start = PMPI_Wtime();
-    c->family[CX_FAMILY_PAP] = (cx_family_slot){pap, pap_free, after_call};
+    c->family[CX_FAMILY_PAP] = (cx_family_slot){.state = pap, .release = pap_free,
+                                                .after_call = after_call};
     return MPI_SUCCESS;
 }
 

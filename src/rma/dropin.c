@@ -153,14 +153,16 @@ static dropin *state(cx_comm *c, int *err)
     }
     d->stage = MPI_WIN_NULL;
     d->wid = -1;
-    int e = cx_rma_create(c->priv, &d->rt);
+    int e = cx_comm_quiesce(c);   /* set-up collectives follow */
+    if (!e)
+        e = cx_rma_create(c->priv, &d->rt);
     if (e && e != MPI_ERR_UNSUPPORTED_OPERATION) {
         free(d);
         *err = e;
         return NULL;
     }
     list(d);
-    *f = (cx_family_slot){d, release, NULL};
+    *f = (cx_family_slot){.state = d, .release = release};
     if (!d->rt)
         return d;
     d->rt->hold_acks = 1;   /* the receiver releases staging once read */

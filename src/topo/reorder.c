@@ -18,7 +18,8 @@ int CX_Comm_reorder(MPI_Comm comm, const char *mapping, MPI_Comm *newcomm)
         return cx_error(comm, MPI_ERR_COMM, "CX_Comm_reorder: an intercommunicator");
     cx_comm *c;
     cx_topo *t;
-    if ((err = cx_comm_get(comm, &c)) || (err = cx_topo_get(c, &t)))
+    if ((err = cx_comm_get(comm, &c)) || (err = cx_comm_quiesce(c)) ||
+        (err = cx_topo_get(c, &t)))
         return cx_error(comm, err, "CX_Comm_reorder: cannot learn the distances");
     const int *order = cx_topo_order_with(t, heuristic, kind, 0);
     int v = 0;

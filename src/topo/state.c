@@ -105,7 +105,9 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
     cx_family_slot *f = &c->family[CX_FAMILY_TOPO];
     if ((*out = f->state))
         return MPI_SUCCESS;
-    int err = cx_comm_nodes(c);
+    int err = cx_comm_quiesce(c);   /* set-up collectives follow */
+    if (!err)
+        err = cx_comm_nodes(c);
     if (err)
         return err;
     cx_topo *t = cx_topo_new(c->size, c->nnodes, c->node_of);
@@ -149,7 +151,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
         cx_say("topo: p=%d, %d nodes: %s%s, %d node pairs, %.6f s", t->p, t->nn,
                what == LOADED ? "loaded from " : "measured",
                what == LOADED ? path : "", t->pairs, PMPI_Wtime() - t0);
-    *f = (cx_family_slot){t, topo_release, NULL};
+    *f = (cx_family_slot){.state = t, .release = topo_release};
     *out = t;
     return MPI_SUCCESS;
 }

@@ -9,6 +9,9 @@
  *    rank r - 1 started its own and sent it a token. If starting waited for another rank of
  *    the node (a node barrier, a size exchange, a segment that grows), the
  *    chain would never end: the test's TIMEOUT catches it.
+ * 4. Beside other families' set-up: while they are in flight, the first
+ *    topo, RMA drop-in and PAP calls of the communicator (collectives on
+ *    its private and leader communicators) run, and all results are right.
  * gatherv, scatterv and alltoallv agree on their sizes in steps (agree.c)
  * instead of a blocking exchange: the chain (3.) tests exactly that.
  * usage: hier_nonblocking [--ms] [--interleaved]
@@ -262,11 +265,46 @@ int main(int argc, char **argv)
         check(&k[i], want[i], "started one rank after the other:");
     }
 
+    /* 4: in flight while other families set up on the communicator
+     * (their first calls run collectives on its private and leader
+     * communicators: the calls in flight finish first, cx_comm_quiesce) */
+    for (int i = 0; i < nc; i++) {
+        fill(&k[i], 1);
+        if (start(&k[i], &req[i]) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 7);
+    }
+    int mine = rank + 5, *ranks = malloc(sizeof(int) * (size_t)size), word = rank ? -1 : 42;
+    CX_Algorithm_set("allgather", "rd_topo");
+    CX_Algorithm_set("bcast", "rma_binomial");
+    int err = CX_Allgather(&mine, 1, MPI_INT, ranks, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; !err && r < size; r++)
+        err = ranks[r] != r + 5;
+    if (!err)
+        err = CX_Bcast(&word, 1, MPI_INT, 0, MPI_COMM_WORLD) || word != 42;
+    if (!err)
+        err = CX_Pat_init(MPI_COMM_WORLD) || CX_Pat_finalize(MPI_COMM_WORLD);
+    if (err) {
+        fprintf(stderr, "FAIL rank %d: topo, rma or PAP set up beside calls in flight\n",
+                rank);
+        failures++;
+    }
+    CX_Algorithm_set("allgather", alg);
+    CX_Algorithm_set("bcast", alg);
+    free(ranks);
+    for (int i = 0; i < nc; i++) {
+        if (CX_Wait(&req[i])) {
+            fprintf(stderr, "FAIL %s rank %d: error\n", names[colls[i]], rank);
+            failures++;
+        }
+        check(&k[i], want[i], "in flight while other families set up:");
+    }
+
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s %s: %d collectives nonblocking (in flight together, started one "
-               "rank after the other) on %d ranks\n", all ? "FAIL" : "PASS", alg, nc, size);
+               "rank after the other, beside other families' set-up) on %d ranks\n",
+               all ? "FAIL" : "PASS", alg, nc, size);
     for (int i = 0; i < nc; i++) {
         free(k[i].in);
         free(k[i].out);
