@@ -72,8 +72,28 @@ static void check_order(int root, const char *what)
     free(all);
 }
 
+/* Gathers send from MPI_BOTTOM, the send buffer's address in the type. */
+static int at_bottom;
+
+/* t moved to the address of p (elements at MPI_BOTTOM + i extents). */
+static MPI_Datatype absolute(MPI_Datatype t, const void *p)
+{
+    MPI_Aint at, lb, ext;
+    int one = 1;
+    MPI_Datatype s, r;
+    MPI_Get_address(p, &at);
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_create_struct(1, &one, &at, &t, &s);
+    MPI_Type_create_resized(s, at + lb, ext, &r);
+    MPI_Type_free(&s);
+    MPI_Type_commit(&r);
+    return r;
+}
+
 /* One algorithm, one root, one type: iters iterations of
- * compute(delay/2) edge compute(rest) collective, compared with PMPI_. */
+ * compute(delay/2) edge compute(rest) collective, compared with PMPI_.
+ * The send data is written after the edge: collx may not read it before
+ * the call. */
 static void run(const char *coll, const char *alg, int root, int count,
                 MPI_Datatype t, int expect, int wrong, int iters, unsigned seed)
 {
@@ -83,25 +103,35 @@ static void run(const char *coll, const char *alg, int root, int count,
     size_t blk = (size_t)count * (size_t)ext, all = blk * (size_t)size;
     char *sb = calloc(gather ? blk : all, 1), *rb = calloc(gather ? all : blk, 1);
     char *ref = calloc(gather ? all : blk, 1);
+    const void *sbuf = sb;
+    MPI_Datatype st = t;
+    if (gather && at_bottom) {
+        sbuf = MPI_BOTTOM;
+        st = absolute(t, sb);
+    }
     if (expect && gather)
-        CX_Pat_expect_gather(sb, count, t, rb, count, t, root, MPI_COMM_WORLD);
+        CX_Pat_expect_gather(sbuf, count, st, rb, count, t, root, MPI_COMM_WORLD);
     else if (expect)
         CX_Pat_expect_scatter(sb, count, t, rb, count, t, root, MPI_COMM_WORLD);
     CX_Algorithm_set(coll, alg);
     char what[160];
-    snprintf(what, sizeof what, "%s/%s root %d count %d %s%s", coll, alg, root, count,
-             expect ? "expect " : "", wrong ? "wrong" : "");
+    snprintf(what, sizeof what, "%s/%s root %d count %d %s%s%s", coll, alg, root, count,
+             expect ? "expect " : "", wrong ? "wrong" : "",
+             sbuf == sb ? "" : " MPI_BOTTOM");
     for (int it = 0; it < iters; it++) {
         unsigned s = seed * 7919u + (unsigned)(it * 131 + rank * 17);
         double d = (double)(lcg(&s) % 4000) / 1000.0;   /* 0..4 ms */
         double rest = wrong ? (double)(lcg(&s) % 4000) / 1000.0 : d / 2;
-        /* fill only what the call owns before the call: send buffers */
+        /* fill only what the call owns before the call: send buffers,
+         * garbage before the edge, the data after it */
         for (size_t i = 0; i < (gather ? blk : all); i++)
-            sb[i] = (char)(rank * 31 + it * 7 + (int)i);
+            sb[i] = (char)0x77;
         nap_ms(d / 2);
         CX_Pat_edge(MPI_COMM_WORLD, 0.5);
+        for (size_t i = 0; i < (gather ? blk : all); i++)
+            sb[i] = (char)(rank * 31 + it * 7 + (int)i);
         nap_ms(rest);
-        int err = gather ? CX_Gather(sb, count, t, rb, count, t, root, MPI_COMM_WORLD)
+        int err = gather ? CX_Gather(sbuf, count, st, rb, count, t, root, MPI_COMM_WORLD)
                          : CX_Scatter(sb, count, t, rb, count, t, root, MPI_COMM_WORLD);
         if (gather)
             PMPI_Gather(sb, count, t, ref, count, t, root, MPI_COMM_WORLD);
@@ -118,6 +148,8 @@ static void run(const char *coll, const char *alg, int root, int count,
     CX_Algorithm_set(coll, NULL);
     if (expect)
         CX_Pat_expect_none(MPI_COMM_WORLD);
+    if (st != t)
+        MPI_Type_free(&st);
     free(sb);
     free(rb);
     free(ref);
@@ -171,6 +203,11 @@ int main(int argc, char **argv)
         run("scatter", sc[k], 0, 40000, MPI_INT, 1, 0, 2, seed++);  /* rendezvous */
         run("gather", ga[k], size - 1, 40000, MPI_INT, 1, 0, 2, seed++);
         run("gather", ga[k], 0, 0, MPI_INT, 1, 0, 1, seed++);       /* empty */
+        /* MPI_BOTTOM (where it is address 0, as in Open MPI and MPICH) */
+        at_bottom = MPI_BOTTOM == NULL;
+        run("gather", ga[k], 0, 1000, MPI_INT, 1, 0, iters, seed++);
+        run("gather", ga[k], size - 1, 2, vec, 1, 1, iters, seed++);
+        at_bottom = 0;
     }
     /* Early starts happened and were all adopted by their calls (the eager
      * engine starts deterministically; the thread may lose the race). */
