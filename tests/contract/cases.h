@@ -62,6 +62,12 @@ typedef struct call {
 } call;
 
 extern const char *const coll_names[C_NCOLL];
+/* The C_* of a collective's name, -1 if none. */
+int coll_index(const char *name);
+/* Whether name is in the comma-separated list (NULL: everything is). */
+int in_list(const char *list, const char *name);
+/* Prints " alg1 alg2 ..." of coll's algorithms in list. */
+void print_algorithms(int coll, const char *list);
 extern const unsigned coll_fields[C_NCOLL];
 static inline int coll_has(int coll, unsigned fields)
 {

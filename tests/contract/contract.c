@@ -49,16 +49,7 @@ static MPI_Comm comm;
 static int rank, size;
 static int one_host;   /* CLOCK_MONOTONIC is comparable between the ranks */
 
-static int wanted(const char *alg)
-{
-    if (!opt.algs)
-        return 1;
-    size_t n = strlen(alg);
-    for (const char *p = opt.algs; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, alg, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
+static int wanted(const char *alg) { return in_list(opt.algs, alg); }
 
 static void fail(const call *c, const char *alg, int mode, int n, const char *what)
 {
@@ -339,9 +330,7 @@ static void run_coll(int coll)
     }
     if (rank == 0) {
         printf("contract %s p=%d: algorithms", coll_names[coll], size);
-        for (int i = 0; i < CX_Algorithm_count(coll_names[coll]); i++)
-            if (wanted(CX_Algorithm_name(coll_names[coll], i)))
-                printf(" %s", CX_Algorithm_name(coll_names[coll], i));
+        print_algorithms(coll, opt.algs);
         printf("; %d cases, %ld checks on rank 0, %.1f s\n", ncase, checks - before,
                MPI_Wtime() - t0);
         if (mpi_bugs[RUN_PMPI_NB])
@@ -356,14 +345,6 @@ static void run_coll(int coll)
                    mpi_bugs[RUN_PMPI_BOTTOM], coll_names[coll]);
         fflush(stdout);
     }
-}
-
-static int coll_index(const char *name)
-{
-    for (int i = 0; i < C_NCOLL; i++)
-        if (strcmp(name, coll_names[i]) == 0)
-            return i;
-    return -1;
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
  * buffer for the buffer kinds and c->field otherwise. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime, nanosleep */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,32 @@ const char *const coll_names[C_NCOLL] = {
     CX_COLLECTIVES(NAME)
 #undef NAME
 };
+
+int coll_index(const char *name)
+{
+    for (int i = 0; i < C_NCOLL; i++)
+        if (strcmp(name, coll_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int in_list(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+void print_algorithms(int coll, const char *list)
+{
+    for (int i = 0; i < CX_Algorithm_count(coll_names[coll]); i++)
+        if (in_list(list, CX_Algorithm_name(coll_names[coll], i)))
+            printf(" %s", CX_Algorithm_name(coll_names[coll], i));
+}
 
 #define FIELD_BIT(kind, name, field) | F_##field
 const unsigned coll_fields[C_NCOLL] = {

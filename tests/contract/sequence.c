@@ -62,16 +62,7 @@ typedef struct step {
     CX_Request q;
 } step;
 
-static int wanted(const char *alg)
-{
-    if (!opt.algs)
-        return 1;
-    size_t n = strlen(alg);
-    for (const char *p = opt.algs; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, alg, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
+static int wanted(const char *alg) { return in_list(opt.algs, alg); }
 
 static int has_alg(int coll, const char *alg)
 {
@@ -330,9 +321,7 @@ static void run_coll(int coll)
     }
     if (rank == 0) {
         printf("sequence %s p=%d (with %s):", cname, size, coll_names[y]);
-        for (int i = 0; i < CX_Algorithm_count(cname); i++)
-            if (wanted(CX_Algorithm_name(cname, i)))
-                printf(" %s", CX_Algorithm_name(cname, i));
+        print_algorithms(coll, opt.algs);
         printf("; %d sequences of %d calls, %.1f s\n", nseq, LEN, MPI_Wtime() - t0);
         if (mpi_bottom_bugs)
             printf("NOTE: %ld calls not at MPI_BOTTOM: this MPI's own call gets them "
@@ -340,14 +329,6 @@ static void run_coll(int coll)
         mpi_bottom_bugs = 0;
         fflush(stdout);
     }
-}
-
-static int coll_index(const char *name)
-{
-    for (int i = 0; i < C_NCOLL; i++)
-        if (strcmp(name, coll_names[i]) == 0)
-            return i;
-    return -1;
 }
 
 int main(int argc, char **argv)
