@@ -12,8 +12,7 @@
  * take_slot. */
 typedef struct hier_state {
     hier_queue queue;
-    unsigned seq;                  /* slots taken */
-    int held;                      /* the slot in use (-1: none yet) */
+    unsigned seq;                  /* slots taken (the last: (seq - 1) % 2) */
     unsigned long long free_from[2];   /* node barrier after which a slot's
                                         * readers are done */
     unsigned long long barriers;   /* node barriers this rank entered */
@@ -44,7 +43,6 @@ static hier_state *state_of(cx_comm *c)
     if (!f->state && (f->state = calloc(1, sizeof(hier_state)))) {
         f->release = release_state;
         f->quiesce = hier_quiesce;
-        ((hier_state *)f->state)->held = -1;
     }
     return f->state;
 }
@@ -60,12 +58,11 @@ static hier_state *state_of(cx_comm *c)
  * all decide alike. */
 static int take_slot(hier *h, cx_sched *s, hier_state *st)
 {
-    if (st->held >= 0)
-        st->free_from[st->held] = st->barriers + 1;
+    if (st->seq)   /* the slot in use is given up */
+        st->free_from[(st->seq - 1) % 2] = st->barriers + 1;
     int k = (int)(st->seq++ % 2), err = MPI_SUCCESS;
     if (h->c->local_size > 1 && st->barriers < st->free_from[k])
         err = hier_node_barrier(h, s);
-    st->held = k;
     h->slot = h->seg + k * h->half;
     return err;
 }

@@ -1,6 +1,7 @@
 /* Datatype cases of the contract test: the sides every collective uses. */
 #include <string.h>
 #include "contract.h"
+#include "../common/absolute.h"
 
 /* Derived types built at start-up (the tside tables point at them). */
 static MPI_Datatype t_vec, t_struct, t_contig2, t_mat, t_matgap;
@@ -103,17 +104,11 @@ static int nabsolute;
 
 MPI_Datatype absolute_type(MPI_Datatype t, const void *at)
 {
-    MPI_Aint lb, ext, addr;
-    MPI_Datatype one, out;
-    int len = 1;
+    MPI_Aint addr;
     if (t == MPI_DATATYPE_NULL || nabsolute == MAX_ABSOLUTE)
         return t;
     MPI_Get_address(at, &addr);
-    MPI_Type_get_extent(t, &lb, &ext);
-    MPI_Type_create_struct(1, &len, &addr, &t, &one);
-    MPI_Type_create_resized(one, addr + lb, ext, &out);
-    MPI_Type_free(&one);
-    MPI_Type_commit(&out);
+    MPI_Datatype out = absolute_at(t, at);
     absolute[nabsolute++] = (struct absolute){out, t, addr};
     return out;
 }

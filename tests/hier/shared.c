@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collx.h"
+#include "../common/absolute.h"
 
 static int rank, size, failures;
 static const void *fallback_buf;   /* the per-communicator buffer, once seen */
@@ -45,20 +46,6 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *t)
                     (a[2] * b[0] + a[3] * b[2]) & 0xffff, (a[2] * b[1] + a[3] * b[3]) & 0xffff};
         memcpy(b, c, sizeof c);
     }
-}
-
-/* MPI_INT moved to the address of p: elements at MPI_BOTTOM + i ints. */
-static MPI_Datatype absolute_int(const void *p)
-{
-    MPI_Aint at;
-    int one = 1;
-    MPI_Datatype t = MPI_INT, s, r;
-    MPI_Get_address(p, &at);
-    MPI_Type_create_struct(1, &one, &at, &t, &s);
-    MPI_Type_create_resized(s, at, sizeof(int), &r);
-    MPI_Type_free(&s);
-    MPI_Type_commit(&r);
-    return r;
 }
 
 /* Zero copy: two calls in a row, results at two different addresses,
@@ -161,7 +148,7 @@ int main(int argc, char **argv)
         /* MPI_BOTTOM: the addresses in the datatypes (the root's buffer,
          * a send buffer, and a receive layout whose address is the
          * result's: the data then lie at result + that address) */
-        MPI_Datatype at_send = absolute_int(send), at_want = absolute_int(want);
+        MPI_Datatype at_send = absolute_at(MPI_INT, send), at_want = absolute_at(MPI_INT, want);
         for (int root = 0; root < size; root++) {
             memcpy(want, send, sizeof(int) * (size_t)n);
             PMPI_Bcast(want, n, MPI_INT, root, comm);

@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include "collx.h"
 #include "../../src/pap/pap.h"
+#include "../common/absolute.h"
 
 static int rank, size, failures;
 
@@ -75,21 +76,6 @@ static void check_order(int root, const char *what)
 /* Gathers send from MPI_BOTTOM, the send buffer's address in the type. */
 static int at_bottom;
 
-/* t moved to the address of p (elements at MPI_BOTTOM + i extents). */
-static MPI_Datatype absolute(MPI_Datatype t, const void *p)
-{
-    MPI_Aint at, lb, ext;
-    int one = 1;
-    MPI_Datatype s, r;
-    MPI_Get_address(p, &at);
-    MPI_Type_get_extent(t, &lb, &ext);
-    MPI_Type_create_struct(1, &one, &at, &t, &s);
-    MPI_Type_create_resized(s, at + lb, ext, &r);
-    MPI_Type_free(&s);
-    MPI_Type_commit(&r);
-    return r;
-}
-
 /* One algorithm, one root, one type: iters iterations of
  * compute(delay/2) edge compute(rest) collective, compared with PMPI_.
  * The send data is written after the edge: collx may not read it before
@@ -107,7 +93,7 @@ static void run(const char *coll, const char *alg, int root, int count,
     MPI_Datatype st = t;
     if (gather && at_bottom) {
         sbuf = MPI_BOTTOM;
-        st = absolute(t, sb);
+        st = absolute_at(t, sb);
     }
     if (expect && gather)
         CX_Pat_expect_gather(sbuf, count, st, rb, count, t, root, MPI_COMM_WORLD);
