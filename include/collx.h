@@ -220,10 +220,38 @@ int CX_Algorithm_count(const char *coll);
 /* Name / one-line description of the i-th algorithm of coll, NULL if none. */
 const char *CX_Algorithm_name(const char *coll, int i);
 const char *CX_Algorithm_summary(const char *coll, int i);
+/* What an algorithm needs to serve a call itself (CX_Algorithm_requires).
+ * A call that misses one runs the algorithm's fallback (another algorithm
+ * or the MPI's own call); COLLX_FALLBACK says what else happens then:
+ * "silent" (default; the reason under COLLX_VERBOSE), "print" (rank 0
+ * prints each algorithm's first fallback and reason), "error" (the call
+ * returns MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error
+ * handler, naming the unmet requirement; every rank alike). */
+enum {
+    CX_REQ_COMMUTATIVE = 1u << 0,     /* a commutative op */
+    CX_REQ_MULTI_NODE = 1u << 1,      /* more than one node */
+    CX_REQ_UNIFORM_NODES = 1u << 2,   /* the same number of ranks per node */
+    CX_REQ_CONSECUTIVE = 1u << 3,     /* every node's ranks consecutive */
+    CX_REQ_THREAD_MULTIPLE = 1u << 4, /* MPI_THREAD_MULTIPLE on every rank */
+    CX_REQ_SHM = 1u << 5,             /* node-shared memory within COLLX_SHM_MAX,
+                                         for the call's size */
+    CX_REQ_BLOCKING = 1u << 6,        /* a blocking call (not CX_I...) */
+    CX_REQ_CHECK = 1u << 7,           /* a per-call check of the algorithm's own
+                                         (its summary and CX_Algorithm_needs say which) */
+    CX_REQ_ORDER_KEPT = 1u << 8,      /* a commutative op, or every node's ranks
+                                         consecutive (a non-commutative op's order) */
+    CX_REQ_NO_THREAD_MULTIPLE = 1u << 9, /* not MPI_THREAD_MULTIPLE (a known bug) */
+};
+/* The CX_REQ_* bits of the i-th algorithm of coll (0: it serves every
+ * call), -1 if there is none. */
+int CX_Algorithm_requires(const char *coll, int i);
 /* What the i-th algorithm of coll needs and what runs when it cannot serve
  * a call, as text into buf (e.g. "commutative op; else recursive_doubling");
  * "" when it serves every call. Returns the length, -1 if there is none. */
 int CX_Algorithm_needs(const char *coll, int i, char *buf, int len);
+/* What runs when the i-th algorithm of coll cannot serve a call: another
+ * algorithm's name or "native"; NULL for native itself or if there is none. */
+const char *CX_Algorithm_fallback(const char *coll, int i);
 /* Forces the algorithm for coll in this process (NULL or "" = back to the
  * environment/default). Every rank must make the same choice. Returns
  * MPI_SUCCESS, or MPI_ERR_ARG (and prints the valid names) for an unknown
@@ -234,6 +262,9 @@ int CX_Algorithm_set(const char *coll, const char *alg);
 const char *CX_Algorithm_get(const char *coll);
 /* How many times alg ran for coll in this process (for tests and tools). */
 long CX_Algorithm_calls(const char *coll, const char *alg);
+/* How many calls that named alg for coll it handed to its fallback, in
+ * this process (a call it served itself does not count). */
+long CX_Algorithm_fallbacks(const char *coll, const char *alg);
 
 /* ---- topology-aware rank reordering (Bhowmik & Bodele 2019) ----
  * A NEW communicator with the same processes RENUMBERED by a topology

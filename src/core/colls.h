@@ -71,6 +71,9 @@ typedef struct cx_args {
     const int *order;     /* virtual rank -> rank permutation, NULL = identity */
     int nonblocking;      /* CX_I... call: the schedule outlives the call */
     struct cx_comm *cc;   /* collx state of comm (NULL for native calls) */
+    /* The algorithm being built: its builder's parameters are its
+     * family_data (one builder serves several table rows). */
+    const struct cx_algorithm *alg;
     /* CX_<Name>_shared: an algorithm that leaves the result in node-shared
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include "colls.h"
+#include "decision.h"
 
 enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
        CX_FAMILY_TOPO, CX_FAMILY_COUNT };
@@ -66,6 +67,7 @@ typedef struct cx_comm {
         const struct cx_algorithm *alg; /* decided, or NULL: rules per call */
         int *rules;                     /* candidate rules, -1 terminated */
     } sel[CX_COLL_COUNT];
+    cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
 
     cx_family_slot family[CX_FAMILY_COUNT];
     struct cx_comm *next_live;  /* list of states with a node segment */

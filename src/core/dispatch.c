@@ -44,76 +44,6 @@ static int run_native(const cx_args *a, CX_Request *req)
     return MPI_SUCCESS;
 }
 
-/* Says once per algorithm (every time with COLLX_VERBOSE=2) why a call
- * did not run it. */
-static void explain(const cx_args *a, const char *name, const char *why,
-                    const char *instead)
-{
-    static atomic_int said[CX_COLL_COUNT];
-    int v = cx_verbose();
-    if (v <= 0 || a->rank != 0 || (v < 2 && atomic_exchange(&said[a->coll], 1)))
-        return;
-    cx_say("%s: %s %s; running %s", cx_coll_mpi_name(a->coll), name, why, instead);
-}
-
-static int commutative(MPI_Op op)
-{
-    int commute = 1;
-    if (op != MPI_OP_NULL)
-        PMPI_Op_commutative(op, &commute);
-    return commute;
-}
-
-/* Why alg cannot serve this call (NULL: it can). Every input is the same
- * on every rank, so is the answer. */
-static const char *unmet(const cx_algorithm *alg, const cx_args *a, cx_comm *c,
-                         int *err)
-{
-    static _Thread_local char why[160];   /* threads may fall back at once */
-    unsigned r = alg->requires;
-    if ((r & CX_REQ_COMMUTATIVE) && !commutative(a->op))
-        return "needs a commutative operation";
-    if ((r & CX_REQ_BLOCKING) && a->nonblocking)
-        return "serves blocking calls only";
-    if ((r & CX_REQ_THREAD_MULTIPLE) && !c->thread_multiple)
-        return "needs MPI_THREAD_MULTIPLE on every rank";
-    if (r & CX_REQ_NODES) {
-        if ((*err = cx_comm_nodes(c)))
-            return "cannot learn the node layout";
-        if ((r & CX_REQ_MULTI_NODE) && c->nnodes < 2)
-            return "needs more than one node";
-        if ((r & CX_REQ_UNIFORM_NODES) && !c->uniform)
-            return "needs the same number of ranks on every node";
-        if ((r & CX_REQ_CONSECUTIVE) && !c->consecutive)
-            return "needs the ranks of every node to be consecutive";
-        if ((r & CX_REQ_SHM) && alg->shm_bytes && alg->shm_bytes(a) > cx_shm_max()) {
-            snprintf(why, sizeof why, "needs %lld bytes of node-shared memory, above "
-                     "COLLX_SHM_MAX=%lld", (long long)alg->shm_bytes(a),
-                     (long long)cx_shm_max());
-            return why;
-        }
-    }
-    return alg->check ? alg->check(a, c) : NULL;
-}
-
-/* alg, or the first of its fallbacks that can serve the call. */
-static const cx_algorithm *usable(const cx_algorithm *alg, const cx_args *a,
-                                  cx_comm *c, int *err)
-{
-    for (int hops = 0; alg->build && hops < 8; hops++) {
-        const char *why = unmet(alg, a, c, err);
-        if (*err || !why)
-            return alg;
-        const cx_algorithm *next = alg->fallback ? cx_algorithm_find(a->coll, alg->fallback)
-                                                 : NULL;
-        if (!next)
-            next = cx_native(a->coll);
-        explain(a, alg->name, why, next->name);
-        alg = next;
-    }
-    return alg->build ? cx_native(a->coll) : alg;
-}
-
 static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
                         CX_Request *req)
 {
@@ -122,6 +52,7 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
     cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
+    a->alg = alg;
     int err = alg->build(a, &r->sched);
     if (!err && req) {
         cx_sched_begin(&r->sched);
@@ -161,8 +92,10 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
     PMPI_Comm_size(a->comm, &a->size);
     PMPI_Comm_test_inter(a->comm, &inter);
     if (inter) {
-        explain(a, alg ? alg->name : "the selected algorithm",
-                "does not serve intercommunicators", "native");
+        if (alg && (err = cx_fell_back(a, alg, cx_native(a->coll), 0,
+                                       "does not serve intercommunicators")))
+            return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
+                            what, alg->name);
         cx_count_call(cx_native(a->coll), a);
         return run_native(a, req);
     }
@@ -180,13 +113,14 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
     a->pcomm = c->priv;
     if (!alg && !(alg = cx_select(a, c, &err)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
-    alg = usable(alg, a, c, &err);
-    if (err)
-        return cx_error(a->comm, err, "%s: cannot check what %s needs", what, alg->name);
-    cx_count_call(alg, a);
-    if (!alg->build)
+    cx_decision d;
+    if ((err = cx_decide(a, c, alg, &d)))
+        return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
+                        : "%s: cannot check what %s needs", what, alg->name, d.why);
+    cx_count_call(d.alg, a);
+    if (!d.alg->build)
         return run_native(a, req);
-    return run_schedule(a, alg, c, req);
+    return run_schedule(a, d.alg, c, req);
 }
 
 int cx_dispatch(cx_args *a, CX_Request *req)

@@ -27,7 +27,7 @@ static const cx_algorithm *const tables[] = {
 
 #define MAX_ALGS 512
 static const cx_algorithm *all[MAX_ALGS];
-static atomic_long calls[MAX_ALGS];
+static atomic_long calls[MAX_ALGS], fallbacks[MAX_ALGS];
 static atomic_int shown[MAX_ALGS];
 static int nall;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
@@ -109,6 +109,19 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a)
                 alg->name, size, verbose > 1 ? "" : ", shown once");
 }
 
+void cx_count_fallback(const cx_algorithm *alg)
+{
+    int i = cx_algorithm_index(alg);
+    if (i >= 0)
+        atomic_fetch_add_explicit(&fallbacks[i], 1, memory_order_relaxed);
+}
+
+/* The requirement bits as the API shows them: a check is one too. */
+static unsigned requirements(const cx_algorithm *a)
+{
+    return a->requires | (a->check ? (unsigned)CX_REQ_CHECK : 0u);
+}
+
 /* ------------------------------------------------------------ public API */
 int CX_Collective_count(void) { return CX_COLL_COUNT; }
 
@@ -141,29 +154,34 @@ const char *CX_Algorithm_summary(const char *coll, int i)
     return a ? a->summary : NULL;
 }
 
+int CX_Algorithm_requires(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    return a ? (int)requirements(a) : -1;
+}
+
+const char *CX_Algorithm_fallback(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    if (!a || !a->build)
+        return NULL;
+    return a->fallback ? a->fallback : "native";
+}
+
 int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)
 {
-    static const struct { unsigned bit; const char *text; } reqs[] = {
-        {CX_REQ_COMMUTATIVE, "commutative op"},
-        {CX_REQ_MULTI_NODE, "more than one node"},
-        {CX_REQ_UNIFORM_NODES, "same ranks on every node"},
-        {CX_REQ_CONSECUTIVE, "consecutive ranks per node"},
-        {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
-        {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
-        {CX_REQ_BLOCKING, "a blocking call"},
-    };
     int c = cx_coll_from_name(coll), n = 0;
     const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
     if (!a || !buf || len <= 0)
         return -1;
     buf[0] = '\0';
-    for (size_t k = 0; k < sizeof reqs / sizeof *reqs; k++)
-        if (a->requires & reqs[k].bit)
+    unsigned r = requirements(a);
+    for (unsigned bit = 1; bit && bit <= r; bit <<= 1)
+        if (r & bit)
             n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "%s%s",
-                          n ? ", " : "", reqs[k].text);
-    if (a->check)
-        n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "%s%s", n ? ", " : "",
-                      "checks each call");
+                          n ? ", " : "", cx_req_text(bit));
     if (n && a->build)
         n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "; else %s",
                       a->fallback ? a->fallback : "native");
@@ -176,4 +194,12 @@ long CX_Algorithm_calls(const char *coll, const char *alg)
     const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
     int i = a ? cx_algorithm_index(a) : -1;
     return i < 0 ? 0 : atomic_load(&calls[i]);
+}
+
+long CX_Algorithm_fallbacks(const char *coll, const char *alg)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
+    int i = a ? cx_algorithm_index(a) : -1;
+    return i < 0 ? 0 : atomic_load(&fallbacks[i]);
 }

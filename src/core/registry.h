@@ -8,19 +8,12 @@
 
 typedef int (*cx_build_fn)(const cx_args *a, cx_sched *s);
 
-/* What an algorithm needs, as data: the dispatcher checks it, with
- * information every rank holds alike, and otherwise runs the fallback. */
-enum {
-    CX_REQ_COMMUTATIVE = 1u << 0,     /* a commutative op */
-    CX_REQ_MULTI_NODE = 1u << 1,      /* more than one node */
-    CX_REQ_UNIFORM_NODES = 1u << 2,   /* the same number of ranks per node */
-    CX_REQ_CONSECUTIVE = 1u << 3,     /* every node's ranks consecutive */
-    CX_REQ_THREAD_MULTIPLE = 1u << 4, /* MPI_THREAD_MULTIPLE on every rank */
-    CX_REQ_SHM = 1u << 5,             /* a node segment of shm_bytes(a) */
-    CX_REQ_BLOCKING = 1u << 6,        /* a blocking call (not CX_I...) */
-};
+/* What an algorithm needs, as data (the CX_REQ_* bits of collx.h): the
+ * dispatcher checks it, with information every rank holds alike, and
+ * otherwise runs the fallback. CX_REQ_SHM needs .shm_bytes, CX_REQ_CHECK
+ * is set from .check. */
 #define CX_REQ_NODES (CX_REQ_MULTI_NODE | CX_REQ_UNIFORM_NODES | \
-                      CX_REQ_CONSECUTIVE | CX_REQ_SHM)
+                      CX_REQ_CONSECUTIVE | CX_REQ_SHM | CX_REQ_ORDER_KEPT)
 
 typedef struct cx_algorithm {
     cx_coll coll;
@@ -59,6 +52,28 @@ int cx_algorithm_index(const cx_algorithm *alg);
 void cx_algorithm_list(void *file, cx_coll c, const char *sep);
 /* Counts a call of alg (and prints it under COLLX_VERBOSE). */
 void cx_count_call(const cx_algorithm *alg, const cx_args *a);
+
+/* The decision for a call (decide.c): asked (the selected algorithm) or
+ * the first of its fallbacks that can serve it, into *d. A fallback is
+ * counted, said under COLLX_VERBOSE / COLLX_FALLBACK=print, and under
+ * COLLX_FALLBACK=error returned as an error code of class
+ * MPI_ERR_UNSUPPORTED_OPERATION naming the requirement (d->why set);
+ * other errors: the node layout could not be learnt. */
+int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked, cx_decision *d);
+/* A call that asked could not serve is handed to `to` (bit: the
+ * requirement missed, 0 for none of the CX_REQ_* ones): counted, said,
+ * and MPI_SUCCESS or, under COLLX_FALLBACK=error, the error to return. */
+int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
+                 unsigned bit, const char *why);
+/* The same, found by a->alg's builder (the same finding on every rank):
+ * the error, if any, is recorded in s, which the builder then fills with
+ * `to` (NULL: native) as usual, so no peer waits. */
+void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to,
+                           unsigned bit, const char *why);
+/* A requirement bit in words ("a commutative operation"), NULL if unknown. */
+const char *cx_req_text(unsigned bit);
+/* Counts a call that named alg and ran another. */
+void cx_count_fallback(const cx_algorithm *alg);
 
 /* Selection (select.c): the algorithm named for this call by explicit
  * choice > environment > rules > default, decided once per communicator

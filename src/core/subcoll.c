@@ -112,6 +112,7 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
         return cx_sched_start(s, start_native, x);
     }
     x->alg = alg;
+    x->a.alg = alg;
     int err = cx_sched_start(s, start_child, x);
     if (!err)
         err = cx_sched_barrier(s);

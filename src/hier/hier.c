@@ -2,6 +2,7 @@
  * uses, the node-by-node layout of the pieces, node barriers, the leaders'
  * collective. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hier.h"
@@ -218,10 +219,10 @@ int hier_run_native(hier *h, cx_sched *s, MPI_Aint need)
 {
     const cx_args *a = h->a;
     const cx_algorithm *alg = instead_of_mpi_nonblocking(a);
-    if (cx_verbose() > 0 && a->rank == 0)
-        cx_say("%s: hier needs %lld bytes of node-shared memory on a node, above "
-               "COLLX_SHM_MAX=%lld or 2^31; running %s", cx_coll_mpi_name(a->coll),
-               (long long)need, (long long)cx_shm_max(), alg ? alg->name : "native");
+    char why[160];
+    snprintf(why, sizeof why, "needs %lld bytes of node-shared memory on a node, above "
+             "COLLX_SHM_MAX=%lld or 2^31", (long long)need, (long long)cx_shm_max());
+    cx_fall_back_in_build(a, s, alg, CX_REQ_SHM, why);
     cx_args native = *a;
     native.comm = a->pcomm;
     /* counted for what ran too */
@@ -451,14 +452,4 @@ int hier_columns(hier *h, cx_sched *s, cx_args *inter)
     inter->nonblocking = native_nonblocking(h, inter);
     err = cx_sched_collective(s, inter, inter_alg(inter, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
-}
-
-const char *hier_check_order(const cx_args *a, cx_comm *c)
-{
-    int commute = 1;
-    PMPI_Op_commutative(a->op, &commute);
-    if (!commute && !c->consecutive)
-        return "keeps the canonical order of a non-commutative operation only when "
-               "every node's ranks are consecutive";
-    return NULL;
 }

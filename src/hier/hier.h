@@ -151,9 +151,6 @@ int hier_plain_type(MPI_Datatype t);
 /* The ranks of every node in local order: members[first[n] ..
  * first[n + 1]) (cached per communicator). */
 int hier_members(hier *h, const int **first, const int **members);
-/* Requirement check: non-commutative reductions need each node's ranks
- * to be consecutive (the node combines its ranks first). */
-const char *hier_check_order(const cx_args *a, cx_comm *c);
 /* The call does not fit the segment: the MPI's own runs it (a child
  * step; a nonblocking all-to-all: collx's pairwise), counted for that
  * algorithm too; COLLX_VERBOSE says why (need: the bytes a node would

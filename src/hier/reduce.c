@@ -3,7 +3,7 @@
  * leader combines its node's regions in local order, the leaders reduce
  * across nodes in node order, and the result is copied out. Node order is
  * rank order when every node's ranks are consecutive, which a
- * non-commutative operation needs (hier_check_order). */
+ * non-commutative operation needs (CX_REQ_ORDER_KEPT in register.c). */
 #include <stdlib.h>
 #include "hier.h"
 

@@ -10,22 +10,6 @@
 #include <string.h>
 #include "pap.h"
 
-cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c)
-{
-    (void)c;
-    switch (k) {
-    case CX_BG_BSLN: return cx_base_linear_seq;
-    case CX_BG_BSLS: return cx_base_linear_sync;
-    default: return cx_build_binomial_rooted;
-    }
-}
-
-/* Background algorithms carry their kind as family data (algorithms.c). */
-cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg)
-{
-    return alg->family_data ? *(const cx_bg_kind *)alg->family_data : CX_BG_NONE;
-}
-
 static int is_gather(cx_coll c)
 {
     return c == CX_COLL_GATHER || c == CX_COLL_GATHERV;
@@ -93,8 +77,8 @@ int cx_pap_early_needs_order(cx_pap *pap)
     if (!pap->has_reg)
         return 0;
     cx_args a = pap->reg;
-    const cx_algorithm *alg = cx_pap_reg_alg(pap);
-    cx_bg_kind kind = alg ? cx_pap_bg_kind(alg) : CX_BG_NONE;
+    const cx_pap_alg *k = cx_pap_alg_of(cx_pap_reg_alg(pap));
+    cx_bg_kind kind = k ? k->bg : CX_BG_NONE;
     return kind == CX_BG_BSBN || (kind != CX_BG_NONE && a.root == pap->rank);
 }
 
@@ -103,8 +87,8 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
     if (!pap->has_reg || pap->early_live)
         return MPI_SUCCESS;
     cx_args a = pap->reg;
-    const cx_algorithm *alg = cx_pap_reg_alg(pap);
-    cx_bg_kind kind = alg ? cx_pap_bg_kind(alg) : CX_BG_NONE;
+    const cx_pap_alg *k = cx_pap_alg_of(cx_pap_reg_alg(pap));
+    cx_bg_kind kind = k ? k->bg : CX_BG_NONE;
     if (kind == CX_BG_NONE)
         return MPI_SUCCESS;
     /* Eager: bsln/bsls start only order-independent parts; bsbn uses the
@@ -114,7 +98,7 @@ int cx_pap_early_start(cx_pap *pap, int current_order)
     a.pcomm = pap->comm;
     cx_sched *s = &pap->early;
     cx_sched_init_for(s, pap->comm, cx_pap_tag(pap->seq), a.coll);
-    int err = cx_pap_bg_base(kind, a.coll)(&a, s);
+    int err = k->base(&a, s);
     if (!err)
         err = cx_sched_barrier(s);
     int safe = err ? 0 : safe_rounds(s, &a);

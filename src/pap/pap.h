@@ -58,10 +58,16 @@ int cx_pap_tag(unsigned seq);
 /* The algorithm selected for the registered call (NULL if none). */
 const cx_algorithm *cx_pap_reg_alg(cx_pap *pap);
 
-/* Background algorithms: their kind (registry data), and the base
- * builder of a kind (early.c). */
-cx_bg_kind cx_pap_bg_kind(const cx_algorithm *alg);
-cx_build_fn cx_pap_bg_base(cx_bg_kind k, cx_coll c);
+/* An algorithm of the family (register.c): the base schedule on the
+ * predicted order, and which part may run before the call. */
+typedef struct cx_pap_alg {
+    cx_bg_kind bg;
+    cx_build_fn base;
+} cx_pap_alg;
+/* The one builder of the family (build.c); alg's data if it is the
+ * family's, else NULL. */
+int cx_pap_build(const cx_args *a, cx_sched *s);
+const cx_pap_alg *cx_pap_alg_of(const cx_algorithm *alg);
 
 /* Early start (early.c): builds the registered call's schedule and starts
  * the part that may run before the call; and hands it to the call. */

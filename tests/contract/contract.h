@@ -99,5 +99,10 @@ void fill_vals(char *p, int count, const tside *t, unsigned seed, int vals);
 
 /* Prints "nodes: <node of rank 0> <node of rank 1> ..." on rank 0. */
 void print_nodes(MPI_Comm comm);
+/* What collx knows of comm's node layout and threads (collective). */
+typedef struct node_facts_t {
+    int nnodes, uniform, consecutive, thread_multiple;
+} node_facts_t;
+void node_facts(MPI_Comm comm, node_facts_t *f);
 
 #endif

@@ -1,5 +1,6 @@
 /* --nodes: prints the node of every rank as collx sees it (internal API),
- * so a test under a fake layout fails when the layout is not applied. */
+ * so a test under a fake layout fails when the layout is not applied; and
+ * the facts of the layout the algorithms' requirements are checked on. */
 #include <stdio.h>
 #include "cx_internal.h"
 #include "contract.h"
@@ -20,4 +21,16 @@ void print_nodes(MPI_Comm comm)
         printf(" %d", c->node_of[r]);
     printf("\n");
     fflush(stdout);
+}
+
+void node_facts(MPI_Comm comm, node_facts_t *f)
+{
+    cx_comm *c;
+    if (cx_comm_get(comm, &c) || cx_comm_nodes(c)) {
+        printf("FAIL: no node layout\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    *f = (node_facts_t){.nnodes = c->nnodes, .uniform = c->uniform,
+                        .consecutive = c->consecutive,
+                        .thread_multiple = c->thread_multiple};
 }

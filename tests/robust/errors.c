@@ -273,11 +273,11 @@ static int selected(const char *alg)
  * MPI's does, which the header says may hang). */
 static int nonblocking_is_native(const kase *k)
 {
-    char needs[256] = "";
     for (int i = 0; i < CX_Algorithm_count(k->coll); i++)
         if (!strcmp(CX_Algorithm_name(k->coll, i), k->alg))
-            CX_Algorithm_needs(k->coll, i, needs, sizeof needs);
-    return strstr(needs, "a blocking call") && strstr(needs, "else native");
+            return (CX_Algorithm_requires(k->coll, i) & CX_REQ_BLOCKING) &&
+                   !strcmp(CX_Algorithm_fallback(k->coll, i), "native");
+    return 0;
 }
 
 /* Whether collx's RMA runtime runs here (not where the MPI cannot create

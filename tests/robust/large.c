@@ -75,10 +75,8 @@ static void run_coll(const char *casename, const char *coll, const etype *e, MPI
          * PMPI_Scatter for each of char29, char30 and blocks; also where an
          * algorithm that needs a node segment of this size (above
          * COLLX_SHM_MAX) runs native instead. */
-        char needs[256] = "";
-        CX_Algorithm_needs(coll, a, needs, (int)sizeof needs);
         if (mpich && !strcmp(coll, "scatter") && !e->sparse &&
-            (native || strstr(needs, "node-shared memory"))) {
+            (native || (CX_Algorithm_requires(coll, a) & CX_REQ_SHM))) {
             if (rank == 0)
                 printf("large: %-6s %-20s %-18s NOTE: not run, MPICH's own MPI_Scatter "
                        "crashes above 2^31 bytes%s\n", casename, coll, alg,

@@ -1,7 +1,8 @@
-/* The eight arrival-aware algorithms: the base LIN / LS / BNOM schedules on
- * the predicted order (S...), and the same with their receives started at
- * the edge by a background engine (BS...). Without CX_Pat_init, or before
- * the first exchange, they run their base algorithm in rotation order. */
+/* The builder of the eight arrival-aware algorithms (register.c): the base
+ * LIN / LS / BNOM schedules on the predicted order (S...), and the same
+ * with their receives started at the edge by a background engine (BS...).
+ * Without CX_Pat_init, or before the first exchange, they run their base
+ * algorithm in rotation order. */
 #include "pap.h"
 
 /* At the call: the arrival is recorded against this iteration's
@@ -69,9 +70,10 @@ static void sort_when_known(cx_sched *s, int r)
 /* Background: adopts the schedule started at the edge, or builds the same
  * one now. Both run on the PAP communicator with the PAP tag sequence, so
  * a rank that started early and one that did not still match. */
-static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
+static int background(const cx_args *a, cx_sched *s, const cx_pap_alg *k)
 {
-    cx_build_fn base = cx_pap_bg_base(kind, a->coll);
+    cx_bg_kind kind = k->bg;
+    cx_build_fn base = k->base;
     cx_pap *pap = cx_pap_get(a->comm);
     if (!pap)
         return base(a, s);
@@ -107,58 +109,13 @@ static int background(const cx_args *a, cx_sched *s, cx_bg_kind kind)
     return base(&b, s);
 }
 
-static int scatter_slin(const cx_args *a, cx_sched *s)
+const cx_pap_alg *cx_pap_alg_of(const cx_algorithm *alg)
 {
-    return sorted(a, s, cx_base_linear_seq);
+    return alg && alg->build == cx_pap_build ? alg->family_data : NULL;
 }
 
-static int sorted_binomial(const cx_args *a, cx_sched *s)
+int cx_pap_build(const cx_args *a, cx_sched *s)
 {
-    return sorted(a, s, cx_build_binomial_rooted);
+    const cx_pap_alg *k = a->alg->family_data;
+    return k->bg == CX_BG_NONE ? sorted(a, s, k->base) : background(a, s, k);
 }
-
-static int gather_sls(const cx_args *a, cx_sched *s)
-{
-    return sorted(a, s, cx_base_linear_sync);
-}
-
-static int scatter_bsln(const cx_args *a, cx_sched *s)
-{
-    return background(a, s, CX_BG_BSLN);
-}
-
-static int bg_binomial(const cx_args *a, cx_sched *s)
-{
-    return background(a, s, CX_BG_BSBN);
-}
-
-static int gather_bsls(const cx_args *a, cx_sched *s)
-{
-    return background(a, s, CX_BG_BSLS);
-}
-
-static const cx_bg_kind bg_bsln = CX_BG_BSLN, bg_bsbn = CX_BG_BSBN,
-                        bg_bsls = CX_BG_BSLS;
-
-const cx_algorithm cx_pap_algorithms[] = {
-    CX_ALG(SCATTER, "slin", scatter_slin, 0,
-     "linear, ranks served in predicted arrival order (PAP: CX_Pat_edge)"),
-    CX_ALG(SCATTER, "sbn", sorted_binomial, 0,
-     "binomial tree over the predicted arrival order, root shuffles blocks"),
-    CX_ALG(SCATTER, "bsln", scatter_bsln, 0,
-     "slin whose receives are posted at the edge (background progress)",
-     .family_data = &bg_bsln),
-    CX_ALG(SCATTER, "bsbn", bg_binomial, 0,
-     "sbn whose non-root ranks start receiving/forwarding at the edge",
-     .family_data = &bg_bsbn),
-    CX_ALG(GATHER, "sls", gather_sls, 0,
-     "linear synchronized, ranks asked in predicted arrival order"),
-    CX_ALG(GATHER, "sbn", sorted_binomial, 0,
-     "binomial tree over the predicted arrival order, root unshuffles blocks"),
-    CX_ALG(GATHER, "bsls", gather_bsls, 0,
-     "sls whose root asks and receives from the edge on (background progress)",
-     .family_data = &bg_bsls),
-    CX_ALG(GATHER, "bsbn", bg_binomial, 0,
-     "sbn whose receives (inner ranks and root) start at the edge",
-     .family_data = &bg_bsbn),
-    CX_ALG_END};
