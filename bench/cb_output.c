@@ -72,7 +72,7 @@ int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
         return -1;
     fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
             "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
-            "max_us,valid,ref,ref_us,ratio,violated\n");
+            "max_us,valid,ref,ref_us,ratio,violated,ran\n");
     for (int i = 0; i < t->n; i++) {
         const cb_row *r = &t->rows[i];
         int g = strcmp(r->kind, "guideline") == 0;
@@ -91,9 +91,10 @@ int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
         if (r->valid >= 0)
             fprintf(f, "%d", r->valid);
         if (g)
-            fprintf(f, ",%s,%.3f,%.4f,%d\n", r->ref, r->ref_us, r->ratio, r->violated);
+            fprintf(f, ",%s,%.3f,%.4f,%d", r->ref, r->ref_us, r->ratio, r->violated);
         else
-            fprintf(f, ",,,,\n");
+            fprintf(f, ",,,,");
+        fprintf(f, ",%s\n", r->ran);
     }
     return fclose(f);
 }
@@ -140,6 +141,8 @@ int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
         json_str(f, "coll", r->coll);
         fputs(", ", f);
         json_str(f, "alg", r->alg);
+        fputs(", ", f);
+        json_str(f, "ran", r->ran);
         json_num(f, "size_bytes", r->size_bytes);
         fputs(", ", f);
         json_str(f, "problem", r->problem);

@@ -17,6 +17,8 @@ typedef struct {
 typedef struct {
     char kind[12];        /* "time" or "guideline" */
     char coll[40], alg[48];
+    char ran[96];         /* what served the timed calls: alg, its fallback,
+                             or both joined by '+' */
     long size_bytes;      /* -1: problem mode */
     char problem[16];     /* "": size mode */
     long b;               /* -1: size mode */

@@ -20,6 +20,7 @@
 #include "cb_stats.h"
 
 #define CB_CACHE 128
+#define CB_MAX_ALGS 64   /* algorithms of one collective */
 
 /* Everything one run shares (no globals: SMPI may run unprivatized). */
 typedef struct {
@@ -124,6 +125,27 @@ static void measure(bench *B, cb_op *op, cb_row *rows)
     }
 }
 
+/* Every algorithm's call count for coll (CX_Algorithm_calls). */
+static void cb_calls(const char *coll, long *calls)
+{
+    for (int i = 0; i < CX_Algorithm_count(coll) && i < CB_MAX_ALGS; i++)
+        calls[i] = CX_Algorithm_calls(coll, CX_Algorithm_name(coll, i));
+}
+
+/* The algorithms whose calls grew since before: what served the timed
+ * calls (an algorithm that could not serve them hands them over). */
+static void cb_what_ran(const char *coll, const long *before, char *ran, size_t len)
+{
+    long now[CB_MAX_ALGS];
+    size_t n = 0;
+    cb_calls(coll, now);
+    ran[0] = '\0';
+    for (int i = 0; i < CX_Algorithm_count(coll) && i < CB_MAX_ALGS; i++)
+        if (now[i] > before[i] && n < len)
+            n += (size_t)snprintf(ran + n, len - n, "%s%s", n ? "+" : "",
+                                  CX_Algorithm_name(coll, i));
+}
+
 static void set_alg(bench *B, const char *coll, const char *alg)
 {
     if (CX_Algorithm_set(coll, alg) != MPI_SUCCESS)
@@ -158,7 +180,12 @@ static void run_case(bench *B, const cb_row *proto, cb_coll coll,
                  cb_coll_name(coll));
         snprintf(rows[i].alg, sizeof rows[i].alg, "%s", alg);
     }
+    long before[CB_MAX_ALGS];
+    cb_calls(cb_coll_name(coll), before);
     measure(B, &op, rows);
+    cb_what_ran(cb_coll_name(coll), before, rows[0].ran, sizeof rows[0].ran);
+    for (int i = 1; i < NMETRIC; i++)
+        strcpy(rows[i].ran, rows[0].ran);
     cb_op_free(&op);
     set_alg(B, cb_coll_name(coll), NULL);
     char what[64];

@@ -68,6 +68,8 @@ int coll_index(const char *name);
 int in_list(const char *list, const char *name);
 /* Prints " alg1 alg2 ..." of coll's algorithms in list. */
 void print_algorithms(int coll, const char *list);
+/* contract --list: the catalogue against the tests CMake made (invoke.c). */
+int catalogue_check(void);
 extern const unsigned coll_fields[C_NCOLL];
 static inline int coll_has(int coll, unsigned fields)
 {

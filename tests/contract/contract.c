@@ -10,6 +10,7 @@
  *
  * usage: contract [--algs a,b,...] [--no-large] [--no-nb | --nb-both] [--trace]
  *                 [--nodes] [--quick] coll... | all
+ *        contract --list   (the catalogue against CONTRACT_EXPECT_ALGS)
  * (--nb-both: CX_Wait and CX_Test on every case, not alternately) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,7 +387,11 @@ int main(int argc, char **argv)
             opt.nodes = 1;
         else if (strcmp(argv[i], "--quick") == 0)
             opt.quick = 1;
-        else if (strcmp(argv[i], "all") == 0)
+        else if (strcmp(argv[i], "--list") == 0) {
+            int bad = rank == 0 ? catalogue_check() : 0;
+            MPI_Finalize();
+            return bad;
+        } else if (strcmp(argv[i], "all") == 0)
             for (c = 0; c < C_NCOLL; c++)
                 todo[c] = any = 1;
         else if ((c = coll_index(argv[i])) >= 0)

@@ -36,6 +36,39 @@ int in_list(const char *list, const char *name)
     return 0;
 }
 
+/* --list: every registered coll.alg must be in CONTRACT_EXPECT_ALGS (the
+ * rows CMake read from the catalogues) and the other way round; returns
+ * the number of differences, printed. */
+int catalogue_check(void)
+{
+    const char *want = getenv("CONTRACT_EXPECT_ALGS");
+    int bad = 0, n = 0, listed = 0;
+    char name[128];
+    for (int c = 0; c < C_NCOLL; c++)
+        for (int i = 0; i < CX_Algorithm_count(coll_names[c]); i++, n++) {
+            snprintf(name, sizeof name, "%s.%s", coll_names[c],
+                     CX_Algorithm_name(coll_names[c], i));
+            if (want && !in_list(want, name) && ++bad)
+                printf("catalogue: %s is registered but has no tests\n", name);
+        }
+    for (const char *p = want; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        char *dot = strchr(name, '.');
+        int c = dot ? (*dot = '\0', coll_index(name)) : -1, found = 0;
+        for (int i = 0; c >= 0 && i < CX_Algorithm_count(coll_names[c]); i++)
+            found |= strcmp(CX_Algorithm_name(coll_names[c], i), dot + 1) == 0;
+        listed++;
+        if (!found && ++bad)
+            printf("catalogue: %.*s has tests but is not registered\n", (int)len, p);
+    }
+    if (!want)
+        printf("catalogue: CONTRACT_EXPECT_ALGS is not set\n");
+    else if (!bad && listed == n)
+        printf("catalogue: %d algorithms\n", n);
+    return bad || !want || listed != n;
+}
+
 void print_algorithms(int coll, const char *list)
 {
     for (int i = 0; i < CX_Algorithm_count(coll_names[coll]); i++)
