@@ -1,7 +1,7 @@
 /* The classic algorithms: the baselines the papers compare against. */
 #include "base.h"
 
-const cx_algorithm cx_base_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(BARRIER, "dissemination", cx_base_barrier_dissemination, 0,
            "dissemination: ceil(log2 p) rounds of one-byte signals"),
     CX_ALG(BCAST, "linear", cx_base_bcast_linear, 0, "root sends to every rank"),
@@ -56,3 +56,5 @@ const cx_algorithm cx_base_algorithms[] = {
     CX_ALG(EXSCAN, "recursive_doubling", cx_base_exscan_rdoubling, 0,
            "recursive doubling, ceil(log2 p) rounds (any op)"),
     CX_ALG_END};
+
+const cx_family cx_base_family = {.name = "base", .algorithms = algorithms};

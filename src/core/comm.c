@@ -22,9 +22,9 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     cx_comm *c = attr;
-    for (int i = 0; i < CX_FAMILY_COUNT; i++)
-        if (c->family[i].state && c->family[i].release)
-            c->family[i].release(c->family[i].state);
+    for (int i = 0; cx_families[i]; i++)
+        if (c->family_state[i] && cx_families[i]->release)
+            cx_families[i]->release(c->family_state[i]);
     for (int i = 0; i < CX_COLL_COUNT; i++)
         free(c->sel[i].rules);
     cx_comm_free_shm(c);
@@ -93,15 +93,15 @@ int cx_comm_next_tag(cx_comm *c)
 int cx_comm_quiesce(cx_comm *c)
 {
     int err = MPI_SUCCESS;
-    for (int i = 0; i < CX_FAMILY_COUNT && !err; i++)
-        if (c->family[i].state && c->family[i].quiesce)
-            err = c->family[i].quiesce(c);
+    for (int i = 0; cx_families[i] && !err; i++)
+        if (c->family_state[i] && cx_families[i]->quiesce)
+            err = cx_families[i]->quiesce(c);
     return err;
 }
 
 void cx_comm_after_call(cx_comm *c)
 {
-    for (int i = 0; i < CX_FAMILY_COUNT; i++)
-        if (c->family[i].state && c->family[i].after_call)
-            c->family[i].after_call(c->family[i].state);
+    for (int i = 0; cx_families[i]; i++)
+        if (c->family_state[i] && cx_families[i]->after_call)
+            cx_families[i]->after_call(c->family_state[i]);
 }

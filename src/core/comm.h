@@ -10,21 +10,7 @@
 #include "colls.h"
 #include "decision.h"
 
-enum { CX_FAMILY_PAP, CX_FAMILY_IRREGULAR, CX_FAMILY_RMA, CX_FAMILY_HIER,
-       CX_FAMILY_TOPO, CX_FAMILY_COUNT };
-
-struct cx_comm;
-
-/* A family's state on a communicator and the hooks the core calls. */
-typedef struct cx_family_slot {
-    void *state;
-    void (*release)(void *state);            /* with the communicator */
-    void (*after_call)(void *state);         /* after every blocking call */
-    /* Completes the family's nonblocking calls in flight on the
-     * communicator (they post collectives on its private, node and leader
-     * communicators as they progress). */
-    int (*quiesce)(struct cx_comm *c);
-} cx_family_slot;
+#include "family.h"
 
 struct cx_algorithm;
 
@@ -69,7 +55,7 @@ typedef struct cx_comm {
     } sel[CX_COLL_COUNT];
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
 
-    cx_family_slot family[CX_FAMILY_COUNT];
+    void *family_state[CX_MAX_FAMILIES + 1];   /* cx_comm_state (+ a spare) */
     struct cx_comm *next_live;  /* list of states with a node segment */
 } cx_comm;
 

@@ -14,17 +14,6 @@ static const cx_algorithm native_algorithms[] = {
 #undef CX_NATIVE
     CX_ALG_END};
 
-/* Every family's table; add a family by adding its table here. */
-static const cx_algorithm *const tables[] = {
-    native_algorithms,
-    cx_base_algorithms,
-    cx_irregular_algorithms,
-    cx_pap_algorithms,
-    cx_hier_algorithms,
-    cx_rma_algorithms,
-    cx_topo_algorithms,
-};
-
 #define MAX_ALGS 512
 static const cx_algorithm *all[MAX_ALGS];
 static atomic_long calls[MAX_ALGS], fallbacks[MAX_ALGS];
@@ -32,12 +21,17 @@ static atomic_int shown[MAX_ALGS];
 static int nall;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
-#define NTABLES (sizeof tables / sizeof *tables)
-static int table_first[NTABLES], table_len[NTABLES];
+/* The tables: native's, then every family's (family.h). */
+static const cx_algorithm *tables[CX_MAX_FAMILIES + 1];
+static int ntables, table_first[CX_MAX_FAMILIES + 1], table_len[CX_MAX_FAMILIES + 1];
 
 static void build_index(void)
 {
-    for (size_t t = 0; t < NTABLES; t++) {
+    tables[ntables++] = native_algorithms;
+    for (int f = 0; cx_families[f]; f++)
+        if (cx_families[f]->algorithms)
+            tables[ntables++] = cx_families[f]->algorithms;
+    for (int t = 0; t < ntables; t++) {
         table_first[t] = nall;
         for (const cx_algorithm *a = tables[t]; a->name && nall < MAX_ALGS; a++)
             all[nall++] = a;
@@ -59,7 +53,7 @@ const cx_algorithm *cx_native(cx_coll c)
 int cx_algorithm_index(const cx_algorithm *alg)
 {
     ensure_index();
-    for (size_t t = 0; t < NTABLES; t++)
+    for (int t = 0; t < ntables; t++)
         if (alg >= tables[t] && alg < tables[t] + table_len[t])
             return table_first[t] + (int)(alg - tables[t]);
     return -1;

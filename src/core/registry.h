@@ -36,14 +36,6 @@ typedef struct cx_algorithm {
      .summary = __VA_ARGS__}
 #define CX_ALG_END {.name = NULL}
 
-/* Tables of the families; each ends with an entry whose name is NULL. */
-extern const cx_algorithm cx_base_algorithms[];
-extern const cx_algorithm cx_irregular_algorithms[];
-extern const cx_algorithm cx_pap_algorithms[];
-extern const cx_algorithm cx_hier_algorithms[];
-extern const cx_algorithm cx_rma_algorithms[];
-extern const cx_algorithm cx_topo_algorithms[];
-
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 const cx_algorithm *cx_native(cx_coll c);
 /* Index of alg in the catalogue (for counters), -1 if none. */

@@ -23,7 +23,7 @@ typedef struct hier_state {
     MPI_Aint scratch_bytes;
 } hier_state;
 
-static void release_state(void *p)
+void hier_release(void *p)
 {
     hier_state *st = p;
     free(st->first);
@@ -40,12 +40,10 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
 
 static hier_state *state_of(cx_comm *c)
 {
-    cx_family_slot *f = &c->family[CX_FAMILY_HIER];
-    if (!f->state && (f->state = calloc(1, sizeof(hier_state)))) {
-        f->release = release_state;
-        f->quiesce = hier_quiesce;
-    }
-    return f->state;
+    void **st = cx_comm_state(c, &cx_hier_family);
+    if (!*st)
+        *st = calloc(1, sizeof(hier_state));
+    return *st;
 }
 
 /* Where the segment's reuse is decided. The ranks of a node read a slot

@@ -27,7 +27,7 @@ static int hier_entry(const cx_args *a, cx_sched *s)
 #define BUILD(fn, uses, values) \
     .family_data = &(const hier_alg){fn, uses, values}
 
-const cx_algorithm cx_hier_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(BARRIER, "hier", hier_entry, 0,
            "node barrier, leaders' barrier, node barrier",
            BUILD(cx_hier_barrier, 0, NULL)),
@@ -135,3 +135,9 @@ const cx_algorithm cx_hier_algorithms[] = {
            "as hier; k columns each exchange a share of every node pair's data",
            BUILD(cx_hier_ms_alltoall, COLS, cx_hier_alltoallv_values)),
     CX_ALG_END};
+
+const cx_family cx_hier_family = {
+    .name = "hier",
+    .algorithms = algorithms,
+    .release = hier_release,
+    .quiesce = hier_quiesce};

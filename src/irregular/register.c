@@ -1,7 +1,7 @@
 /* Träff's linear-time irregular gather/scatter family. */
 #include "tuw.h"
 
-const cx_algorithm cx_irregular_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(GATHERV, "tuw", cx_tuw_gatherv, 0,
      "Traff's ordered gather tree, built in ceil(log2 p) rounds from local sizes; "
      "large subtrees go direct (COLLX_TUW_DIRECT_THRESHOLD)"),
@@ -13,3 +13,5 @@ const cx_algorithm cx_irregular_algorithms[] = {
     CX_ALG(SCATTER, "tuw", cx_tuw_scatter, 0,
      "Traff's ordered scatter tree in rank order (no construction messages)"),
     CX_ALG_END};
+
+const cx_family cx_irregular_family = {.name = "irregular", .algorithms = algorithms};

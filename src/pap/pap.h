@@ -40,6 +40,11 @@ typedef struct cx_pap {
     int job_on, job_state;
 } cx_pap;
 
+/* The family (register.c) and its hooks on the state (pat.c). */
+extern const cx_family cx_pap_family;
+void cx_pap_release(void *state);
+void cx_pap_after_call(void *state);
+
 /* PAP state of comm when CX_Pat_init was called on it, else NULL. */
 cx_pap *cx_pap_get(MPI_Comm comm);
 /* At the call: records the arrival (now) against this iteration's

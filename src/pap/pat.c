@@ -7,11 +7,9 @@
 #include <string.h>
 #include "pap.h"
 
-static void pap_free(void *p);
-
 /* Core hook: a blocking collx call on comm just ended (the next iteration
  * starts now). */
-static void after_call(void *state)
+void cx_pap_after_call(void *state)
 {
     ((cx_pap *)state)->last_end = PMPI_Wtime();
 }
@@ -59,7 +57,7 @@ int CX_Pat_init(MPI_Comm comm)
         return cx_error(comm, MPI_ERR_COMM, "CX_Pat_init: MPI_COMM_NULL");
     if ((err = cx_comm_get(comm, &c)))
         return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
-    if (c->family[CX_FAMILY_PAP].state)
+    if (*cx_comm_state(c, &cx_pap_family))
         return MPI_SUCCESS;
     if ((err = cx_comm_quiesce(c)))   /* set-up collectives follow */
         return cx_error(comm, err, "CX_Pat_init: calls in flight failed");
@@ -78,21 +76,20 @@ int CX_Pat_init(MPI_Comm comm)
     if (!pap->next || !pap->cur || !pap->snap || !pap->order ||
         (err = PMPI_Comm_dup(c->priv, &pap->comm))) {
         pap->comm = MPI_COMM_NULL;
-        pap_free(pap);
+        cx_pap_release(pap);
         return cx_error(comm, err ? err : MPI_ERR_NO_MEM, "CX_Pat_init failed");
     }
     pap->offset = clock_offset(pap->comm);
     pap->engine = choose_engine(pap->comm, pap->rank);
     if (pap->engine == CX_PAP_THREAD && (err = cx_pap_thread_start(pap))) {
-        pap_free(pap);
+        cx_pap_release(pap);
         return cx_error(comm, err, "CX_Pat_init: cannot start the progress thread");
     }
     if (cx_verbose() > 0 && pap->rank == 0)
         fprintf(stderr, "collx: CX_Pat_init: %s engine (p=%d)\n",
                 pap->engine == CX_PAP_THREAD ? "progress thread" : "eager", pap->size);
     pap->start = PMPI_Wtime();
-    c->family[CX_FAMILY_PAP] = (cx_family_slot){.state = pap, .release = pap_free,
-                                                .after_call = after_call};
+    *cx_comm_state(c, &cx_pap_family) = pap;
     return MPI_SUCCESS;
 }
 
@@ -187,7 +184,7 @@ int CX_Pat_expect_none(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-static void pap_free(void *p)
+void cx_pap_release(void *p)
 {
     cx_pap *pap = p;
     cx_pap_sync(pap);
@@ -206,9 +203,10 @@ static void pap_free(void *p)
 int CX_Pat_finalize(MPI_Comm comm)
 {
     cx_comm *c;
-    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) || !c->family[CX_FAMILY_PAP].state)
+    cx_pap *pap;
+    if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) ||
+        !(pap = *cx_comm_state(c, &cx_pap_family)))
         return MPI_SUCCESS;
-    cx_pap *pap = c->family[CX_FAMILY_PAP].state;
     if (cx_verbose() > 0) {   /* collective, like finalize itself */
         cx_pap_sync(pap);
         long mine[2] = {pap->n_early, pap->n_adopted}, sum[2];
@@ -217,7 +215,7 @@ int CX_Pat_finalize(MPI_Comm comm)
             fprintf(stderr, "collx: CX_Pat_finalize: %ld early starts on all ranks, "
                     "%ld taken over by their calls\n", sum[0], sum[1]);
     }
-    pap_free(pap);
-    c->family[CX_FAMILY_PAP] = (cx_family_slot){0};
+    cx_pap_release(pap);
+    *cx_comm_state(c, &cx_pap_family) = NULL;
     return MPI_SUCCESS;
 }

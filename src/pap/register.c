@@ -5,7 +5,7 @@
 #define PAP_ALG(bg_kind, base_fn) \
     .family_data = &(const cx_pap_alg){.bg = bg_kind, .base = base_fn}
 
-const cx_algorithm cx_pap_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(SCATTER, "slin", cx_pap_build, 0,
      "linear, ranks served in predicted arrival order (PAP: CX_Pat_edge)",
      PAP_ALG(CX_BG_NONE, cx_base_linear_seq)),
@@ -31,3 +31,9 @@ const cx_algorithm cx_pap_algorithms[] = {
      "sbn whose receives (inner ranks and root) start at the edge",
      PAP_ALG(CX_BG_BSBN, cx_build_binomial_rooted)),
     CX_ALG_END};
+
+const cx_family cx_pap_family = {
+    .name = "pap",
+    .algorithms = algorithms,
+    .release = cx_pap_release,
+    .after_call = cx_pap_after_call};

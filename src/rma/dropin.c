@@ -142,10 +142,10 @@ static int pull_bit(int alg)
 
 static dropin *state(cx_comm *c, int *err)
 {
-    cx_family_slot *f = &c->family[CX_FAMILY_RMA];
+    void **f = cx_comm_state(c, &cx_rma_family);
     *err = MPI_SUCCESS;
-    if (f->state)
-        return f->state;
+    if (*f)
+        return *f;
     dropin *d = calloc(1, sizeof *d);
     if (!d) {
         *err = MPI_ERR_NO_MEM;
@@ -162,7 +162,7 @@ static dropin *state(cx_comm *c, int *err)
         return NULL;
     }
     list(d);
-    *f = (cx_family_slot){.state = d, .release = release};
+    *f = d;
     if (!d->rt)
         return d;
     d->rt->hold_acks = 1;   /* the receiver releases staging once read */
@@ -478,10 +478,15 @@ static int build_binomial(const cx_args *a, cx_sched *s)
     return build(a, s, CX_RMA_BINOMIAL);
 }
 
-const cx_algorithm cx_rma_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(BCAST, "rma_linear", build_linear, CX_REQ_BLOCKING,
            "one-sided: the root puts to every rank (Paznikov 2024)", .check = check),
     CX_ALG(BCAST, "rma_binomial", build_binomial, CX_REQ_BLOCKING,
            "one-sided binomial tree, forwarded by each rank's runtime, largest "
            "subtree first (Paznikov 2024)", .check = check),
     CX_ALG_END};
+
+const cx_family cx_rma_family = {
+    .name = "rma",
+    .algorithms = algorithms,
+    .release = release};

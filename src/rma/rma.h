@@ -149,4 +149,7 @@ int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, voi
                      MPI_Win *win);
 void cx_rma_win_free(MPI_Win *win, void *base);
 
+/* The family (its catalogue: the MPI_Bcast drop-in). */
+extern const cx_family cx_rma_family;
+
 #endif

@@ -32,7 +32,7 @@ static int mapped(const cx_args *a, cx_sched *s)
  * largest subtrees inside a node and the many small edges across nodes.
  * Reductions: the mapped order is the order of combination, so these need
  * a commutative operation (else their rank-order fallback runs). */
-const cx_algorithm cx_topo_algorithms[] = {
+static const cx_algorithm algorithms[] = {
     CX_ALG(ALLGATHER, "ring_topo", mapped, 0,
            "ring on the topology ring mapping (Bhowmik & Bodele; COLLX_TOPO_MAP)",
            ON(RING, cx_build_ring_allgather)),
@@ -66,3 +66,8 @@ const cx_algorithm cx_topo_algorithms[] = {
            "ring on the topology ring mapping",
            ON(RING, cx_base_reduce_scatter_ring)),
     CX_ALG_END};
+
+const cx_family cx_topo_family = {
+    .name = "topo",
+    .algorithms = algorithms,
+    .release = cx_topo_release};

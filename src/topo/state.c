@@ -22,7 +22,7 @@ void cx_topo_free(cx_topo *t)
     free(t);
 }
 
-static void topo_release(void *x)
+void cx_topo_release(void *x)
 {
     cx_topo_free(x);
 }
@@ -102,8 +102,8 @@ static int try_file(cx_comm *c, cx_topo *t, const char *path)
 
 int cx_topo_get(cx_comm *c, cx_topo **out)
 {
-    cx_family_slot *f = &c->family[CX_FAMILY_TOPO];
-    if ((*out = f->state))
+    void **f = cx_comm_state(c, &cx_topo_family);
+    if ((*out = *f))
         return MPI_SUCCESS;
     int err = cx_comm_quiesce(c);   /* set-up collectives follow */
     if (!err)
@@ -151,7 +151,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
         cx_say("topo: p=%d, %d nodes: %s%s, %d node pairs, %.6f s", t->p, t->nn,
                what == LOADED ? "loaded from " : "measured",
                what == LOADED ? path : "", t->pairs, PMPI_Wtime() - t0);
-    *f = (cx_family_slot){.state = t, .release = topo_release};
+    *f = t;
     *out = t;
     return MPI_SUCCESS;
 }

@@ -1,0 +1,30 @@
+/* A family of algorithms as the core sees it: its catalogue, and the hooks
+ * on the state it keeps per communicator. A new family is one descriptor
+ * (in its register.c) and one name in CX_FAMILIES (families.c); the core
+ * never looks into a family's state. */
+#ifndef CX_FAMILY_H
+#define CX_FAMILY_H
+
+struct cx_algorithm;
+struct cx_comm;
+
+typedef struct cx_family {
+    const char *name;
+    const struct cx_algorithm *algorithms;  /* ends with a NULL name */
+    /* Hooks, called when the family has state on the communicator: */
+    void (*release)(void *state);           /* with the communicator */
+    void (*after_call)(void *state);        /* after every blocking call */
+    /* Completes the family's nonblocking calls in flight on the
+     * communicator (they post collectives on its private, node and leader
+     * communicators as they progress). */
+    int (*quiesce)(struct cx_comm *c);
+} cx_family;
+
+/* Every family, NULL-terminated, in a fixed order. */
+extern const cx_family *const cx_families[];
+#define CX_MAX_FAMILIES 16
+
+/* Where family f keeps its state on c (NULL until it puts one there). */
+void **cx_comm_state(struct cx_comm *c, const cx_family *f);
+
+#endif
