@@ -1,0 +1,1 @@
+"""Markdown tables, one module per family (fft, hier, pap, rma, topo)."""
