@@ -36,6 +36,9 @@ USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
 
 def dispatch(argv):
     """Runs one command; returns its exit status."""
+    if argv[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return 0
     if len(argv) >= 2 and tuple(argv[:2]) in COMMANDS:
         module, rest = COMMANDS[tuple(argv[:2])], argv[2:]
     elif argv and argv[0] in COMMANDS:

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collx import published
 from collx.csvio import read_rows as read
 from collx.plots import demo as figures
+from collx.tables import rma as rma_tables
 
 PROBLEMS = ["same", "random", "spikes", "decreasing", "alternating", "twoblocks"]
 
@@ -159,6 +160,17 @@ def sweep(rows, title, out, figdir, name, metric="t", stat="min_us"):
     return line
 
 
+def rma_demo(path):
+    """Sweep rma-demo's points: the one-sided broadcast beside two-sided."""
+    if not os.path.exists(path):
+        return []
+    data = rma_tables.load(path)
+    out = ["## One-sided broadcast (Paznikov 2024)", ""]
+    for plat in rma_tables.platforms(data):
+        out += rma_tables.platform_tables(data, plat)
+    return out + [""]
+
+
 def main(argv):
     if len(argv) != 1:
         raise SystemExit("usage: python3 -m collx report RESULTS_DIR")
@@ -220,10 +232,12 @@ def main(argv):
                 line = sweep(rows, title + " (SMPI)", body, res, base, metric, stat)
             if line:
                 summary.append(line)
-    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md")):
+    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md"), ("topo", "summary.md")):
         path = os.path.join(res, *part)
         if os.path.exists(path):
-            body.append(open(path).read())
+            text = open(path).read()
+            body.append("#" + text if text.startswith("# ") else text)   # a section here
+    body += rma_demo(os.path.join(res, "rma", "rma_demo.csv"))
     out.append("## Summary")
     out.append("")
     out += summary
