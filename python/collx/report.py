@@ -64,24 +64,18 @@ def traff_table(rows, coll, pub, out, figdir, name):
         hdr += ["paper gather", "paper G2", "paper gatherv", "paper TUW"]
     out.append("| " + " | ".join(hdr) + " |")
     out.append("|" + "---|" * len(hdr))
+
+    def cell(c, a, pr, b, guideline):   # a time, marked if it violates the guideline
+        s = fmt(t.get((c, a, pr, b)))
+        return f"**{s} ‼**" if (c, a, pr, b, guideline) in viol else s
+
     for pr in probs:
         for b in bs:
             m, mp = mm.get((pr, b), ("", ""))
-            cells = [pr, str(b), m, mp]
-            for a in ralgs:
-                v = t.get((reg, a, pr, b))
-                s = fmt(v)
-                if (reg, a, pr, b, "G1") in viol:
-                    s = f"**{s} ‼**"
-                cells.append(s)
+            cells = [pr, str(b), m, mp] + [cell(reg, a, pr, b, "G1") for a in ralgs]
             g2 = [t[("allreduce+" + reg, a, pr, b)] for a in galgs if ("allreduce+" + reg, a, pr, b) in t]
             cells.append(fmt(min(g2)) if g2 else "-")
-            for a in valgs:
-                v = t.get((coll, a, pr, b))
-                s = fmt(v)
-                if (coll, a, pr, b, "G2") in viol:
-                    s = f"**{s} ‼**"
-                cells.append(s)
+            cells += [cell(coll, a, pr, b, "G2") for a in valgs]
             if pub:
                 q = pub.get((1, pr, b))
                 cells += [q["gather_min"], q["g2_min"], q["gatherv_min"], q["tuw_min"]] if q else ["-"] * 4

@@ -15,6 +15,8 @@ import time
 
 from collx.sweep import collect, launch
 
+HEARTBEAT = 60   # seconds without a line before one says what still runs
+
 
 class Cell:
     def __init__(self, sweep, path):
@@ -49,7 +51,7 @@ class Runner:
     def __init__(self, sweeps, jobs, log_dir, timings=None, resume=False, stream=sys.stderr):
         self.sweeps, self.jobs, self.log_dir = sweeps, max(1, jobs), log_dir
         self.timings, self.resume, self.stream = timings, resume, stream
-        self.t0 = time.time()
+        self.t0 = self.last_say = time.time()
         self.tmp = tempfile.mkdtemp(prefix="collx-sweep.")
         self.failed, self.durations, self.logs, self.started = [], {}, set(), 0
         self.cells, self.todo = [], []
@@ -163,6 +165,11 @@ class Runner:
                     self.finish(r, p.returncode, time.time() - t, log=log,
                                 active=active, queue=queue)
                     return
+            if time.time() - self.last_say >= HEARTBEAT:   # long runs: never silent
+                now = time.time()
+                self.say("running " + ", ".join(f"{r.label} ({now - t:.0f} s)"
+                                                for r, (_, t, _) in active.items())
+                         + self.eta(active, queue))
             time.sleep(0.2)
 
     def finish(self, r, rc, dur, log=None, kept=False, active=(), queue=()):
@@ -231,6 +238,7 @@ class Runner:
 
     # ------------------------------------------------------------ progress
     def say(self, msg):
+        self.last_say = time.time()
         t = int(time.time() - self.t0)
         print(f"[sweep {t // 60}:{t % 60:02d}] {msg}", file=self.stream, flush=True)
 

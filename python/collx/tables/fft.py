@@ -5,13 +5,12 @@ writes DIR/fft.csv.
 
     python3 -m collx tables fft DIR [-o OUT.md]
 """
-import argparse
 import csv
 import glob
 import os
-import sys
 
 from collx import published
+from collx.tables import command
 
 
 def parse(path):
@@ -83,13 +82,4 @@ def tables(d):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="collx tables fft")
-    ap.add_argument("dir")
-    ap.add_argument("-o", "--out", help="markdown file (default: stdout)")
-    o = ap.parse_args(argv)
-    text = "\n".join(tables(o.dir)) + "\n"
-    if o.out:
-        with open(o.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    command("collx tables fft", "dir", tables, argv)

@@ -7,12 +7,11 @@ vs LS, each followed by the paper's published cells
 
     python3 -m collx tables pap PAP_CSV [-o OUT.md]
 """
-import argparse
-import sys
 from collections import defaultdict
 
 from collx import published
 from collx.csvio import read_rows, time_rows
+from collx.tables import command
 
 ALGS = {"scatter": ["linear", "binomial", "slin", "sbn", "bsln", "bsbn"],
         "gather": ["linear_sync", "binomial", "sls", "sbn", "bsls", "bsbn"]}
@@ -96,13 +95,4 @@ def tables(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="collx tables pap")
-    ap.add_argument("csv")
-    ap.add_argument("-o", "--out", help="markdown file (default: stdout)")
-    o = ap.parse_args(argv)
-    text = "\n".join(tables(o.csv)) + "\n"
-    if o.out:
-        with open(o.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    command("collx tables pap", "csv", tables, argv)
