@@ -67,7 +67,7 @@ with tempfile.TemporaryDirectory() as d:
     rc, out = run_collx("sweep", "--check", "--info", INFO, bad)
     expect(rc == 1 and "no_such_alg" in out, "sweep --check fails on an unknown algorithm")
 
-# PAP's sizes and delays as bench/pap_sweep.sh computed them
+# PAP's sizes and delays as the former bench/pap_sweep.sh computed them
 base = {"root": ROOT, "mpi": "openmpi"}
 runs = spec.expand(cat, "pap-demo", base, {}).runs
 got = [(r.vars.get("coll"), r.vars.get("bytes"), r.vars.get("max_delay")) for r in runs]

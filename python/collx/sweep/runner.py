@@ -271,7 +271,7 @@ class Runner:
 
     def est_text(self, r):
         e = self.est(r)
-        return f", ~{e:.0f} s" if e else ""
+        return f", ~{e:.0f} s" if e and e >= 1 else ""
 
     def eta(self, active, queue):
         left = [self.est(r) for r in queue]
