@@ -1,38 +1,27 @@
-#!/usr/bin/python3
 """Figures of the PAP paper (Proficz 2020) from collbench CSV:
   pap_delay.png    Figs. 14-15: mean run time r vs maximum delay (one size)
   pap_size.png     Fig. 16: r vs total vector size (one maximum delay)
-  pap_scaling.png  Fig. 17: r vs number of processes (from pap_scaling.sh),
+  pap_scaling.png  Fig. 17: r vs number of processes (sweep `pap-scaling`),
                    and pap_scaling.md, the same as a table
-usage: pap_plots.py SWEEP_CSV OUTDIR [SCALING_CSV] [--size K] [--delay MS]"""
+
+    python3 -m collx plots pap SWEEP_CSV OUTDIR [SCALING_CSV] [--size K] [--delay MS]
+"""
 import argparse
-import csv
 import os
 from collections import defaultdict
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from collx.csvio import read_rows, time_rows
+from collx.plotting import pyplot
+from collx.tables.pap import ALGS, delay_ms, size_kfloats
 
-ALGS = {"scatter": ["linear", "binomial", "slin", "sbn", "bsln", "bsbn"],
-        "gather": ["linear_sync", "binomial", "sls", "sbn", "bsls", "bsbn"]}
 LABEL = {"linear": "LIN", "linear_sync": "LS", "binomial": "BNOM", "slin": "SLIN",
          "sls": "SLS", "sbn": "SBN", "bsln": "BSLN", "bsls": "BSLS", "bsbn": "BSBN"}
 
 
 def load(path):
     """(coll, alg, p, kfloats, delay) -> mean r in ms."""
-    val = {}
-    for r in csv.DictReader(open(path)):
-        if r["kind"] != "time" or r["metric"] != "r":
-            continue
-        p = int(r["p"])
-        k = min((128, 256, 512, 1024, 2048),
-                key=lambda s: abs(s - int(r["size_bytes"]) // 4 * p / 1024))
-        d = float(r["max_delay_ms"])
-        d = 0 if d < 0.5 else int(round(d))
-        val[(r["coll"], r["alg"], p, k, d)] = float(r["mean_us"]) / 1e3
-    return val
+    return {(r["coll"], r["alg"], int(r["p"]), size_kfloats(r), delay_ms(r)):
+            float(r["mean_us"]) / 1e3 for r in time_rows(read_rows(path), "r")}
 
 
 def series(val, coll, alg, fixed, axis):
@@ -45,6 +34,7 @@ def series(val, coll, alg, fixed, axis):
 
 
 def figure(val, fixed, axis, xlabel, title, out, logx=False, logy=False):
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, coll in zip(axes, ("scatter", "gather")):
         for alg in ALGS[coll]:
@@ -86,14 +76,14 @@ def scaling_table(val, size, delay, out):
     print("pap_plots:", out)
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def main(argv):
+    ap = argparse.ArgumentParser(prog="collx plots pap")
     ap.add_argument("sweep")
     ap.add_argument("outdir")
     ap.add_argument("scaling", nargs="?")
     ap.add_argument("--size", type=int, default=2048)
     ap.add_argument("--delay", type=int, default=50)
-    o = ap.parse_args()
+    o = ap.parse_args(argv)
     os.makedirs(o.outdir, exist_ok=True)
     val = load(o.sweep)
     p = max(k[2] for k in val)
@@ -108,6 +98,3 @@ def main():
                f"N={o.size}K floats, max delay {o.delay} ms",
                os.path.join(o.outdir, "pap_scaling.png"))
         scaling_table(sval, o.size, o.delay, os.path.join(o.outdir, "pap_scaling.md"))
-
-
-main()

@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
 """LogGP model of collx's one-sided broadcast (Paznikov 2024, section 2),
-with the parameters measured by bench/rma_loggp.c (loggp.csv), NOT fitted to
-the sweep, beside the sweep's measurements (sweep.csv). Writes model.md.
+with the parameters measured by bench/rma_loggp.c (loggp.csv, sweep
+`rma-loggp`), NOT fitted to the sweep, beside the sweep's measurements
+(sweep.csv, sweep `rma`). Writes model.md.
 
 Parameters per platform and link kind (intra: same node, inter: next node),
 the simple fit (LogP with o the same on both sides):
@@ -65,9 +65,10 @@ forwards; no acknowledgements. The tree is evaluated exactly as above;
 linear = P-1 sends one after the other. Rows named rma_*_put are the
 paper's PutRequest for every size (COLLX_RMA_LL_MAX=0).
 
-usage: rma_model.py LOGGP_CSV SWEEP_CSV OUT_MD"""
-import csv, math, sys
+usage: python3 -m collx model rma LOGGP_CSV SWEEP_CSV[,SWEEP_CSV...] OUT_MD"""
 from collections import defaultdict
+
+from collx.csvio import read_rows
 
 PER_NODE = 8
 LL_MAX = 32768
@@ -75,7 +76,7 @@ LL_MAX = 32768
 
 def load_params(path):
     raw = defaultdict(dict)   # (platform, peer) -> {(what, bytes): us}
-    for r in csv.DictReader(open(path)):
+    for r in read_rows(path):
         raw[(r["platform"], int(r["peer"]))][(r["what"], int(r["bytes"]))] = float(r["us"])
     params = {}
     for (plat, peer), d in raw.items():
@@ -259,16 +260,18 @@ def linear_put(params, plat, p, m):
     return max(t, heard)   # sticky lock: 0
 
 
-def main():
-    params = load_params(sys.argv[1])
+def main(argv):
+    if len(argv) != 3:
+        raise SystemExit(__doc__.rsplit("\n", 1)[-1])
+    params = load_params(argv[0])
     sweep = defaultdict(dict)
-    for path in sys.argv[2].split(","):   # several sweeps: comma-separated
-        for r in csv.DictReader(open(path)):
+    for path in argv[1].split(","):   # several sweeps: comma-separated
+        for r in read_rows(path):
             # Real runs: the median (a descheduled rank makes the mean
             # jump); SMPI is deterministic (min = mean = max).
             t = r["median"] if r["platform"].startswith("real") else r["mean"]
             sweep[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(t)
-    md = ["# LogGP model vs measurement (bench/rma_model.py)", "",
+    md = ["# LogGP model vs measurement (python/collx/models/rma.py)", "",
           "Parameters measured by bench/rma_loggp.c (loggp.csv), in us "
           "(G in ns/byte); not fitted to the sweep.", "",
           "| platform | link | o | g | L | G (ns/B) | O_r by loads | O_r by fetch-and-op | lock | copy GB/s |",
@@ -308,9 +311,7 @@ def main():
                 within = sum(1 for x in v if x <= 20)
                 md.append(f"- {plat} {alg}: max {max(v):.0f} %, mean {sum(v) / len(v):.0f} %, "
                           f"{within}/{len(v)} points within 20 %")
-    open(sys.argv[3], "w").write("\n".join(md) + "\n")
+    with open(argv[2], "w") as f:
+        f.write("\n".join(md) + "\n")
     print("\n".join(md))
 
-
-if __name__ == "__main__":
-    main()

@@ -1,68 +1,41 @@
-#!/usr/bin/env python3
 """Hierarchical study report: tables, plots and a fitted cost model.
 
-    python/hier_report.py DIR      (DIR/hier.csv from bench/hier_sweep.sh)
+    python3 -m collx report hier DIR   (DIR/hier.csv from sweep `hier`)
 
 Writes DIR/hier_tables.md and DIR/hier_<coll>.png. Times are the run time
 r (mean over repetitions: simulations without random delays are
 deterministic) in microseconds.
 
-The cost model (python/hier_model.py) is fitted per collective and
+The cost model (models/hier.py) is fitted per collective and
 variant to every process count but the largest one measured, checked
 against that one (the error printed is for runs the fit has not seen),
 then refitted on all and evaluated at p = 65536, the paper's largest
 scale.
 """
-import csv
+import json
 import math
 import os
-import sys
 from collections import defaultdict
 
-import hier_model
+from collx.csvio import read_rows, time_rows
+from collx.models import hier as hier_model
+from collx.plots.hier import plot
 
 PAPER = {"alltoallv": 14.2, "allgather": 26.0, "reduce_scatter_block": 32.7}
 
 
 def load(path):
-    t = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            if row.get("kind") != "time" or row.get("metric") != "r":
-                continue
-            key = (row["coll"], int(row["p"]), int(row["size_bytes"]), row["alg"])
-            t[key] = float(row["mean_us"])
-    return t
+    return {(row["coll"], int(row["p"]), int(row["size_bytes"]), row["alg"]): float(row["mean_us"])
+            for row in time_rows(read_rows(path), "r")}
 
 
-def lstsq(rows, ys):
-    """Non-negative least squares, small: drop negative terms until none."""
-    import numpy as np
-    active = list(range(len(rows[0])))
-    while True:
-        a = np.array([[r[i] for i in active] for r in rows])
-        # relative error matters (times span 4 decades): weight by 1/y
-        w = 1.0 / np.array(ys)
-        sol, *_ = np.linalg.lstsq(a * w[:, None], np.array(ys) * w, rcond=None)
-        if (sol >= 0).all() or len(active) == 1:
-            coef = [0.0] * len(rows[0])
-            for i, v in zip(active, sol):
-                coef[i] = max(v, 0.0)
-            return coef
-        active.pop(int(np.argmin(sol)))
-
-
-def predict(coef, c, v, p, m):
-    return sum(k * f for k, f in zip(coef, hier_model.features(c, v, p, m)))
-
-
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "results/hier"
+def main(argv):
+    out = argv[0] if argv else "results/hier"
     t = load(os.path.join(out, "hier.csv"))
     colls = sorted({k[0] for k in t})
     lines = ["# Hierarchical collectives (Parsons & Pai 2014) in SMPI", "",
              "fattree-256x16 (16 ranks per node), run time r in us (mean of the "
-             "repetitions), `bench/hier_sweep.sh`; speed-up = native / best hier; "
+             "repetitions), sweep `hier`; speed-up = native / best hier; "
              "best other = the fastest of native and SMPI's SMP-aware built-ins; best hier "
              "= the fastest of hier (the MPI's own leaders' collective), hier+bruck "
              "(collx's Bruck allgatherv among the leaders) and hier_ms (several senders "
@@ -147,7 +120,7 @@ def summary(t):
 
 
 def model(t):
-    """The fitted cost model (python/hier_model.py): checked on the largest
+    """The fitted cost model (models/hier.py): checked on the largest
     p measured (not seen by the fit), then refitted on all p and evaluated
     at p = 65536 (4096 nodes of 16)."""
     lines = ["## Cost model and extrapolation", "",
@@ -155,7 +128,7 @@ def model(t):
              "B (bytes through a node's link) and L (bytes a rank copies or reduces) "
              "follow from the algorithm the variant runs at (p, m): SMPI 3.32's "
              "Open-MPI-like selector for native and for hier's leaders "
-             "(`python/hier_model.py`). Non-negative least squares on relative error. "
+             "(`python/collx/models/hier.py`). Non-negative least squares on relative error. "
              "*Check*: fitted on every p but the largest, worst and mean error on "
              "the largest p (runs the fit has not seen). Then refitted on all p and "
              "evaluated at p = 65536 (4096 nodes of 16).", "",
@@ -178,12 +151,12 @@ def model(t):
         check = [x for x in pts if x[0] == ps[-1]]
         err = "(fitted on one p)"
         if len({p for p, _, _ in fit}) >= 2:
-            coef = lstsq([hier_model.features(c, v, p, m) for p, m, _ in fit],
+            coef = hier_model.fit([hier_model.features(c, v, p, m) for p, m, _ in fit],
                          [y for *_, y in fit])
-            errs = [abs(predict(coef, c, v, p, m) - y) / y for p, m, y in check]
+            errs = [abs(hier_model.predict(coef, c, v, p, m) - y) / y for p, m, y in check]
             err = f"{100 * max(errs):.0f} % / {100 * sum(errs) / len(errs):.0f} %"
-        coef = lstsq([hier_model.features(c, v, p, m) for p, m, _ in pts], [y for *_, y in pts])
-        at[(c, v)] = (predict(coef, c, v, 65536, 8), predict(coef, c, v, 65536, 512))
+        coef = hier_model.fit([hier_model.features(c, v, p, m) for p, m, _ in pts], [y for *_, y in pts])
+        at[(c, v)] = (hier_model.predict(coef, c, v, 65536, 8), hier_model.predict(coef, c, v, 65536, 512))
         rows.append((c, v, ps, err))
     for c, v, ps, err in rows:
         n8, n512 = at.get((c, "native"), (None, None))
@@ -234,7 +207,6 @@ def rules(t, path):
                 size = {"min": lo} if hi is None else {"min": lo, "max": hi}
                 out.append({"collective": c, "algorithm": v,
                             "comm_size": {"min": p, "max": p}, "msg_size": size})
-    import json
     with open(path, "w") as f:
         f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in out) + "\n]}\n")
     return ["## Rules file", "",
@@ -246,16 +218,15 @@ def rules(t, path):
 
 
 def senders(path):
-    """bench/hier_senders.sh: one sender per node against several."""
+    """Sweep `hier-senders`: one sender per node against several."""
     if not os.path.exists(path):
         return []
     t = defaultdict(dict)
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            t[(row["platform"], row["coll"], int(row["p"]), int(row["bytes"]))][row["variant"]] = \
-                float(row["us"])
+    for row in read_rows(path):
+        t[(row["platform"], row["coll"], int(row["p"]), int(row["bytes"]))][row["variant"]] = \
+            float(row["us"])
     lines = ["## Several senders per node (hier_ms)", "",
-             "`bench/hier_senders.sh`: fattree-256x16, where one core fills the 12 GB/s "
+             "Sweep `hier-senders`: fattree-256x16, where one core fills the 12 GB/s "
              "node link, and fattree-256x16-slowcore, where one core injects at most "
              "4 GB/s (per-byte send/receive overheads of 0.25 ns/B). Run time r in us.", "",
              "| platform | collective | p | bytes | native | hier | hier_ms | hier / hier_ms |",
@@ -270,11 +241,11 @@ def senders(path):
 
 
 def real(d):
-    """Tables of bench/hier_real.sh: real MPI on this machine, fake nodes."""
+    """Tables of sweep `hier-real`: real MPI on this machine, fake nodes."""
     if not os.path.isdir(d):
         return []
     lines = ["## Real MPI on this machine (one node, fake nodes)", "",
-             "`bench/hier_real.sh`: 8 ranks on 2 cores (oversubscribed), the node "
+             "Sweep `hier-real`: 8 ranks on 2 cores (oversubscribed), the node "
              "split into fake nodes of k ranks; the inter-node messages go through "
              "the same shared memory, so hier pays its extra copies and node "
              "barriers without a network to save. Median run time r in us.", ""]
@@ -282,10 +253,8 @@ def real(d):
         if not f.endswith(".csv"):
             continue
         rows = defaultdict(dict)
-        with open(os.path.join(d, f)) as fh:
-            for row in csv.DictReader(fh):
-                if row.get("kind") == "time" and row.get("metric") == "r":
-                    rows[int(row["size_bytes"])][row["alg"]] = float(row["median_us"])
+        for row in time_rows(read_rows(os.path.join(d, f)), "r"):
+            rows[int(row["size_bytes"])][row["alg"]] = float(row["median_us"])
         algs = sorted({a for r in rows.values() for a in r}, key=lambda a: (a != "native", a))
         lines += [f"### {f[:-4]}", "", "| bytes/rank | " + " | ".join(algs) + " |",
                   "|---" * (len(algs) + 1) + "|"]
@@ -294,33 +263,3 @@ def real(d):
                                                    for a in algs) + " |")
         lines.append("")
     return lines
-
-
-def plot(out, c, t, ps, variants):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    fig, axes = plt.subplots(1, len(ps), figsize=(4.5 * len(ps), 3.6), squeeze=False)
-    for ax, p in zip(axes[0], ps):
-        for i, v in enumerate(variants):   # one colour per variant in every panel
-            pts = sorted((k[2], y) for k, y in t.items() if k[0] == c and k[1] == p and k[3] == v)
-            if pts:
-                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=v,
-                        color=f"C{i % 10}")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("bytes per rank")
-        ax.set_ylabel("run time (us)")
-        ax.set_title(f"{c}, p={p}")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, f"hier_{c}.png"), dpi=110)
-    plt.close(fig)
-
-
-if __name__ == "__main__":
-    main()

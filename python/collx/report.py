@@ -1,35 +1,21 @@
-#!/usr/bin/python3
-"""collx demo report: reads the CSVs bench/demo.sh wrote into a results
-directory and writes report.md (tables, guideline verdicts, published
-numbers beside ours) and PNG plots next to it.
+"""collx demo report: reads the CSVs the demo's sweeps (group `demo` of
+sweeps.json) wrote into a results directory and writes report.md (tables,
+guideline verdicts, published numbers beside ours) and PNG plots next to it.
 
-    /usr/bin/python3 python/report.py results/<date>
+    python3 -m collx report results/<date>
 
 CSV schema: bench/README.md. Every sweep_* file is rendered generically,
 so new algorithms and new sweeps appear without changes here."""
-import csv
 import glob
 import os
-import sys
 from collections import defaultdict
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from collx import published
+from collx.csvio import read_rows as read
+from collx.plots import demo as figures
+from collx.tables import rma as rma_tables
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 PROBLEMS = ["same", "random", "spikes", "decreasing", "alternating", "twoblocks"]
-
-
-def read(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
-def published():
-    with open(os.path.join(HERE, "traff_published.csv")) as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
-    return {(int(r["table"]), r["problem"], int(r["b"])): r for r in rows}
 
 
 def us(x):
@@ -78,24 +64,18 @@ def traff_table(rows, coll, pub, out, figdir, name):
         hdr += ["paper gather", "paper G2", "paper gatherv", "paper TUW"]
     out.append("| " + " | ".join(hdr) + " |")
     out.append("|" + "---|" * len(hdr))
+
+    def cell(c, a, pr, b, guideline):   # a time, marked if it violates the guideline
+        s = fmt(t.get((c, a, pr, b)))
+        return f"**{s} ‼**" if (c, a, pr, b, guideline) in viol else s
+
     for pr in probs:
         for b in bs:
             m, mp = mm.get((pr, b), ("", ""))
-            cells = [pr, str(b), m, mp]
-            for a in ralgs:
-                v = t.get((reg, a, pr, b))
-                s = fmt(v)
-                if (reg, a, pr, b, "G1") in viol:
-                    s = f"**{s} ‼**"
-                cells.append(s)
+            cells = [pr, str(b), m, mp] + [cell(reg, a, pr, b, "G1") for a in ralgs]
             g2 = [t[("allreduce+" + reg, a, pr, b)] for a in galgs if ("allreduce+" + reg, a, pr, b) in t]
             cells.append(fmt(min(g2)) if g2 else "-")
-            for a in valgs:
-                v = t.get((coll, a, pr, b))
-                s = fmt(v)
-                if (coll, a, pr, b, "G2") in viol:
-                    s = f"**{s} ‼**"
-                cells.append(s)
+            cells += [cell(coll, a, pr, b, "G2") for a in valgs]
             if pub:
                 q = pub.get((1, pr, b))
                 cells += [q["gather_min"], q["g2_min"], q["gatherv_min"], q["tuw_min"]] if q else ["-"] * 4
@@ -106,30 +86,9 @@ def traff_table(rows, coll, pub, out, figdir, name):
         f"{a}: {sum(1 for v in viol if v[0] == coll and v[1] == a)}/{len(probs) * len(bs)}" for a in valgs)
         + f" (total {nv}).")
     out.append("")
-    # plot: t vs b per problem, one line per gatherv algorithm + G2 bound
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
-    for ax, pr in zip(axes.flat, probs):
-        for a in valgs:
-            ys = [t.get((coll, a, pr, b)) for b in bs]
-            ax.loglog(bs, ys, marker="o", label=f"{coll}/{a}")
-        ys = [min([t[("allreduce+" + reg, a, pr, b)] for a in galgs if ("allreduce+" + reg, a, pr, b) in t] or [None])
-              for b in bs]
-        ax.loglog(bs, ys, "k--", label="guideline (2) bound")
-        if pub and coll == "gatherv":
-            ax.loglog(bs, [float(pub[(1, pr, b)]["gatherv_min"]) for b in bs], "r:", marker="x",
-                      label="paper MPI_Gatherv (NEC)")
-            ax.loglog(bs, [float(pub[(1, pr, b)]["tuw_min"]) for b in bs], "g:", marker="x",
-                      label="paper TUW_Gatherv")
-        ax.set_title(pr)
-        ax.set_xlabel("b (MPI_INT per rank)")
-        ax.set_ylabel("t [us]")
-        ax.grid(True, which="both", alpha=0.3)
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"{coll}, p={p}, {rows[0]['platform']} (SMPI)")
-    fig.tight_layout()
     png = f"{name}.png"
-    fig.savefig(os.path.join(figdir, png), dpi=90)
-    plt.close(fig)
+    figures.traff(t, coll, reg, valgs, galgs, probs, bs, pub,
+                  f"{coll}, p={p}, {rows[0]['platform']} (SMPI)", os.path.join(figdir, png))
     out.append(f"![{coll} p={p}]({png})")
     out.append("")
     return t, viol
@@ -189,25 +148,28 @@ def sweep(rows, title, out, figdir, name, metric="t", stat="min_us"):
     line = (f"- {title} (p={r0['p']}): fastest at {lo} B: {best[0]} ({fmt(val[(lo, best[0])])} us), "
             f"at {hi} B: {best[1]} ({fmt(val[(hi, best[1])])} us)")
     if not isinstance(keys[0], tuple) and len(keys) > 1:
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        for c in cols:
-            ax.loglog(keys, [val.get((k, c)) for k in keys], marker="o", label=c)
-        ax.set_xlabel("bytes per rank")
-        ax.set_ylabel(f"{metric} [us]")
-        ax.set_title(f"{title}")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(figdir, name + ".png"), dpi=90)
-        plt.close(fig)
+        figures.sweep(keys, cols, val, title, metric, os.path.join(figdir, name + ".png"))
         out.append(f"![{title}]({name}.png)")
         out.append("")
     return line
 
 
-def main():
-    res = sys.argv[1]
-    pub = published()
+def rma_demo(path):
+    """Sweep rma-demo's points: the one-sided broadcast beside two-sided."""
+    if not os.path.exists(path):
+        return []
+    data = rma_tables.load(path)
+    out = ["## One-sided broadcast (Paznikov 2024)", ""]
+    for plat in rma_tables.platforms(data):
+        out += rma_tables.platform_tables(data, plat)
+    return out + [""]
+
+
+def main(argv):
+    if len(argv) != 1:
+        raise SystemExit("usage: python3 -m collx report RESULTS_DIR")
+    res = argv[0]
+    pub = published.traff()
     out = ["# collx demo report", ""]
     summary = []
     timing = os.path.join(res, "timings.txt")
@@ -264,10 +226,12 @@ def main():
                 line = sweep(rows, title + " (SMPI)", body, res, base, metric, stat)
             if line:
                 summary.append(line)
-    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md")):
+    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md"), ("topo", "summary.md")):
         path = os.path.join(res, *part)
         if os.path.exists(path):
-            body.append(open(path).read())
+            text = open(path).read()
+            body.append("#" + text if text.startswith("# ") else text)   # a section here
+    body += rma_demo(os.path.join(res, "rma", "rma_demo.csv"))
     out.append("## Summary")
     out.append("")
     out += summary
@@ -284,6 +248,3 @@ def main():
         f.write("\n".join(out) + "\n")
     print("\n".join(summary))
 
-
-if __name__ == "__main__":
-    main()

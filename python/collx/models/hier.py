@@ -1,4 +1,4 @@
-"""Cost model of the hierarchical study (bench/hier_sweep.sh), per variant.
+"""Cost model of the hierarchical study (sweep `hier`), per variant.
 
 Each run is described by three counts that follow from the algorithm the
 variant runs at (p, m), with q = 16 ranks per node and N = p / q nodes:
@@ -17,6 +17,8 @@ reduce_scatter) or Bruck (hier+bruck). The p = 65536 figures use the same
 selector branches (its last branch covers p >= 4096).
 """
 import math
+
+import numpy as np
 
 Q = 16   # ranks per node on fattree-256x16
 
@@ -153,3 +155,23 @@ def counts(coll, variant, p, m):
 def features(coll, variant, p, m):
     r, b, l = counts(coll, variant, p, m)
     return [r, b / 1e6, l / 1e6, 1.0]
+
+
+def fit(rows, ys):
+    """Non-negative least squares, small: drop negative terms until none.
+    Weighted by 1/y: relative error matters (times span 4 decades)."""
+    active = list(range(len(rows[0])))
+    while True:
+        a = np.array([[r[i] for i in active] for r in rows])
+        w = 1.0 / np.array(ys)
+        sol, *_ = np.linalg.lstsq(a * w[:, None], np.array(ys) * w, rcond=None)
+        if (sol >= 0).all() or len(active) == 1:
+            coef = [0.0] * len(rows[0])
+            for i, v in zip(active, sol):
+                coef[i] = max(v, 0.0)
+            return coef
+        active.pop(int(np.argmin(sol)))
+
+
+def predict(coef, coll, variant, p, m):
+    return sum(k * f for k, f in zip(coef, features(coll, variant, p, m)))

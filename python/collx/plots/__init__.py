@@ -1,0 +1,1 @@
+"""Figures, one module per family (demo, hier, pap, rma, topo)."""

@@ -1,0 +1,100 @@
+"""A run's command line: SMPI through sim/run, real MPI through the MPI's
+launcher. How collx starts MPI here (launcher, root and oversubscription
+settings) is written once, in bench/mpi_env.sh; this asks it."""
+import functools
+import os
+import subprocess
+
+# program name -> path under build/smpi or build/<mpi>
+PROGRAMS = {"collbench": "bench/collbench", "fft": "apps/fft/fft",
+            "rma_loggp": "bench/rma_loggp", "topo_cost": "bench/topo_cost",
+            "overhead": "bench/overhead"}
+MPIS = ("openmpi", "mpich")
+# what bash itself sets, not mpi_env.sh
+SHELL_VARS = {"SHLVL", "_", "PWD", "OLDPWD"}
+
+
+def root_of(v):
+    return v.text("root")
+
+
+def engine(v):
+    return v.text("engine")
+
+
+def program_path(v):
+    name = v.text("program")
+    if name not in PROGRAMS:
+        raise ValueError(f"unknown program '{name}' (one of {', '.join(PROGRAMS)})")
+    build = "smpi" if engine(v) == "smpi" else v.text("mpi")
+    return os.path.join(root_of(v), "build", build, PROGRAMS[name])
+
+
+@functools.lru_cache(maxsize=None)
+def mpi_setup(root, mpi):
+    """(launcher words, environment additions) of bench/mpi_env.sh."""
+    if mpi not in MPIS:
+        raise ValueError(f"mpi must be one of {', '.join(MPIS)}, not '{mpi}'")
+    out = subprocess.run(
+        ["bash", "-c", '. "$1/bench/mpi_env.sh" && mpi_launcher "$2" && env -0', "_", root, mpi],
+        capture_output=True, text=True, check=True).stdout
+    launcher, _, env = out.partition("\n")
+    pairs = (item.split("=", 1) for item in env.split("\0") if "=" in item)
+    added = {k: v for k, v in pairs if os.environ.get(k) != v and k not in SHELL_VARS}
+    return tuple(launcher.split()), added
+
+
+def rank_env_flags(mpi, env):
+    """Variables for every rank, the launcher's way."""
+    flags = []
+    for k, val in env.items():
+        flags += ["-x", f"{k}={val}"] if mpi == "openmpi" else ["-genv", k, val]
+    return flags
+
+
+def yield_preload(v, env):
+    """MPICH never yields the CPU while it waits: oversubscribed it needs
+    the tests' preload that makes it (as ./run test does)."""
+    lib = os.path.join(root_of(v), "build", "mpich", "tests", "contract",
+                       "libcollx_test_yield.so")
+    if os.path.exists(lib):
+        old = env.get("LD_PRELOAD", os.environ.get("LD_PRELOAD", ""))
+        env["LD_PRELOAD"] = lib + (":" + old if old else "")
+
+
+def command(v):
+    """(argv, environment additions) of the run whose variables are v."""
+    args = [str(a) for a in v.render(v.data["args"])]
+    env = {k: str(x) for k, x in v.render(v.data["env"]).items()}
+    np_ = v.text("np")
+    if not np_ or (engine(v) == "smpi" and not v.text("platform")):
+        raise ValueError("a run needs np, and in SMPI a platform")
+    if engine(v) == "smpi":
+        env["SIM_HOSTFILE"] = v.text("hostfile", "")   # the placement is the sweep's
+        cmd = [os.path.join(root_of(v), "sim", "run"), v.text("platform"), np_, "--",
+               program_path(v)] + args
+    elif engine(v) == "real":
+        mpi = v.text("mpi")
+        launcher, mpi_env = mpi_setup(root_of(v), mpi)
+        env = {**mpi_env, **env}
+        rank_env = {k: str(x) for k, x in v.render(v.data["rank_env"]).items()}
+        if v.text("ranks_per_node", ""):
+            rank_env["COLLX_RANKS_PER_NODE"] = v.text("ranks_per_node")
+        if v.data.get("yield_when_idle") and mpi == "mpich":
+            yield_preload(v, env)
+        cmd = list(launcher) + ["-n", np_] + rank_env_flags(mpi, rank_env) + \
+            [program_path(v)] + args
+    else:
+        raise ValueError(f"engine must be smpi or real, not '{engine(v)}'")
+    if int(v.get("timeout") or 0):
+        cmd = ["timeout", str(v.get("timeout"))] + cmd
+    if v.text("lock", ""):
+        cmd = ["flock", v.text("lock")] + cmd
+    return cmd, env
+
+
+def where(v):
+    """A run's place in a progress line."""
+    if engine(v) == "smpi":
+        return f"{v.text('platform')}, p={v.text('np')}"
+    return f"{v.text('mpi')}, p={v.text('np')}"

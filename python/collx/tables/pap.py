@@ -1,0 +1,98 @@
+"""PAP paper (Proficz 2020) Tables 3-4 from sweep `pap`'s CSV (mean r and e).
+
+Table 3 shape: r(BSLN) - r(LIN) in ms and r(LIN)/r(BSLN), rows = total
+vector size (K floats), columns = max delay (ms); Table 4 the same for BSLS
+vs LS, each followed by the paper's published cells
+(published/proficz_published.csv); then r and e of every algorithm.
+
+    python3 -m collx tables pap PAP_CSV [-o OUT.md]
+"""
+from collections import defaultdict
+
+from collx import published
+from collx.csvio import read_rows, time_rows
+from collx.tables import command
+
+ALGS = {"scatter": ["linear", "binomial", "slin", "sbn", "bsln", "bsbn"],
+        "gather": ["linear_sync", "binomial", "sls", "sbn", "bsls", "bsbn"]}
+SIZES_K = (128, 256, 512, 1024, 2048)
+
+
+def size_kfloats(row):
+    """The paper's total vector size (K floats) nearest to a row's bytes per
+    rank: the sweep rounds N / p down to whole floats."""
+    k = int(row["size_bytes"]) // 4 * int(row["p"]) / 1024
+    return min(SIZES_K, key=lambda s: abs(s - k))
+
+
+def delay_ms(row):
+    """The maximum delay in whole ms; the "0 ms" column ran with 1 us."""
+    d = float(row["max_delay_ms"])
+    return 0 if d < 0.5 else int(round(d))
+
+
+def load(path):
+    """(coll, alg, kfloats, delay) -> {metric: mean in ms}; p, platform."""
+    rows = time_rows(read_rows(path))
+    val = defaultdict(dict)
+    for r in rows:
+        val[(r["coll"], r["alg"], size_kfloats(r), delay_ms(r))][r["metric"]] = \
+            float(r["mean_us"]) / 1e3
+    p = int(rows[0]["p"]) if rows else 48
+    return val, p, rows[0]["platform"] if rows else "?"
+
+
+def cmp_table(val, paper, title, coll, new, base, table):
+    sizes = sorted({key[2] for key in val})
+    delays = sorted({key[3] for key in val})
+    out = [f"### {title}\n",
+           "each cell: r(%s) - r(%s) [ms] / r(%s) / r(%s)\n" % (new, base, base, new),
+           "| size (K floats) \\ max delay (ms) | " + " | ".join(map(str, delays)) + " |",
+           "|---" * (len(delays) + 1) + "|"]
+    for k in sizes:
+        cells = []
+        for d in delays:
+            a = val.get((coll, new, k, d), {}).get("r")
+            b = val.get((coll, base, k, d), {}).get("r")
+            cells.append("-" if a is None or b is None else f"{a - b:+.1f} / {b / a:.2f}")
+        out.append(f"| {k} | " + " | ".join(cells) + " |")
+    out += ["\nthe paper (Tryton, real 1 GbE), same cells:\n",
+            "| size (K floats) \\ max delay (ms) | " + " | ".join(map(str, delays)) + " |",
+            "|---" * (len(delays) + 1) + "|"]
+    for k in sizes:
+        cells = [paper.get((table, k, d)) for d in delays]
+        out.append(f"| {k} | " + " | ".join("-" if c is None else f"{c[0]:+.1f} / {c[1]:.2f}"
+                                            for c in cells) + " |")
+    return out + [""]
+
+
+def all_table(val, coll, metric):
+    sizes = sorted({key[2] for key in val})
+    delays = sorted({key[3] for key in val})
+    algs = ALGS[coll]
+    out = [f"### {coll}: mean {metric} [ms] per algorithm\n",
+           "| size | delay | " + " | ".join(algs) + " |",
+           "|---" * (len(algs) + 2) + "|"]
+    for k in sizes:
+        for d in delays:
+            cells = [val.get((coll, a, k, d), {}).get(metric) for a in algs]
+            out.append(f"| {k} | {d} | " + " | ".join("-" if c is None else f"{c:.1f}"
+                                                       for c in cells) + " |")
+    return out + [""]
+
+
+def tables(path):
+    val, p, platform = load(path)
+    paper = published.proficz()
+    where = "real MPI on this machine" if platform == "real" else "SMPI " + platform
+    out = [f"## PAP scatter/gather, {where}, p={p}\n"]
+    out += cmp_table(val, paper, "Table 3: BSLN vs LIN (scatter)", "scatter", "bsln", "linear", 3)
+    out += cmp_table(val, paper, "Table 4: BSLS vs LS (gather)", "gather", "bsls", "linear_sync", 4)
+    for m in ("r", "e"):
+        out += all_table(val, "scatter", m)
+        out += all_table(val, "gather", m)
+    return out
+
+
+def main(argv):
+    command("collx tables pap", "csv", tables, argv)

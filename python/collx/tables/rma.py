@@ -1,0 +1,102 @@
+"""Tables of the one-sided broadcast sweeps (CSV columns platform,p,m,alg,
+min,median,mean,max in us; sweeps `rma`, `rma-real`, `rma-demo`): mean time
+per (p, m), the crossover of rma_binomial over rma_linear, rma_binomial over
+two-sided binomial and native, and a LogGP fit of rma_binomial. rma_*_put
+rows (if any): the paper's PutRequest for every size (COLLX_RMA_LL_MAX=0)."""
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from collx.csvio import read_rows
+
+ALGS = ["rma_linear", "rma_binomial", "binomial", "native", "rma_binomial_put"]
+UNIT = {"ib-6x8": (1 << 20, "MiB"), "gige-18x8": (1 << 10, "KiB")}
+
+
+def load(path):
+    """(platform, alg) -> {(p, m): mean us}."""
+    data = defaultdict(dict)
+    for r in read_rows(path):
+        data[(r["platform"], r["alg"])][(int(r["p"]), int(r["m"]))] = float(r["mean"])
+    return data
+
+
+def platforms(data):
+    return sorted({plat for plat, _ in data})
+
+
+def grid(data, plat):
+    """The process counts and sizes measured on a platform."""
+    ps = sorted({p for (a_plat, a), d in data.items() if a_plat == plat for p, _ in d})
+    ms = sorted({m for (a_plat, a), d in data.items() if a_plat == plat for _, m in d})
+    return ps, ms
+
+
+def platform_tables(data, plat):
+    ps, ms = grid(data, plat)
+    div, uname = UNIT.get(plat, (1, "B"))
+    md = [f"\n### {plat}: mean time (us), rma_binomial / rma_linear / binomial / native\n",
+          "| p \\ m (" + uname + ") | " + " | ".join(str(m // div) for m in ms) + " |",
+          "|---" * (len(ms) + 1) + "|"]
+    for p in ps:
+        cells = []
+        for m in ms:
+            v = [data.get((plat, a), {}).get((p, m)) for a in ALGS]
+            cells.append(" / ".join("-" if x is None else f"{x:.0f}" for x in
+                                    (v[1], v[0], v[2], v[3])))
+        md.append(f"| {p} | " + " | ".join(cells) + " |")
+    md.append(f"\n{plat}: smallest p where rma_binomial < rma_linear, per m:\n")
+    for m in ms:
+        lin, bin_ = data.get((plat, "rma_linear"), {}), data.get((plat, "rma_binomial"), {})
+        first = next((p for p in ps if (p, m) in lin and (p, m) in bin_
+                      and bin_[(p, m)] < lin[(p, m)]), None)
+        md.append(f"- m = {m // div} {uname}: " + (f"p >= {first}" if first else "never in the range"))
+    md.append(f"\n{plat}: rma_binomial / two-sided binomial, rma_binomial / native "
+              f"(target <= 1.25){'; in brackets the paper protocol (rma_binomial_put) / binomial' if data.get((plat, 'rma_binomial_put')) else ''}\n")
+    md.append("| p \\ m (" + uname + ") | " + " | ".join(str(m // div) for m in ms) + " |")
+    md.append("|---" * (len(ms) + 1) + "|")
+    for p in ps:
+        cells = []
+        for m in ms:
+            rb, b, n = (data.get((plat, a), {}).get((p, m)) for a in ("rma_binomial", "binomial", "native"))
+            put = data.get((plat, "rma_binomial_put"), {}).get((p, m))
+            c = "-" if None in (rb, b, n) else f"{rb / b:.2f} / {rb / n:.2f}"
+            if put is not None and b:
+                c += f" ({put / b:.2f})"
+            cells.append(c)
+        md.append(f"| {p} | " + " | ".join(cells) + " |")
+    return md
+
+
+def loggp_fit(data, plat):
+    """LogGP (paper, sec. 2): t = (o + (m-1)G + 2q + L + O_r) log2 P + o + L,
+    i.e. t = S (A + m G) + B with S = ceil(log2 P) stages. A, G, B are fitted
+    by least squares on rma_binomial at the two smallest p of the platform
+    and the model predicts every other point (models/rma.py predicts from
+    measured parameters instead)."""
+    d = data.get((plat, "rma_binomial"), {})
+    ps = sorted({p for p, _ in d})
+    fit = [(p, m, t) for (p, m), t in d.items() if p in ps[:2]]
+    if len(fit) < 3:
+        return []
+    X = np.array([[math.ceil(math.log2(p)), math.ceil(math.log2(p)) * m, 1.0] for p, m, _ in fit])
+    y = np.array([t for _, _, t in fit])
+    (A, G, B), *_ = np.linalg.lstsq(X, y, rcond=None)
+    md = [f"\n### {plat}: LogGP fit on p = {ps[:2]}: per stage {A:.1f} us + m x {G * 1e3:.4f} ns/B, "
+          f"constant {B:.1f} us (1/G = {1 / G / 1e3 if G > 0 else float('nan'):.2f} GB/s)\n",
+          "| p | m | measured (us) | LogGP (us) | error |",
+          "|---|---|---|---|---|"]
+    for (p, m), t in sorted(d.items()):
+        pred = math.ceil(math.log2(p)) * (A + m * G) + B
+        md.append(f"| {p} | {m} | {t:.0f} | {pred:.0f} | {100 * (pred - t) / t:+.0f} % |")
+    return md
+
+
+def tables(data):
+    md = []
+    for plat in platforms(data):
+        md += platform_tables(data, plat)
+    for plat in platforms(data):
+        md += loggp_fit(data, plat)
+    return md
