@@ -26,7 +26,9 @@ void cb_opts_usage(void *file, const char *prog)
     for (int i = 0; colls[i]; i++)
         fprintf(f, "%s%s", colls[i], !colls[i + 1] ? "\n" : i % 5 == 4 ? "|\n                    " : "|");
     fprintf(f,
-"  --algs A,B,...    algorithms to compare (default: every registered one)\n"
+"  --algs A,B,...    algorithms to compare (default: every registered one);\n"
+"                    'selected' = none forced: COLLX_<COLL>_ALGORITHM, COLLX_RULES\n"
+"                    or the default decide per call (column ran says what ran)\n"
 "  -m MIN:MAX        bytes per rank, powers of two between (default 4:4096)\n"
 "  -i N              timed repetitions (default 100)\n"
 "  -x N              warm-up calls (default 10)\n"

@@ -21,6 +21,7 @@
 
 #define CB_CACHE 128
 #define CB_MAX_ALGS 64   /* algorithms of one collective */
+#define CB_SELECTED "selected"
 
 /* Everything one run shares (no globals: SMPI may run unprivatized). */
 typedef struct {
@@ -146,8 +147,12 @@ static void cb_what_ran(const char *coll, const long *before, char *ran, size_t 
                                   CX_Algorithm_name(coll, i));
 }
 
+/* "selected": nothing forced, the selection chain (environment, rules
+ * file, default) decides per call; column ran says what it chose. */
 static void set_alg(bench *B, const char *coll, const char *alg)
 {
+    if (alg && !strcmp(alg, CB_SELECTED))
+        alg = NULL;
     if (CX_Algorithm_set(coll, alg) != MPI_SUCCESS)
         die(B, MPI_ERR_ARG, "CX_Algorithm_set");
 }
@@ -297,7 +302,7 @@ static int resolve_algs(const char *coll, char list[][CB_NAME_LEN], int *n,
         return 0;
     }
     for (int k = 0; k < *n; k++) {
-        int found = 0;
+        int found = !strcmp(list[k], CB_SELECTED);
         for (int i = 0; i < cnt && !found; i++)
             found = !strcmp(list[k], CX_Algorithm_name(coll, i));
         if (!found) {
