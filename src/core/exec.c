@@ -21,6 +21,25 @@ static int round_begin(const cx_sched *s, int r)
     return r == 0 ? 0 : s->round_end[r - 1];
 }
 
+/* Posts message op (one request slot per op of the round). */
+static void post(cx_sched *s, const cx_op *op)
+{
+    MPI_Request *q = &s->reqs[s->nreqs];
+    int err = op->kind == CX_OP_RECV
+                  ? PMPI_Irecv(op->dst, (int)op->count, op->type, op->peer, op->tag,
+                               op->comm, q)
+                  : PMPI_Isend(op->src, (int)op->count, op->type, op->peer, op->tag,
+                               op->comm, q);
+    note(s, err);
+    s->nreqs += err == MPI_SUCCESS;
+}
+
+/* Whether op is a message posted after the round's local steps. */
+static int late_msg(const cx_op *op, cx_op_kind kind)
+{
+    return op->kind == kind && !(op->flags & CX_MSG_EARLY);
+}
+
 /* Runs local step i; the simulated time of copies and reductions adds up
  * in *pending, charged before anything another rank can see (a start
  * step's request, the round's messages). */
@@ -45,6 +64,9 @@ static void run_local(cx_sched *s, int i, double *pending)
     } else if (op->kind == CX_OP_POLL) {
         op->done = 0;
         s->npolls++;
+    } else if (op->flags & CX_MSG_EARLY) {   /* a message, in order */
+        cx_charge(pending);
+        post(s, op);
     }
 }
 
@@ -66,26 +88,12 @@ static void start_round(cx_sched *s, int r)
         run_local(s, i, &pending);
     cx_charge(&pending);
     /* Receives first, so an early sender finds them posted. */
-    for (int i = b; i < e; i++) {
-        cx_op *op = &s->ops[i];
-        MPI_Request *q = &s->reqs[s->nreqs];
-        if (op->kind == CX_OP_RECV) {
-            int err = PMPI_Irecv(op->dst, (int)op->count, op->type, op->peer, op->tag,
-                                 op->comm, q);
-            note(s, err);
-            s->nreqs += err == MPI_SUCCESS;
-        }
-    }
-    for (int i = b; i < e; i++) {
-        cx_op *op = &s->ops[i];
-        MPI_Request *q = &s->reqs[s->nreqs];
-        if (op->kind == CX_OP_SEND) {
-            int err = PMPI_Isend(op->src, (int)op->count, op->type, op->peer, op->tag,
-                                 op->comm, q);
-            note(s, err);
-            s->nreqs += err == MPI_SUCCESS;
-        }
-    }
+    for (int i = b; i < e; i++)
+        if (late_msg(&s->ops[i], CX_OP_RECV))
+            post(s, &s->ops[i]);
+    for (int i = b; i < e; i++)
+        if (late_msg(&s->ops[i], CX_OP_SEND))
+            post(s, &s->ops[i]);
 }
 
 /* After a multiple completion call failed with MPI_ERR_IN_STATUS: records

@@ -13,6 +13,10 @@
  * libraries); in regular collectives (keep_empty) they are, so that a rank
  * whose count wrongly differs from its peers' still receives (and sees
  * MPI_ERR_TRUNCATE) and forwards, instead of leaving its peers waiting.
+ * One message can say so itself (cx_sched_send_flags, CX_MSG_EMPTY): a
+ * v-collective whose messages exist whatever their sizes (hier's pairwise
+ * all-to-all). CX_MSG_EARLY posts a message where it stands among the
+ * round's local steps, so the copies after it overlap its transfer.
  *
  * Errors never strand a peer: a step that fails records the first error
  * and the schedule goes on to its end (peers waiting for later messages of
@@ -47,6 +51,7 @@ typedef struct cx_op {
     MPI_Aint dcount;      /* copy target count */
     MPI_Datatype dtype;   /* copy target type */
     int peer, tag;
+    int flags;            /* send, recv: CX_MSG_* */
     MPI_Comm comm;
     MPI_Op op;
     cx_start_fn start;
@@ -94,6 +99,17 @@ int cx_sched_send_on(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype 
                      int peer, MPI_Comm comm, int tag);
 int cx_sched_recv_on(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
                      int peer, MPI_Comm comm, int tag);
+/* Flags of one message (0: as the schedule says). */
+enum {
+    CX_MSG_EMPTY = 1,     /* sent and received even when of size zero */
+    CX_MSG_EARLY = 2      /* posted in order with the round's local steps:
+                           * before those added after it, not after all */
+};
+/* cx_sched_send_on / recv_on with flags. */
+int cx_sched_send_flags(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags);
+int cx_sched_recv_flags(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags);
 int cx_sched_copy(cx_sched *s, const void *src, MPI_Aint scount, MPI_Datatype st,
                   void *dst, MPI_Aint dcount, MPI_Datatype dt);
 /* inout = in op inout, elementwise (in is the left operand, as in
