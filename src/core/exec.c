@@ -187,6 +187,10 @@ static int polls_hold(cx_sched *s)
 void cx_sched_idle(cx_sched *s, int spins, double *since)
 {
     int flag;
+    if (s->backoff) {
+        cx_backoff(&spins);
+        return;
+    }
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
 #ifdef SMPI_H
     if (spins == 0)
@@ -206,6 +210,28 @@ void cx_sched_idle(cx_sched *s, int spins, double *since)
     (void)spins;
     (void)since;
     sched_yield();
+#endif
+}
+
+/* A few yields cover a wait of a few microseconds on an idle core; then
+ * sleeps of 2..50 us: what is awaited is seen at most ~50 us (plus the
+ * timer slack) late, and a waiting rank costs next to no CPU. In SMPI
+ * simulated time only moves in MPI calls and sleeps: 1 us steps. */
+void cx_backoff(int *spins)
+{
+    int n = (*spins)++;
+#ifdef SMPI_H
+    struct timespec us = {0, 1000};
+    if (n > 8)
+        nanosleep(&us, NULL);
+#else
+    if (n < 32) {
+        sched_yield();
+    } else {
+        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
+        struct timespec t = {0, ns < 50000 ? ns : 50000};
+        nanosleep(&t, NULL);
+    }
 #endif
 }
 

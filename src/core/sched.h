@@ -72,6 +72,9 @@ struct cx_sched {
     MPI_Comm comm;        /* default communicator and tag of messages */
     int tag;
     int keep_empty;       /* send and receive zero-size messages too */
+    int backoff;          /* wait between polls by cx_backoff alone (no MPI
+                           * call: the polls make their own), not by
+                           * cx_sched_idle's probe and yield */
     /* execution state */
     int cur;              /* round being executed */
     MPI_Request *reqs;
@@ -139,8 +142,12 @@ int cx_sched_begin(cx_sched *s);               /* post the first round */
 int cx_sched_progress(cx_sched *s, int *done); /* nonblocking step */
 int cx_sched_finish(cx_sched *s);              /* block until done */
 /* One turn of waiting: MPI progress, then the CPU to others (spins and
- * since pace SMPI's simulated sleep; 0 and a scratch double otherwise). */
+ * since pace SMPI's simulated sleep; 0 and a scratch double otherwise);
+ * cx_backoff(&spins) alone when s->backoff. */
 void cx_sched_idle(cx_sched *s, int spins, double *since);
+/* Waits politely, for loops that poll by themselves: a brief spin of
+ * yields, then short sleeps (*spins counts the turns, from 0). */
+void cx_backoff(int *spins);
 /* Completes or cancels what was posted, then frees (any state). */
 void cx_sched_free(cx_sched *s);
 

@@ -307,12 +307,12 @@ static int take_lock(cx_rma *rt)
     /* This root's previous broadcast first: its release serves the next. */
     while (atomic_load(&rt->active)) {
         cx_progress_poke();
-        cx_rma_backoff(&spins);
+        cx_backoff(&spins);
     }
     err = PMPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, CX_RMA_TICKET, MPI_SUM, rt->ctl);
     if (!err)
         err = PMPI_Win_flush(0, rt->ctl);
-    for (spins = 0; !err; cx_rma_backoff(&spins)) {
+    for (spins = 0; !err; cx_backoff(&spins)) {
         err = rt->rank == 0 ? read_own(rt, CX_RMA_SERVING, 1, &serving)
                             : read_at(rt, 0, CX_RMA_SERVING, &serving);
         if (!err && serving == ticket)
@@ -359,7 +359,7 @@ int cx_rma_release(cx_rma *rt)
 int cx_rma_flush(cx_rma *rt)
 {
     for (int spins = 0; atomic_load_explicit(&rt->active, memory_order_acquire);
-         cx_rma_backoff(&spins))
+         cx_backoff(&spins))
         cx_progress_poke();
     return atomic_exchange(&rt->err, MPI_SUCCESS);
 }
@@ -368,7 +368,7 @@ int cx_rma_wait_arrived(cx_rma *rt, long long n, int done)
 {
     atomic_llong *count = done ? &rt->delivered : &rt->arrived;
     for (int spins = 0; atomic_load_explicit(count, memory_order_acquire) < n;
-         cx_rma_backoff(&spins)) {
+         cx_backoff(&spins)) {
         cx_progress_poke();
     }
     return atomic_exchange(&rt->err, MPI_SUCCESS);

@@ -413,7 +413,7 @@ static int wait_first(dropin *d, long long n, int *ll_path)
     *ll_path = 0;
     if (!d->ll)
         return MPI_SUCCESS;
-    for (int spins = 0;; cx_rma_backoff(&spins)) {
+    for (int spins = 0;; cx_backoff(&spins)) {
         cx_progress_poke();
         if (atomic_load_explicit(&d->rt->arrived, memory_order_acquire) > d->recvs &&
             d->rt->last_aux[1] == n)

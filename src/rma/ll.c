@@ -191,7 +191,7 @@ static int credit(cx_rma_ll *ll, int target, long long n)
             ll->known[target] = got;
         if (!err && ll->known[target] < n - SLOTS) {
             cx_progress_poke();
-            cx_rma_backoff(&spins);
+            cx_backoff(&spins);
         }
     }
     return err;
@@ -254,7 +254,7 @@ int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes)
 static int await(cx_rma_ll *ll, long long n, int first, int count)
 {
     int err, fresh = 0, last = first + count - 1;
-    for (int spins = 0;; cx_rma_backoff(&spins)) {
+    for (int spins = 0;; cx_backoff(&spins)) {
         /* The last element first: one element per poll while waiting. */
         err = read_own(ll, n, last, 1, &fresh);
         if (!err && fresh && count > 1)

@@ -140,8 +140,6 @@ int cx_rma_release(cx_rma *rt);
 int cx_rma_children(int v, int p, int alg, int *kids);
 /* The job's step (forwarding; releases the root's lock). */
 int cx_rma_step(void *ctx);
-/* Waits politely: brief spin, then sched_yield, then short sleeps. */
-void cx_rma_backoff(int *spins);
 
 /* A window over bytes of new memory at *(void **)base, and its end
  * (runtime.c says why not always MPI_Win_allocate). */

@@ -2,33 +2,10 @@
  * agreed on by every rank), the control window, the registered windows
  * (the paper's wid list) and the engine that runs the forwarding job. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "rma.h"
-
-void cx_rma_backoff(int *spins)
-{
-    int n = (*spins)++;
-#ifdef SMPI_H
-    /* Simulated time only moves in MPI calls and sleeps: 1 us steps. */
-    struct timespec us = {0, 1000};
-    if (n > 8)
-        nanosleep(&us, NULL);
-#else
-    /* A few yields cover a wait of a few microseconds on an idle core; then
-     * sleeps of 2..50 us: a broadcast hop is seen at most ~50 us (plus the
-     * timer slack) late, and a waiting rank costs next to no CPU. */
-    if (n < 32) {
-        sched_yield();
-    } else {
-        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
-        struct timespec t = {0, ns < 50000 ? ns : 50000};
-        nanosleep(&t, NULL);
-    }
-#endif
-}
 
 /* On MPICH 4.0 (ch4:ucx) atomics on MPI_Win_allocate memory and loads of
  * it disagreed (updates lost, broadcasts hung: src/rma/README.md); with
@@ -270,7 +247,7 @@ int cx_rma_destroy(cx_rma *rt, int quiet)
             PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
             if (!done) {
                 cx_progress_poke();
-                cx_rma_backoff(&spins);
+                cx_backoff(&spins);
             }
         }
     }
