@@ -226,7 +226,7 @@ void cx_rma_ack(cx_rma *rt)
 
 /* A request here: the descriptor is complete (its parent flushed it before
  * the flag), so is the data. Forward to the subtree; the acknowledgement
- * to the parent waits for the children's (cx_rma_step). */
+ * to the parent waits for the children's (step). */
 static void handle_request(cx_rma *rt)
 {
     int64_t desc[CX_RMA_DESC_WORDS];
@@ -267,7 +267,8 @@ static void ack_parent(cx_rma *rt, int64_t acks)
     atomic_fetch_add_explicit(&rt->delivered, 1, memory_order_release);
 }
 
-int cx_rma_step(void *ctx)
+/* The forwarding job's step (releases the root's lock too). */
+static int step(void *ctx)
 {
     cx_rma *rt = ctx;
     int flag;
@@ -372,4 +373,36 @@ int cx_rma_wait_arrived(cx_rma *rt, long long n, int done)
         cx_progress_poke();
     }
     return atomic_exchange(&rt->err, MPI_SUCCESS);
+}
+
+int cx_rma_open(MPI_Comm comm, cx_rma **out)
+{
+    int err = cx_rma_create(comm, out);
+    if (!err)
+        cx_progress_add(&(*out)->job, step, *out);
+    return err;
+}
+
+int cx_rma_close(cx_rma *rt, int quiet)
+{
+    int err = cx_rma_flush(rt);
+    if (!quiet) {
+        /* Others may still need this rank to forward: keep stepping the job
+         * until every rank got here. */
+        MPI_Request req;
+        int done = 0, spins = 0;
+        PMPI_Ibarrier(rt->comm, &req);
+        while (!done) {
+            PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done) {
+                cx_progress_poke();
+                cx_backoff(&spins);
+            }
+        }
+    }
+    cx_progress_remove(&rt->job);
+    if (!err)
+        err = atomic_load(&rt->err);
+    cx_rma_destroy(rt);
+    return err;
 }

@@ -48,7 +48,7 @@ static int self_keyval = MPI_KEYVAL_INVALID;
 static void free_windows(dropin *d)
 {
     if (d->rt)
-        cx_rma_destroy(d->rt, 1);   /* every call completed before it returned */
+        cx_rma_close(d->rt, 1);   /* every call completed before it returned */
     d->rt = NULL;
     cx_rma_ll_free(d->ll);
     d->ll = NULL;
@@ -155,7 +155,7 @@ static dropin *state(cx_comm *c, int *err)
     d->wid = -1;
     int e = cx_comm_quiesce(c);   /* set-up collectives follow */
     if (!e)
-        e = cx_rma_create(c->priv, &d->rt);
+        e = cx_rma_open(c->priv, &d->rt);
     if (e && e != MPI_ERR_UNSUPPORTED_OPERATION) {
         free(d);
         *err = e;

@@ -100,12 +100,18 @@ typedef struct cx_rma {
     int64_t desc_out[CX_RMA_DESC_WORDS];  /* the descriptor being put */
 } cx_rma;
 
-/* Runtime on comm (collective). MPI_ERR_UNSUPPORTED_OPERATION, identically
- * on every rank, when the MPI cannot create the windows. */
+/* Runtime on comm (collective), forwarding (bcast.c).
+ * MPI_ERR_UNSUPPORTED_OPERATION, identically on every rank, when the MPI
+ * cannot create the windows. */
+int cx_rma_open(MPI_Comm comm, cx_rma **out);
+/* Completes this rank's broadcasts, waits for all ranks while forwarding,
+ * stops forwarding, frees (collective). quiet = no barrier (the caller
+ * knows nothing is pending). */
+int cx_rma_close(cx_rma *rt, int quiet);
+/* The runtime alone (runtime.c): created without forwarding, freed
+ * after it stopped. */
 int cx_rma_create(MPI_Comm comm, cx_rma **out);
-/* Completes this rank's broadcasts, waits for all ranks, frees
- * (collective). quiet = no barrier (the caller knows nothing is pending). */
-int cx_rma_destroy(cx_rma *rt, int quiet);
+void cx_rma_destroy(cx_rma *rt);
 /* Registers win (collective over the runtime's processes): *wid. */
 int cx_rma_register(cx_rma *rt, MPI_Win win, int *wid);
 void cx_rma_unregister(cx_rma *rt, int wid);
@@ -138,8 +144,6 @@ int cx_rma_release(cx_rma *rt);
  * first: their number, and the children in kids unless NULL (at most
  * p - 1 for linear's root, 32 for a binomial rank). */
 int cx_rma_children(int v, int p, int alg, int *kids);
-/* The job's step (forwarding; releases the root's lock). */
-int cx_rma_step(void *ctx);
 
 /* A window over bytes of new memory at *(void **)base, and its end
  * (runtime.c says why not always MPI_Win_allocate). */

@@ -1,6 +1,7 @@
 /* The RMA runtime's life: what the MPI can do (probed at creation and
  * agreed on by every rank), the control window, the registered windows
- * (the paper's wid list) and the engine that runs the forwarding job. */
+ * (the paper's wid list) and the engine that will run the forwarding job
+ * (bcast.c starts and stops it). Calls nothing of src/rma but its own. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,6 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
                : v && strcmp(v, "inline") == 0 ? " (COLLX_RMA_ENGINE=inline)"
                : " (no MPI_THREAD_MULTIPLE or SMPI: forwarding inside collx calls)");
     }
-    cx_progress_add(&rt->job, cx_rma_step, rt);
     *out = rt;
     return MPI_SUCCESS;
 }
@@ -234,32 +234,13 @@ void cx_rma_unregister(cx_rma *rt, int wid)
     *w = (cx_rma_win){MPI_WIN_NULL, NULL, NULL, NULL};
 }
 
-int cx_rma_destroy(cx_rma *rt, int quiet)
+void cx_rma_destroy(cx_rma *rt)
 {
-    int err = cx_rma_flush(rt);
-    if (!quiet) {
-        /* Others may still need this rank to forward: keep stepping the job
-         * until every rank got here. */
-        MPI_Request req;
-        int done = 0, spins = 0;
-        PMPI_Ibarrier(rt->comm, &req);
-        while (!done) {
-            PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
-            if (!done) {
-                cx_progress_poke();
-                cx_backoff(&spins);
-            }
-        }
-    }
-    cx_progress_remove(&rt->job);
     for (int i = 0; i < rt->nwins; i++)
         cx_rma_unregister(rt, i);
     free(rt->wins);
     PMPI_Win_unlock_all(rt->ctl);
     cx_rma_win_free(&rt->ctl, rt->ctl_base);
     PMPI_Comm_free(&rt->comm);
-    if (!err)
-        err = atomic_load(&rt->err);
     free(rt);
-    return err;
 }
