@@ -12,8 +12,8 @@
  * runs native (requirements, .check). */
 #include <pthread.h>
 #include <stdlib.h>
+#include "dropin.h"
 #include "ll.h"
-#include "rma.h"
 
 #define MIN_STAGING ((MPI_Aint)64 << 10)
 
@@ -184,7 +184,7 @@ static MPI_Aint call_bytes(const cx_args *a)
 
 /* Nothing here depends on this rank's message size: an erroneous call
  * whose sizes disagree still runs the same algorithm everywhere. */
-static const char *check(const cx_args *a, cx_comm *c)
+const char *cx_rma_dropin_check(const cx_args *a, cx_comm *c)
 {
     int err;
     if (a->size == 1)
@@ -453,7 +453,7 @@ static int run(cx_sched *s, void *ctx, int *done)
 
 /* Every rank takes part, even with nothing to receive: which passes run
  * is the root's decision (as two-sided trees send their empty messages). */
-static int build(const cx_args *a, cx_sched *s, int alg)
+int cx_rma_dropin(const cx_args *a, cx_sched *s)
 {
     int err;
     if (a->size == 1)
@@ -464,24 +464,6 @@ static int build(const cx_args *a, cx_sched *s, int alg)
     call *k = cx_sched_alloc(s, sizeof *k);
     if (!k)
         return MPI_ERR_NO_MEM;
-    *k = (call){a, d, alg, 0};
+    *k = (call){a, d, *(const int *)a->alg->family_data, 0};
     return cx_sched_poll(s, run, k);
 }
-
-static int build_linear(const cx_args *a, cx_sched *s)
-{
-    return build(a, s, CX_RMA_LINEAR);
-}
-
-static int build_binomial(const cx_args *a, cx_sched *s)
-{
-    return build(a, s, CX_RMA_BINOMIAL);
-}
-
-const cx_algorithm cx_rma_algorithms[] = {
-    CX_ALG(BCAST, "rma_linear", build_linear, CX_REQ_BLOCKING,
-           "one-sided: the root puts to every rank (Paznikov 2024)", .check = check),
-    CX_ALG(BCAST, "rma_binomial", build_binomial, CX_REQ_BLOCKING,
-           "one-sided binomial tree, forwarded by each rank's runtime, largest "
-           "subtree first (Paznikov 2024)", .check = check),
-    CX_ALG_END};
