@@ -97,6 +97,7 @@ typedef struct cx_rma {
                            * another root comes (cx_rma_release) */
     atomic_int holding;   /* sticky: this rank holds the lock, idle */
     atomic_int err;       /* first error of a forwarding step */
+    int64_t ticket;       /* this root's ticket of the lock */
     int64_t desc_out[CX_RMA_DESC_WORDS];  /* the descriptor being put */
 } cx_rma;
 
@@ -125,10 +126,27 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
                        MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX]);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
-/* Waits until n broadcasts have been received and forwarded here (data
- * there); with done, until this rank acknowledged them too (its subtree
- * has them). */
-int cx_rma_wait_arrived(cx_rma *rt, long long n, int done);
+
+/* The same in steps that return at once (a schedule's, the drop-in's).
+ * cx_rma_bcast_bytes = check; unless the lock was kept, quiet (poll),
+ * ticket, served (poll); put. Polls set *done and forward meanwhile. */
+int cx_rma_bcast_check(const cx_rma *rt, MPI_Aint bytes, int wid, MPI_Aint disp, int alg);
+/* Whether this root kept the lock from its last broadcast (sticky). */
+int cx_rma_lock_kept(cx_rma *rt);
+/* Poll: this root's last broadcast is complete everywhere. */
+int cx_rma_quiet(cx_rma *rt, int *done);
+/* Takes a ticket of the lock; poll: the ticket is served (lock held). */
+int cx_rma_ticket(cx_rma *rt);
+int cx_rma_served(cx_rma *rt, int *done);
+/* The puts of a broadcast (the lock held). */
+int cx_rma_bcast_put(cx_rma *rt, const void *src, MPI_Aint bytes, int wid, MPI_Aint disp,
+                     int alg, const int64_t aux[CX_RMA_AUX]);
+/* Poll: as cx_rma_quiet, then the first forwarding error (cx_rma_flush). */
+int cx_rma_flushed(cx_rma *rt, int *done);
+/* Poll: n broadcasts have been received and forwarded here (data there);
+ * with acked, this rank acknowledged them too (its subtree has them).
+ * Then the first forwarding error. */
+int cx_rma_arrived(cx_rma *rt, long long n, int acked, int *done);
 /* The data of the last broadcast handled here, when it was PULLED: bytes
  * read from the parent's window into to (flushed). */
 int cx_rma_pull(cx_rma *rt, void *to, MPI_Aint bytes);
