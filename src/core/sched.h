@@ -2,10 +2,15 @@
  *
  * A schedule is a list of rounds. Starting a round runs its local steps in
  * order (copies and reductions, charged in SMPI at the platform's memory
- * rate; start steps, which post any MPI request), then posts its receives,
- * then its sends; the round ends when every request it posted has
- * completed and every poll step of it has returned true. Each message
- * carries its own communicator and tag (the schedule's by default).
+ * rate; start steps, which post any MPI request or append rounds), then
+ * posts its receives, then its sends (a message flagged CX_MSG_EARLY: in
+ * order among the local steps, so the copies after it overlap its
+ * transfer); the round ends when every request it posted has completed
+ * and every poll step of it has returned true. Between polls the
+ * executors let MPI progress and yield (cx_sched_idle), or only back off
+ * (s->backoff: polls that make their own MPI calls, the RMA drop-in's).
+ * Each message carries its own communicator and tag (the schedule's by
+ * default).
  *
  * Counts are MPI_Aint: a message of more than INT_MAX elements is sent as
  * one element of a derived type. Messages of size zero are not sent in
@@ -15,8 +20,7 @@
  * MPI_ERR_TRUNCATE) and forwards, instead of leaving its peers waiting.
  * One message can say so itself (cx_sched_send_flags, CX_MSG_EMPTY): a
  * v-collective whose messages exist whatever their sizes (hier's pairwise
- * all-to-all). CX_MSG_EARLY posts a message where it stands among the
- * round's local steps, so the copies after it overlap its transfer.
+ * all-to-all).
  *
  * Errors never strand a peer: a step that fails records the first error
  * and the schedule goes on to its end (peers waiting for later messages of
