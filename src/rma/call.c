@@ -83,7 +83,8 @@ static int finish(cx_sched *s, call *k)
     return err ? err : derr;
 }
 
-/* ---- waits (poll steps): their error, once done, in k->werr ---- */
+/* ---- waits (poll steps): each leaves its error, once done, to the step
+ * after it (in k->werr unless said) ---- */
 
 static int quiet(cx_sched *s, void *ctx, int *done)
 {
@@ -91,6 +92,7 @@ static int quiet(cx_sched *s, void *ctx, int *done)
     return cx_rma_quiet(((call *)ctx)->rt, done);
 }
 
+/* The root's ticket is served: it holds the lock (an error: the pass's). */
 static int served(cx_sched *s, void *ctx, int *done)
 {
     call *k = ctx;
@@ -146,6 +148,7 @@ static int first(cx_sched *s, void *ctx, int *done)
     return MPI_SUCCESS;
 }
 
+/* LL: the message is here whole. */
 static int ll_take(cx_sched *s, void *ctx, int *done)
 {
     call *k = ctx;
@@ -154,7 +157,8 @@ static int ll_take(cx_sched *s, void *ctx, int *done)
     return MPI_SUCCESS;
 }
 
-/* LL: the message to child k->kid; after an error, to no one more. */
+/* LL: the message to child k->kid (its error: the call's); after an
+ * error, to no one more. */
 static int to_child(cx_sched *s, void *ctx, int *done)
 {
     call *k = ctx;
