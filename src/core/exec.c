@@ -21,6 +21,25 @@ static int round_begin(const cx_sched *s, int r)
     return r == 0 ? 0 : s->round_end[r - 1];
 }
 
+/* Posts message op (one request slot per op of the round). */
+static void post(cx_sched *s, const cx_op *op)
+{
+    MPI_Request *q = &s->reqs[s->nreqs];
+    int err = op->kind == CX_OP_RECV
+                  ? PMPI_Irecv(op->dst, (int)op->count, op->type, op->peer, op->tag,
+                               op->comm, q)
+                  : PMPI_Isend(op->src, (int)op->count, op->type, op->peer, op->tag,
+                               op->comm, q);
+    note(s, err);
+    s->nreqs += err == MPI_SUCCESS;
+}
+
+/* Whether op is a message posted after the round's local steps. */
+static int late_msg(const cx_op *op, cx_op_kind kind)
+{
+    return op->kind == kind && !(op->flags & CX_MSG_EARLY);
+}
+
 /* Runs local step i; the simulated time of copies and reductions adds up
  * in *pending, charged before anything another rank can see (a start
  * step's request, the round's messages). */
@@ -45,6 +64,9 @@ static void run_local(cx_sched *s, int i, double *pending)
     } else if (op->kind == CX_OP_POLL) {
         op->done = 0;
         s->npolls++;
+    } else if (op->flags & CX_MSG_EARLY) {   /* a message, in order */
+        cx_charge(pending);
+        post(s, op);
     }
 }
 
@@ -66,26 +88,12 @@ static void start_round(cx_sched *s, int r)
         run_local(s, i, &pending);
     cx_charge(&pending);
     /* Receives first, so an early sender finds them posted. */
-    for (int i = b; i < e; i++) {
-        cx_op *op = &s->ops[i];
-        MPI_Request *q = &s->reqs[s->nreqs];
-        if (op->kind == CX_OP_RECV) {
-            int err = PMPI_Irecv(op->dst, (int)op->count, op->type, op->peer, op->tag,
-                                 op->comm, q);
-            note(s, err);
-            s->nreqs += err == MPI_SUCCESS;
-        }
-    }
-    for (int i = b; i < e; i++) {
-        cx_op *op = &s->ops[i];
-        MPI_Request *q = &s->reqs[s->nreqs];
-        if (op->kind == CX_OP_SEND) {
-            int err = PMPI_Isend(op->src, (int)op->count, op->type, op->peer, op->tag,
-                                 op->comm, q);
-            note(s, err);
-            s->nreqs += err == MPI_SUCCESS;
-        }
-    }
+    for (int i = b; i < e; i++)
+        if (late_msg(&s->ops[i], CX_OP_RECV))
+            post(s, &s->ops[i]);
+    for (int i = b; i < e; i++)
+        if (late_msg(&s->ops[i], CX_OP_SEND))
+            post(s, &s->ops[i]);
 }
 
 /* After a multiple completion call failed with MPI_ERR_IN_STATUS: records
@@ -179,6 +187,10 @@ static int polls_hold(cx_sched *s)
 void cx_sched_idle(cx_sched *s, int spins, double *since)
 {
     int flag;
+    if (s->backoff) {
+        cx_backoff(&spins);
+        return;
+    }
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
 #ifdef SMPI_H
     if (spins == 0)
@@ -198,6 +210,28 @@ void cx_sched_idle(cx_sched *s, int spins, double *since)
     (void)spins;
     (void)since;
     sched_yield();
+#endif
+}
+
+/* A few yields cover a wait of a few microseconds on an idle core; then
+ * sleeps of 2..50 us: what is awaited is seen at most ~50 us (plus the
+ * timer slack) late, and a waiting rank costs next to no CPU. In SMPI
+ * simulated time only moves in MPI calls and sleeps: 1 us steps. */
+void cx_backoff(int *spins)
+{
+    int n = (*spins)++;
+#ifdef SMPI_H
+    struct timespec us = {0, 1000};
+    if (n > 8)
+        nanosleep(&us, NULL);
+#else
+    if (n < 32) {
+        sched_yield();
+    } else {
+        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
+        struct timespec t = {0, ns < 50000 ? ns : 50000};
+        nanosleep(&t, NULL);
+    }
 #endif
 }
 

@@ -75,14 +75,14 @@ static int message(cx_sched *s, MPI_Aint *count, MPI_Datatype *t, MPI_Count *byt
 }
 
 static int add_msg(cx_sched *s, cx_op_kind kind, const void *buf, MPI_Aint count,
-                   MPI_Datatype t, int peer, MPI_Comm comm, int tag)
+                   MPI_Datatype t, int peer, MPI_Comm comm, int tag, int flags)
 {
     MPI_Count bytes;
     int err = message(s, &count, &t, &bytes);
-    if (err || (bytes == 0 && !s->keep_empty))
+    if (err || (bytes == 0 && !s->keep_empty && !(flags & CX_MSG_EMPTY)))
         return err;
     cx_op op = {.kind = kind, .count = count, .type = t, .peer = peer,
-                .comm = comm, .tag = tag};
+                .comm = comm, .tag = tag, .flags = flags};
     if (kind == CX_OP_SEND)
         op.src = buf;
     else
@@ -90,27 +90,39 @@ static int add_msg(cx_sched *s, cx_op_kind kind, const void *buf, MPI_Aint count
     return add_op(s, &op);
 }
 
+int cx_sched_send_flags(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags)
+{
+    return add_msg(s, CX_OP_SEND, buf, count, t, peer, comm, tag, flags);
+}
+
+int cx_sched_recv_flags(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags)
+{
+    return add_msg(s, CX_OP_RECV, buf, count, t, peer, comm, tag, flags);
+}
+
 int cx_sched_send_on(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
                      int peer, MPI_Comm comm, int tag)
 {
-    return add_msg(s, CX_OP_SEND, buf, count, t, peer, comm, tag);
+    return add_msg(s, CX_OP_SEND, buf, count, t, peer, comm, tag, 0);
 }
 
 int cx_sched_recv_on(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
                      int peer, MPI_Comm comm, int tag)
 {
-    return add_msg(s, CX_OP_RECV, buf, count, t, peer, comm, tag);
+    return add_msg(s, CX_OP_RECV, buf, count, t, peer, comm, tag, 0);
 }
 
 int cx_sched_send(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
                   int peer)
 {
-    return add_msg(s, CX_OP_SEND, buf, count, t, peer, s->comm, s->tag);
+    return add_msg(s, CX_OP_SEND, buf, count, t, peer, s->comm, s->tag, 0);
 }
 
 int cx_sched_recv(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t, int peer)
 {
-    return add_msg(s, CX_OP_RECV, buf, count, t, peer, s->comm, s->tag);
+    return add_msg(s, CX_OP_RECV, buf, count, t, peer, s->comm, s->tag, 0);
 }
 
 int cx_sched_copy(cx_sched *s, const void *src, MPI_Aint scount, MPI_Datatype st,

@@ -2,10 +2,15 @@
  *
  * A schedule is a list of rounds. Starting a round runs its local steps in
  * order (copies and reductions, charged in SMPI at the platform's memory
- * rate; start steps, which post any MPI request), then posts its receives,
- * then its sends; the round ends when every request it posted has
- * completed and every poll step of it has returned true. Each message
- * carries its own communicator and tag (the schedule's by default).
+ * rate; start steps, which post any MPI request or append rounds), then
+ * posts its receives, then its sends (a message flagged CX_MSG_EARLY: in
+ * order among the local steps, so the copies after it overlap its
+ * transfer); the round ends when every request it posted has completed
+ * and every poll step of it has returned true. Between polls the
+ * executors let MPI progress and yield (cx_sched_idle), or only back off
+ * (s->backoff: polls that make their own MPI calls, the RMA drop-in's).
+ * Each message carries its own communicator and tag (the schedule's by
+ * default).
  *
  * Counts are MPI_Aint: a message of more than INT_MAX elements is sent as
  * one element of a derived type. Messages of size zero are not sent in
@@ -13,6 +18,9 @@
  * libraries); in regular collectives (keep_empty) they are, so that a rank
  * whose count wrongly differs from its peers' still receives (and sees
  * MPI_ERR_TRUNCATE) and forwards, instead of leaving its peers waiting.
+ * One message can say so itself (cx_sched_send_flags, CX_MSG_EMPTY): a
+ * v-collective whose messages exist whatever their sizes (hier's pairwise
+ * all-to-all).
  *
  * Errors never strand a peer: a step that fails records the first error
  * and the schedule goes on to its end (peers waiting for later messages of
@@ -47,6 +55,7 @@ typedef struct cx_op {
     MPI_Aint dcount;      /* copy target count */
     MPI_Datatype dtype;   /* copy target type */
     int peer, tag;
+    int flags;            /* send, recv: CX_MSG_* */
     MPI_Comm comm;
     MPI_Op op;
     cx_start_fn start;
@@ -67,6 +76,9 @@ struct cx_sched {
     MPI_Comm comm;        /* default communicator and tag of messages */
     int tag;
     int keep_empty;       /* send and receive zero-size messages too */
+    int backoff;          /* wait between polls by cx_backoff alone (no MPI
+                           * call: the polls make their own), not by
+                           * cx_sched_idle's probe and yield */
     /* execution state */
     int cur;              /* round being executed */
     MPI_Request *reqs;
@@ -94,6 +106,17 @@ int cx_sched_send_on(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype 
                      int peer, MPI_Comm comm, int tag);
 int cx_sched_recv_on(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
                      int peer, MPI_Comm comm, int tag);
+/* Flags of one message (0: as the schedule says). */
+enum {
+    CX_MSG_EMPTY = 1,     /* sent and received even when of size zero */
+    CX_MSG_EARLY = 2      /* posted in order with the round's local steps:
+                           * before those added after it, not after all */
+};
+/* cx_sched_send_on / recv_on with flags. */
+int cx_sched_send_flags(cx_sched *s, const void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags);
+int cx_sched_recv_flags(cx_sched *s, void *buf, MPI_Aint count, MPI_Datatype t,
+                        int peer, MPI_Comm comm, int tag, int flags);
 int cx_sched_copy(cx_sched *s, const void *src, MPI_Aint scount, MPI_Datatype st,
                   void *dst, MPI_Aint dcount, MPI_Datatype dt);
 /* inout = in op inout, elementwise (in is the left operand, as in
@@ -123,8 +146,12 @@ int cx_sched_begin(cx_sched *s);               /* post the first round */
 int cx_sched_progress(cx_sched *s, int *done); /* nonblocking step */
 int cx_sched_finish(cx_sched *s);              /* block until done */
 /* One turn of waiting: MPI progress, then the CPU to others (spins and
- * since pace SMPI's simulated sleep; 0 and a scratch double otherwise). */
+ * since pace SMPI's simulated sleep; 0 and a scratch double otherwise);
+ * cx_backoff(&spins) alone when s->backoff. */
 void cx_sched_idle(cx_sched *s, int spins, double *since);
+/* Waits politely, for loops that poll by themselves: a brief spin of
+ * yields, then short sleeps (*spins counts the turns, from 0). */
+void cx_backoff(int *spins);
 /* Completes or cancels what was posted, then frees (any state). */
 void cx_sched_free(cx_sched *s);
 

@@ -123,43 +123,23 @@ static int copy_out(a2a *x, cx_sched *s, int m, const char *part)
     return err;
 }
 
-/* A message of the pipelined exchange, posted by a start step: in the
- * same round as the copies that it overlaps (a round posts its start
- * steps' requests before the copies after them run and are charged). */
-typedef struct p2p {
-    char *buf;
-    int bytes, peer, send, tag;
-    MPI_Comm comm;
-} p2p;
-
-static int post(cx_sched *s, void *ctx, MPI_Request *req)
-{
-    (void)s;
-    p2p *m = ctx;
-    return m->send ? PMPI_Isend(m->buf, m->bytes, MPI_BYTE, m->peer, m->tag, m->comm, req)
-                   : PMPI_Irecv(m->buf, m->bytes, MPI_BYTE, m->peer, m->tag, m->comm, req);
-}
-
-/* Sender l's share of a part of bytes at part, to or from node peer. */
+/* Sender l's share of a part of bytes at part, to or from node peer:
+ * posted even when empty (erroneous counts then end in MPI_ERR_TRUNCATE,
+ * never in a wait) and before the round's copies, which it overlaps. */
 static int post_share(a2a *x, cx_sched *s, char *part, MPI_Aint bytes, int peer, int send,
                       MPI_Comm comm)
 {
     MPI_Aint lo, len;
+    int f = CX_MSG_EMPTY | CX_MSG_EARLY;
     hier_share(bytes, x->h.c->local_rank, x->h.senders, &lo, &len);
-    p2p *m = cx_sched_alloc(s, sizeof *m);
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    *m = (p2p){.buf = part + lo, .bytes = (int)len, .peer = peer, .send = send,
-               .tag = s->tag, .comm = comm};
-    return cx_sched_start(s, post, m);
+    return send ? cx_sched_send_flags(s, part + lo, len, MPI_BYTE, peer, comm, s->tag, f)
+                : cx_sched_recv_flags(s, part + lo, len, MPI_BYTE, peer, comm, s->tag, f);
 }
 
 /* Large v/w calls: the nodes exchange their parts pairwise, round r with
  * nodes me + r and me - r, while every rank of the node copies its blocks
  * for round r + 1 in and those of round r - 1 out (the copies overlap the
- * transfer instead of adding to it); a node barrier closes each round.
- * Every message is posted, even empty, so that erroneous counts end in
- * MPI_ERR_TRUNCATE, never in a wait. */
+ * transfer instead of adding to it); a node barrier closes each round. */
 static int emit_pipelined(a2a *x, cx_sched *s)
 {
     cx_comm *c = x->h.c;

@@ -226,7 +226,7 @@ void cx_rma_ack(cx_rma *rt)
 
 /* A request here: the descriptor is complete (its parent flushed it before
  * the flag), so is the data. Forward to the subtree; the acknowledgement
- * to the parent waits for the children's (cx_rma_step). */
+ * to the parent waits for the children's (step). */
 static void handle_request(cx_rma *rt)
 {
     int64_t desc[CX_RMA_DESC_WORDS];
@@ -267,7 +267,8 @@ static void ack_parent(cx_rma *rt, int64_t acks)
     atomic_fetch_add_explicit(&rt->delivered, 1, memory_order_release);
 }
 
-int cx_rma_step(void *ctx)
+/* The forwarding job's step (releases the root's lock too). */
+static int step(void *ctx)
 {
     cx_rma *rt = ctx;
     int flag;
@@ -297,35 +298,11 @@ int cx_rma_step(void *ctx)
     return 0;
 }
 
-/* Waits for the lock of the runtime (the previous broadcast, this root's
- * or another's, is complete everywhere once this ticket is served). */
-static int take_lock(cx_rma *rt)
-{
-    static _Thread_local int64_t one = 1, ticket;
-    int64_t serving = -1;
-    int err, spins = 0;
-    /* This root's previous broadcast first: its release serves the next. */
-    while (atomic_load(&rt->active)) {
-        cx_progress_poke();
-        cx_rma_backoff(&spins);
-    }
-    err = PMPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, CX_RMA_TICKET, MPI_SUM, rt->ctl);
-    if (!err)
-        err = PMPI_Win_flush(0, rt->ctl);
-    for (spins = 0; !err; cx_rma_backoff(&spins)) {
-        err = rt->rank == 0 ? read_own(rt, CX_RMA_SERVING, 1, &serving)
-                            : read_at(rt, 0, CX_RMA_SERVING, &serving);
-        if (!err && serving == ticket)
-            return MPI_SUCCESS;
-        cx_progress_poke();   /* forward the broadcast that holds it */
-    }
-    return err;
-}
+/* The root's side in steps (rma.h): each returns at once, so a schedule
+ * can run them (the drop-in); the blocking calls below loop over them. */
 
-int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
-                       MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX])
+int cx_rma_bcast_check(const cx_rma *rt, MPI_Aint bytes, int wid, MPI_Aint disp, int alg)
 {
-    int err, p = rt->size;
     if (wid < 0 || wid >= rt->nwins || rt->wins[wid].win == MPI_WIN_NULL)
         return MPI_ERR_WIN;
     int base = alg & CX_RMA_ALG_MASK, extra = alg & ~(CX_RMA_ALG_MASK | CX_RMA_PULL);
@@ -333,19 +310,101 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
         return MPI_ERR_ARG;
     /* Checked here for every target, so forwarders never meet a window
      * that is too small. */
-    for (int t = 0; t < p; t++)
+    for (int t = 0; t < rt->size; t++)
         if (t != rt->rank && !fits(&rt->wins[wid], t, disp, bytes))
             return MPI_ERR_RMA_RANGE;
-    if (p == 1)
-        return MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+
+int cx_rma_lock_kept(cx_rma *rt)
+{
     /* Sticky: this root's own last broadcast completed everywhere before
      * it returned, and no other root can have come in between. */
-    if (!(rt->sticky && atomic_exchange(&rt->holding, 0)) && (err = take_lock(rt)))
-        return err;
-    rt->acks_want += tree_children(0, p, alg);
+    return rt->sticky && atomic_exchange(&rt->holding, 0);
+}
+
+int cx_rma_quiet(cx_rma *rt, int *done)
+{
+    *done = !atomic_load_explicit(&rt->active, memory_order_acquire);
+    if (!*done)
+        cx_progress_poke();   /* forward meanwhile */
+    return MPI_SUCCESS;
+}
+
+int cx_rma_ticket(cx_rma *rt)
+{
+    static _Thread_local int64_t one = 1;
+    int err = PMPI_Fetch_and_op(&one, &rt->ticket, MPI_INT64_T, 0, CX_RMA_TICKET, MPI_SUM,
+                                rt->ctl);
+    return err ? err : PMPI_Win_flush(0, rt->ctl);
+}
+
+int cx_rma_served(cx_rma *rt, int *done)
+{
+    int64_t serving = -1;
+    int err = rt->rank == 0 ? read_own(rt, CX_RMA_SERVING, 1, &serving)
+                            : read_at(rt, 0, CX_RMA_SERVING, &serving);
+    *done = err || serving == rt->ticket;
+    if (!*done)
+        cx_progress_poke();   /* forward the broadcast that holds it */
+    return err;
+}
+
+int cx_rma_bcast_put(cx_rma *rt, const void *src, MPI_Aint bytes, int wid, MPI_Aint disp,
+                     int alg, const int64_t aux[CX_RMA_AUX])
+{
+    rt->acks_want += tree_children(0, rt->size, alg);
     atomic_store_explicit(&rt->active, 1, memory_order_release);
     int64_t desc[CX_RMA_DESC_WORDS] = {rt->rank, wid, disp, bytes, alg, aux[0], aux[1]};
     return put_loop(rt, src, desc);
+}
+
+int cx_rma_flushed(cx_rma *rt, int *done)
+{
+    cx_rma_quiet(rt, done);
+    return *done ? atomic_exchange(&rt->err, MPI_SUCCESS) : MPI_SUCCESS;
+}
+
+int cx_rma_arrived(cx_rma *rt, long long n, int acked, int *done)
+{
+    atomic_llong *count = acked ? &rt->delivered : &rt->arrived;
+    *done = atomic_load_explicit(count, memory_order_acquire) >= n;
+    if (!*done) {
+        cx_progress_poke();
+        return MPI_SUCCESS;
+    }
+    return atomic_exchange(&rt->err, MPI_SUCCESS);
+}
+
+/* Calls poll until it is done, politely. */
+static int wait_until(cx_rma *rt, int (*poll)(cx_rma *rt, int *done))
+{
+    int err, done = 0;
+    for (int spins = 0; !(err = poll(rt, &done)) && !done;)
+        cx_backoff(&spins);
+    return err;
+}
+
+/* Waits for the lock of the runtime (the previous broadcast, this root's
+ * or another's, is complete everywhere once this ticket is served). This
+ * root's previous broadcast first: its release serves the next. */
+static int take_lock(cx_rma *rt)
+{
+    int err = wait_until(rt, cx_rma_quiet);
+    if (!err)
+        err = cx_rma_ticket(rt);
+    return err ? err : wait_until(rt, cx_rma_served);
+}
+
+int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
+                       MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX])
+{
+    int err = cx_rma_bcast_check(rt, bytes, wid, disp, alg);
+    if (err || rt->size == 1)
+        return err;
+    if (!cx_rma_lock_kept(rt) && (err = take_lock(rt)))
+        return err;
+    return cx_rma_bcast_put(rt, src, bytes, wid, disp, alg, aux);
 }
 
 int cx_rma_release(cx_rma *rt)
@@ -358,18 +417,37 @@ int cx_rma_release(cx_rma *rt)
 
 int cx_rma_flush(cx_rma *rt)
 {
-    for (int spins = 0; atomic_load_explicit(&rt->active, memory_order_acquire);
-         cx_rma_backoff(&spins))
-        cx_progress_poke();
-    return atomic_exchange(&rt->err, MPI_SUCCESS);
+    return wait_until(rt, cx_rma_flushed);
 }
 
-int cx_rma_wait_arrived(cx_rma *rt, long long n, int done)
+int cx_rma_open(MPI_Comm comm, cx_rma **out)
 {
-    atomic_llong *count = done ? &rt->delivered : &rt->arrived;
-    for (int spins = 0; atomic_load_explicit(count, memory_order_acquire) < n;
-         cx_rma_backoff(&spins)) {
-        cx_progress_poke();
+    int err = cx_rma_create(comm, out);
+    if (!err)
+        cx_progress_add(&(*out)->job, step, *out);
+    return err;
+}
+
+int cx_rma_close(cx_rma *rt, int quiet)
+{
+    int err = cx_rma_flush(rt);
+    if (!quiet) {
+        /* Others may still need this rank to forward: keep stepping the job
+         * until every rank got here. */
+        MPI_Request req;
+        int done = 0, spins = 0;
+        PMPI_Ibarrier(rt->comm, &req);
+        while (!done) {
+            PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done) {
+                cx_progress_poke();
+                cx_backoff(&spins);
+            }
+        }
     }
-    return atomic_exchange(&rt->err, MPI_SUCCESS);
+    cx_progress_remove(&rt->job);
+    if (!err)
+        err = atomic_load(&rt->err);
+    cx_rma_destroy(rt);
+    return err;
 }

@@ -36,7 +36,11 @@ struct cx_rma_ll {
     char *zeros;          /* slot_elems zero elements */
     int used[SLOTS];      /* elements of each slot written since it was zeroed */
     long long *known;     /* [p] how far each rank had read, last seen */
-    int *kids;            /* [p] children of this rank in one broadcast */
+    /* The broadcast being passed on (ll.h: in steps). */
+    long long n;          /* its number; 0 none yet */
+    int root, elems;      /* its root; its elements */
+    int nkids;
+    int *kids;            /* [p] children of this rank (relative ranks) */
 };
 
 static MPI_Aint env_bytes(const char *name, MPI_Aint dflt)
@@ -178,11 +182,40 @@ static void decode(const cx_rma_ll *ll, char *dst, MPI_Aint total)
     cx_charge_copy((MPI_Count)total);
 }
 
-/* Waits until target has read broadcast n - SLOTS (its slot for n is free). */
-static int credit(cx_rma_ll *ll, int target, long long n)
+/* The broadcast n of elems elements from root is this rank's to pass on
+ * (to its children in the tree of alg). */
+static int pass_on(cx_rma_ll *ll, long long n, int root, int alg, int elems)
 {
-    int err = MPI_SUCCESS;
-    for (int spins = 0; ll->known[target] < n - SLOTS && !err; ) {
+    int p = ll->size, v = (ll->rank - root + p) % p;
+    ll->n = n;
+    ll->root = root;
+    ll->elems = elems;
+    return ll->nkids = cx_rma_children(v, p, alg, ll->kids);
+}
+
+int cx_rma_ll_load(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total,
+                   int *nkids)
+{
+    *nkids = 0;
+    if (total > ll->max)
+        return MPI_ERR_INTERN;
+    encode(ll, n, src, total);
+    *nkids = pass_on(ll, n, ll->rank, alg, elems_of(total));
+    return MPI_SUCCESS;
+}
+
+/* One message per child, complete at each before the next, largest
+ * subtree first: a binomial root sends the whole message to each child
+ * anyway, so cutting it in pipelined chunks only adds per-message costs
+ * (measured). A child's slot is written only once the child has read
+ * broadcast n - SLOTS (credit: its published progress, read again only
+ * when the cached value is too old). */
+int cx_rma_ll_to_child(cx_rma_ll *ll, int i, int *done)
+{
+    int err = MPI_SUCCESS, target = (ll->kids[i] + ll->root) % ll->size;
+    long long n = ll->n;
+    *done = 0;
+    if (ll->known[target] < n - SLOTS) {
         int64_t zero = 0, got = 0;
         err = PMPI_Fetch_and_op(&zero, &got, MPI_INT64_T, target, 0, MPI_NO_OP, ll->win);
         if (!err)
@@ -191,40 +224,15 @@ static int credit(cx_rma_ll *ll, int target, long long n)
             ll->known[target] = got;
         if (!err && ll->known[target] < n - SLOTS) {
             cx_progress_poke();
-            cx_rma_backoff(&spins);
+            return MPI_SUCCESS;
         }
     }
-    return err;
-}
-
-/* The message of broadcast n (elems elements in buf) to every child
- * (relative ranks in kids), complete at each before the next: largest
- * subtree first. One message per child: a binomial root sends the whole
- * message to each child anyway, so cutting it in pipelined chunks only
- * adds per-message costs (measured). */
-static int forward(cx_rma_ll *ll, long long n, int root, int nkids, int elems)
-{
-    int err = MPI_SUCCESS, p = ll->size;
-    for (int i = 0; i < nkids && !err; i++) {
-        int target = (ll->kids[i] + root) % p;
-        err = credit(ll, target, n);
-        if (!err)
-            err = PMPI_Accumulate(ll->buf, elems, ll->elem, target, slot_disp(ll, n), elems,
-                                  ll->elem, MPI_REPLACE, ll->win);
-        /* Flushed at once: some MPIs apply an operation only at a flush. */
-        if (!err)
-            err = PMPI_Win_flush(target, ll->win);
-    }
-    return err;
-}
-
-int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total)
-{
-    if (total > ll->max)
-        return MPI_ERR_INTERN;
-    encode(ll, n, src, total);
-    int nkids = cx_rma_children(0, ll->size, alg, ll->kids);
-    return forward(ll, n, ll->rank, nkids, elems_of(total));
+    *done = 1;
+    if (!err)
+        err = PMPI_Accumulate(ll->buf, ll->elems, ll->elem, target, slot_disp(ll, n),
+                              ll->elems, ll->elem, MPI_REPLACE, ll->win);
+    /* Flushed at once: some MPIs apply an operation only at a flush. */
+    return err ? err : PMPI_Win_flush(target, ll->win);
 }
 
 /* Reads elements [first, first + count) of this rank's slot of n into
@@ -250,19 +258,17 @@ int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes)
     return read_own(ll, n, 0, 1, yes);
 }
 
-/* Waits until elements [first, first + count) of n are here (in buf). */
-static int await(cx_rma_ll *ll, long long n, int first, int count)
+/* Poll: elements [0, count) of n are here (in buf). The last one first:
+ * one element per poll while waiting. */
+static int arrived(cx_rma_ll *ll, long long n, int count, int *done)
 {
-    int err, fresh = 0, last = first + count - 1;
-    for (int spins = 0;; cx_rma_backoff(&spins)) {
-        /* The last element first: one element per poll while waiting. */
-        err = read_own(ll, n, last, 1, &fresh);
-        if (!err && fresh && count > 1)
-            err = read_own(ll, n, first, count, &fresh);
-        if (err || fresh)
-            return err;
+    int fresh = 0, err = read_own(ll, n, count - 1, 1, &fresh);
+    if (!err && fresh && count > 1)
+        err = read_own(ll, n, 0, count, &fresh);
+    *done = err || fresh;
+    if (!*done)
         cx_progress_poke();
-    }
+    return err;
 }
 
 /* Zeroes the used part of the slot of broadcast n, which this rank has
@@ -283,27 +289,37 @@ static int zero_slot(cx_rma_ll *ll, long long n)
     return err;
 }
 
-int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI_Aint room,
-                   MPI_Aint *total)
+int cx_rma_ll_take(cx_rma_ll *ll, long long n, int root, int alg, int *done,
+                   MPI_Aint *total, int *nkids)
 {
-    int p = ll->size, v = (ll->rank - root + p) % p;
-    int nkids = cx_rma_children(v, p, alg, ll->kids);
-    int err = await(ll, n, 0, 1);
+    int err;
     int64_t t = 0;
+    *nkids = 0;
+    if (ll->n != n) {   /* the header first: the root's size */
+        if ((err = arrived(ll, n, 1, done)) || !*done)
+            return err;
+        memcpy(&t, ll->buf, sizeof t);
+        *total = (MPI_Aint)t;
+        if (t < 0 || t > ll->max) {
+            *done = 1;
+            return MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
+        }
+        pass_on(ll, n, root, alg, elems_of((MPI_Aint)t));
+    }
     memcpy(&t, ll->buf, sizeof t);
     *total = (MPI_Aint)t;
-    if (!err && (t < 0 || t > ll->max))
-        err = MPI_ERR_INTERN;   /* COLLX_RMA_LL_MAX differs between ranks */
-    if (!err)
-        err = await(ll, n, 0, elems_of((MPI_Aint)t));
+    *nkids = ll->nkids;
+    if ((err = arrived(ll, n, ll->elems, done)) || !*done)
+        return err;
     int *used = &ll->used[n % SLOTS];
-    if (!err && *used < elems_of((MPI_Aint)t))
-        *used = elems_of((MPI_Aint)t);   /* for zero_slot */
-    if (!err)
-        err = forward(ll, n, root, nkids, elems_of((MPI_Aint)t));
-    if (!err && dst && t == room)
-        decode(ll, dst, (MPI_Aint)t);
-    return err;
+    if (*used < ll->elems)
+        *used = ll->elems;   /* for zero_slot */
+    return MPI_SUCCESS;
+}
+
+void cx_rma_ll_decode(const cx_rma_ll *ll, char *dst, MPI_Aint total)
+{
+    decode(ll, dst, total);
 }
 
 int cx_rma_ll_done(cx_rma_ll *ll, long long n)

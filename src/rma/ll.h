@@ -20,8 +20,8 @@
  * (every SLOTS / 2 broadcasts), writers read that value remotely
  * when their cached one is too old (credits, no acknowledgement per
  * broadcast). A receiver forwards the whole message to its children once
- * it has it. All of this runs inside the blocking MPI_Bcast of each rank:
- * no progress engine is involved. */
+ * it has it. All of this runs in steps of the blocking MPI_Bcast's
+ * schedule of each rank (dropin.c): no progress engine is involved. */
 #ifndef CX_RMA_LL_H
 #define CX_RMA_LL_H
 
@@ -37,15 +37,20 @@ void cx_rma_ll_free(cx_rma_ll *ll);
 MPI_Aint cx_rma_ll_max(const cx_rma_ll *ll);
 
 /* Broadcast n (n >= 1, consecutive over all broadcasts of the
- * communicator) of total bytes at src from this rank, the root. */
-int cx_rma_ll_send(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total);
+ * communicator) in steps that return at once (polls set *done). The root
+ * loads its total bytes at src; a receiver polls cx_rma_ll_take until it
+ * has the message from root whole (*total = the root's size; it has
+ * landed, or will). Then each passes it to its *nkids children in turn
+ * (cx_rma_ll_to_child, a poll for child i = 0, 1, ...: the child's slot
+ * must be free first) and a receiver decodes it (total bytes to dst). */
+int cx_rma_ll_load(cx_rma_ll *ll, long long n, int alg, const char *src, MPI_Aint total,
+                   int *nkids);
+int cx_rma_ll_take(cx_rma_ll *ll, long long n, int root, int alg, int *done,
+                   MPI_Aint *total, int *nkids);
+int cx_rma_ll_to_child(cx_rma_ll *ll, int i, int *done);
+void cx_rma_ll_decode(const cx_rma_ll *ll, char *dst, MPI_Aint total);
 /* Whether broadcast n's header has landed here (non-blocking). */
 int cx_rma_ll_landed(cx_rma_ll *ll, long long n, int *yes);
-/* Receives broadcast n from root (it has landed or will), forwards it to
- * this rank's subtree and, when the root's size equals room, writes the
- * data to dst (contiguous bytes). *total = the root's size. */
-int cx_rma_ll_recv(cx_rma_ll *ll, long long n, int root, int alg, char *dst, MPI_Aint room,
-                   MPI_Aint *total);
 /* This rank is done with broadcast n (whatever protocol it used). */
 int cx_rma_ll_done(cx_rma_ll *ll, long long n);
 

@@ -97,15 +97,22 @@ typedef struct cx_rma {
                            * another root comes (cx_rma_release) */
     atomic_int holding;   /* sticky: this rank holds the lock, idle */
     atomic_int err;       /* first error of a forwarding step */
+    int64_t ticket;       /* this root's ticket of the lock */
     int64_t desc_out[CX_RMA_DESC_WORDS];  /* the descriptor being put */
 } cx_rma;
 
-/* Runtime on comm (collective). MPI_ERR_UNSUPPORTED_OPERATION, identically
- * on every rank, when the MPI cannot create the windows. */
+/* Runtime on comm (collective), forwarding (bcast.c).
+ * MPI_ERR_UNSUPPORTED_OPERATION, identically on every rank, when the MPI
+ * cannot create the windows. */
+int cx_rma_open(MPI_Comm comm, cx_rma **out);
+/* Completes this rank's broadcasts, waits for all ranks while forwarding,
+ * stops forwarding, frees (collective). quiet = no barrier (the caller
+ * knows nothing is pending). */
+int cx_rma_close(cx_rma *rt, int quiet);
+/* The runtime alone (runtime.c): created without forwarding, freed
+ * after it stopped. */
 int cx_rma_create(MPI_Comm comm, cx_rma **out);
-/* Completes this rank's broadcasts, waits for all ranks, frees
- * (collective). quiet = no barrier (the caller knows nothing is pending). */
-int cx_rma_destroy(cx_rma *rt, int quiet);
+void cx_rma_destroy(cx_rma *rt);
 /* Registers win (collective over the runtime's processes): *wid. */
 int cx_rma_register(cx_rma *rt, MPI_Win win, int *wid);
 void cx_rma_unregister(cx_rma *rt, int wid);
@@ -119,10 +126,27 @@ int cx_rma_bcast_bytes(cx_rma *rt, const void *src, MPI_Aint bytes, int wid,
                        MPI_Aint disp, int alg, const int64_t aux[CX_RMA_AUX]);
 /* Waits until this rank's broadcasts completed everywhere (forwarding). */
 int cx_rma_flush(cx_rma *rt);
-/* Waits until n broadcasts have been received and forwarded here (data
- * there); with done, until this rank acknowledged them too (its subtree
- * has them). */
-int cx_rma_wait_arrived(cx_rma *rt, long long n, int done);
+
+/* The same in steps that return at once (a schedule's, the drop-in's).
+ * cx_rma_bcast_bytes = check; unless the lock was kept, quiet (poll),
+ * ticket, served (poll); put. Polls set *done and forward meanwhile. */
+int cx_rma_bcast_check(const cx_rma *rt, MPI_Aint bytes, int wid, MPI_Aint disp, int alg);
+/* Whether this root kept the lock from its last broadcast (sticky). */
+int cx_rma_lock_kept(cx_rma *rt);
+/* Poll: this root's last broadcast is complete everywhere. */
+int cx_rma_quiet(cx_rma *rt, int *done);
+/* Takes a ticket of the lock; poll: the ticket is served (lock held). */
+int cx_rma_ticket(cx_rma *rt);
+int cx_rma_served(cx_rma *rt, int *done);
+/* The puts of a broadcast (the lock held). */
+int cx_rma_bcast_put(cx_rma *rt, const void *src, MPI_Aint bytes, int wid, MPI_Aint disp,
+                     int alg, const int64_t aux[CX_RMA_AUX]);
+/* Poll: as cx_rma_quiet, then the first forwarding error (cx_rma_flush). */
+int cx_rma_flushed(cx_rma *rt, int *done);
+/* Poll: n broadcasts have been received and forwarded here (data there);
+ * with acked, this rank acknowledged them too (its subtree has them).
+ * Then the first forwarding error. */
+int cx_rma_arrived(cx_rma *rt, long long n, int acked, int *done);
 /* The data of the last broadcast handled here, when it was PULLED: bytes
  * read from the parent's window into to (flushed). */
 int cx_rma_pull(cx_rma *rt, void *to, MPI_Aint bytes);
@@ -138,18 +162,11 @@ int cx_rma_release(cx_rma *rt);
  * first: their number, and the children in kids unless NULL (at most
  * p - 1 for linear's root, 32 for a binomial rank). */
 int cx_rma_children(int v, int p, int alg, int *kids);
-/* The job's step (forwarding; releases the root's lock). */
-int cx_rma_step(void *ctx);
-/* Waits politely: brief spin, then sched_yield, then short sleeps. */
-void cx_rma_backoff(int *spins);
 
 /* A window over bytes of new memory at *(void **)base, and its end
  * (runtime.c says why not always MPI_Win_allocate). */
 int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void *base,
                      MPI_Win *win);
 void cx_rma_win_free(MPI_Win *win, void *base);
-
-/* The family (its catalogue: the MPI_Bcast drop-in). */
-extern const cx_family cx_rma_family;
 
 #endif

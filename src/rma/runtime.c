@@ -1,34 +1,12 @@
 /* The RMA runtime's life: what the MPI can do (probed at creation and
  * agreed on by every rank), the control window, the registered windows
- * (the paper's wid list) and the engine that runs the forwarding job. */
+ * (the paper's wid list) and the engine that will run the forwarding job
+ * (bcast.c starts and stops it). Calls nothing of src/rma but its own. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "rma.h"
-
-void cx_rma_backoff(int *spins)
-{
-    int n = (*spins)++;
-#ifdef SMPI_H
-    /* Simulated time only moves in MPI calls and sleeps: 1 us steps. */
-    struct timespec us = {0, 1000};
-    if (n > 8)
-        nanosleep(&us, NULL);
-#else
-    /* A few yields cover a wait of a few microseconds on an idle core; then
-     * sleeps of 2..50 us: a broadcast hop is seen at most ~50 us (plus the
-     * timer slack) late, and a waiting rank costs next to no CPU. */
-    if (n < 32) {
-        sched_yield();
-    } else {
-        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
-        struct timespec t = {0, ns < 50000 ? ns : 50000};
-        nanosleep(&t, NULL);
-    }
-#endif
-}
 
 /* On MPICH 4.0 (ch4:ucx) atomics on MPI_Win_allocate memory and loads of
  * it disagreed (updates lost, broadcasts hung: src/rma/README.md); with
@@ -186,7 +164,6 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
                : v && strcmp(v, "inline") == 0 ? " (COLLX_RMA_ENGINE=inline)"
                : " (no MPI_THREAD_MULTIPLE or SMPI: forwarding inside collx calls)");
     }
-    cx_progress_add(&rt->job, cx_rma_step, rt);
     *out = rt;
     return MPI_SUCCESS;
 }
@@ -257,32 +234,13 @@ void cx_rma_unregister(cx_rma *rt, int wid)
     *w = (cx_rma_win){MPI_WIN_NULL, NULL, NULL, NULL};
 }
 
-int cx_rma_destroy(cx_rma *rt, int quiet)
+void cx_rma_destroy(cx_rma *rt)
 {
-    int err = cx_rma_flush(rt);
-    if (!quiet) {
-        /* Others may still need this rank to forward: keep stepping the job
-         * until every rank got here. */
-        MPI_Request req;
-        int done = 0, spins = 0;
-        PMPI_Ibarrier(rt->comm, &req);
-        while (!done) {
-            PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
-            if (!done) {
-                cx_progress_poke();
-                cx_rma_backoff(&spins);
-            }
-        }
-    }
-    cx_progress_remove(&rt->job);
     for (int i = 0; i < rt->nwins; i++)
         cx_rma_unregister(rt, i);
     free(rt->wins);
     PMPI_Win_unlock_all(rt->ctl);
     cx_rma_win_free(&rt->ctl, rt->ctl_base);
     PMPI_Comm_free(&rt->comm);
-    if (!err)
-        err = atomic_load(&rt->err);
     free(rt);
-    return err;
 }

@@ -1,6 +1,6 @@
 /* The topology state of a communicator: distances decided once (rank 0
  * loads or measures, then broadcasts, so every rank holds the same bits and
- * computes the same orders), kept in the family slot with the orders
+ * computes the same orders), kept in the family's state with the orders
  * derived from them. */
 #include <stdio.h>
 #include <stdlib.h>

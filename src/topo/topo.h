@@ -51,7 +51,7 @@ void cx_topo_release(void *state);
 void cx_topo_expand(cx_topo *t);
 
 /* The communicator's distances: measured (or loaded from COLLX_TOPO_FILE)
- * on first use, collectively over c, then cached in the family slot. */
+ * on first use, collectively over c, then cached in the family's state. */
 int cx_topo_get(cx_comm *c, cx_topo **out);
 /* Virtual rank -> rank for a mapping of kind starting at root (order[0] =
  * root), with the heuristic of COLLX_TOPO_MAP (paper|hier, default paper)

@@ -7,7 +7,9 @@
  *  - a poll step on a flag in the node-shared segment, set by the node's
  *    leader after a delay: the waiting ranks must see it (in SMPI only if
  *    the executor calls into MPI while polling);
- *  - a start step that adds rounds to the running schedule. */
+ *  - a start step that adds rounds to the running schedule;
+ *  - empty messages in a schedule without keep_empty: left out, unless
+ *    flagged CX_MSG_EMPTY (then sent: the ring's receives complete). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,14 @@ int main(int argc, char **argv)
         cx_sched_send_on(&s, &token, 1, MPI_INT, (c->my_node + 1) % nn, c->leaders, 9);
         cx_sched_recv_on(&s, &got, 1, MPI_INT, (c->my_node + nn - 1) % nn, c->leaders, 9);
     }
+    cx_sched_barrier(&s);
+    /* An empty ring on every rank: only the flagged messages exist. */
+    int before = s.nops, right = (rank + 1) % p, left = (rank + p - 1) % p;
+    cx_sched_send_on(&s, NULL, 0, MPI_INT, right, c->priv, 7);
+    expect(s.nops == before, "empty message without the flag left out");
+    cx_sched_send_flags(&s, NULL, 0, MPI_INT, right, c->priv, 7, CX_MSG_EMPTY | CX_MSG_EARLY);
+    cx_sched_recv_flags(&s, NULL, 0, MPI_INT, left, c->priv, 7, CX_MSG_EMPTY);
+    expect(s.nops == before + 2, "flagged empty messages kept");
     cx_sched_barrier(&s);
     /* Round 3: non-leaders wait for the leader's flag. */
     flag_wait w = {flag, data, 1};

@@ -1,0 +1,23 @@
+/* The one-sided family (Paznikov 2024): the drop-in MPI_Bcast on either
+ * tree (dropin.c), the tree as its data. */
+#include "dropin.h"
+
+#define TREE(alg) .family_data = &(const int){alg}
+/* Known bug (issue 12): with several threads calling collectives, a
+ * forwarding job crashed in MPI_Win_sync (tests/robust/threads.c). */
+#define RMA_NEEDS (CX_REQ_BLOCKING | CX_REQ_NO_THREAD_MULTIPLE)
+
+static const cx_algorithm algorithms[] = {
+    CX_ALG(BCAST, "rma_linear", cx_rma_dropin, RMA_NEEDS,
+           "one-sided: the root puts to every rank (Paznikov 2024)",
+           .check = cx_rma_dropin_check, TREE(CX_RMA_LINEAR)),
+    CX_ALG(BCAST, "rma_binomial", cx_rma_dropin, RMA_NEEDS,
+           "one-sided binomial tree, forwarded by each rank's runtime, largest "
+           "subtree first (Paznikov 2024)", .check = cx_rma_dropin_check,
+           TREE(CX_RMA_BINOMIAL)),
+    CX_ALG_END};
+
+const cx_family cx_rma_family = {
+    .name = "rma",
+    .algorithms = algorithms,
+    .release = cx_rma_dropin_release};
