@@ -9,18 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cx_internal.h"
+#include "../common/check.h"
 
 #define NAME_LEN 64
 static int rank, size, failures;
-#define CHECK(c, ...)                                                           \
-    do {                                                                        \
-        if (!(c)) {                                                             \
-            failures++;                                                         \
-            printf("FAIL rank %d: ", rank);                                     \
-            printf(__VA_ARGS__);                                                \
-            printf("\n");                                                       \
-        }                                                                       \
-    } while (0)
 
 int main(int argc, char **argv)
 {

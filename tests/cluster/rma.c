@@ -9,17 +9,9 @@
 #include <string.h>
 #include <mpi.h>
 #include "collx.h"
+#include "../common/check.h"
 
 static int rank, size, failures;
-#define CHECK(c, ...)                                                           \
-    do {                                                                        \
-        if (!(c)) {                                                             \
-            failures++;                                                         \
-            printf("FAIL rank %d: ", rank);                                     \
-            printf(__VA_ARGS__);                                                \
-            printf("\n");                                                       \
-        }                                                                       \
-    } while (0)
 
 static void bcasts(const char *alg, int want_served)
 {

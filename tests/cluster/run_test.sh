@@ -5,7 +5,7 @@
 # name, so tests and CI jobs never share one), runs PROGRAM on it through
 # `./run cluster run` with $COLLX_MPI, and removes the cluster when it
 # ends, also on failure or a signal. The run is cut at
-# $COLLX_CLUSTER_TEST_TIMEOUT seconds (default 240), before CTest's own
+# $COLLX_CLUSTER_TEST_TIMEOUT seconds (default 540), before CTest's own
 # timeout would kill this script and leave the cluster behind.
 # CLUSTER_TEST_PRELOAD: put in front of LD_PRELOAD for the run only.
 set -euo pipefail
@@ -46,7 +46,7 @@ unset COLLX_FAKE_NODES COLLX_RANKS_PER_NODE
 # line (as a user would write it), not of this script and CMake.
 preload="${CLUSTER_TEST_PRELOAD:-}${CLUSTER_TEST_PRELOAD:+${LD_PRELOAD:+:}}${LD_PRELOAD:-}"
 rc=0
-LD_PRELOAD="$preload" timeout -k 10 "${COLLX_CLUSTER_TEST_TIMEOUT:-240}" \
+LD_PRELOAD="$preload" timeout -k 10 "${COLLX_CLUSTER_TEST_TIMEOUT:-540}" \
   "$ROOT/run" cluster run "${run_args[@]}" -- "$@" || rc=$?
-((rc != 124)) || echo "run_test.sh: cut after ${COLLX_CLUSTER_TEST_TIMEOUT:-240} s" >&2
+((rc != 124)) || echo "run_test.sh: cut after ${COLLX_CLUSTER_TEST_TIMEOUT:-540} s" >&2
 exit "$rc"
