@@ -36,8 +36,11 @@ while :; do
   [ -e "$COLLX_CLUSTER_RUN/$COLLX_CLUSTER" ] || [ -e "/run/netns/$COLLX_CLUSTER-head" ] || break
 done
 export COLLX_CLUSTER COLLX_CLUSTER_OWNER=$$
+child=""
 trap '"$ROOT/cluster/down.sh"' EXIT
-trap 'exit 143' INT TERM
+# bash runs a trap only once its foreground command is done: the run goes
+# in the background, and a signal stops it (down.sh ends the rest).
+trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; exit 143' INT TERM
 # The layout collx finds must be the cluster's: no fake nodes.
 unset COLLX_FAKE_NODES COLLX_RANKS_PER_NODE
 
@@ -45,8 +48,10 @@ unset COLLX_FAKE_NODES COLLX_RANKS_PER_NODE
 # CLUSTER_TEST_PRELOAD: the LD_PRELOAD of the `./run cluster run` command
 # line (as a user would write it), not of this script and CMake.
 preload="${CLUSTER_TEST_PRELOAD:-}${CLUSTER_TEST_PRELOAD:+${LD_PRELOAD:+:}}${LD_PRELOAD:-}"
-rc=0
 LD_PRELOAD="$preload" timeout -k 10 "${COLLX_CLUSTER_TEST_TIMEOUT:-540}" \
-  "$ROOT/run" cluster run "${run_args[@]}" -- "$@" || rc=$?
+  "$ROOT/run" cluster run "${run_args[@]}" -- "$@" &
+child=$!
+rc=0
+wait "$child" || rc=$?
 ((rc != 124)) || echo "run_test.sh: cut after ${COLLX_CLUSTER_TEST_TIMEOUT:-540} s" >&2
 exit "$rc"
