@@ -1,5 +1,7 @@
 /* SMPI, two switches joined by one uplink (cse-2switch-30x8) with a
- * scattered or round-robin placement: the measured node distances separate
+ * scattered or round-robin placement, or the emulated cluster of
+ * tests/cluster (usage: switches [HOST...]: the hosts of the second switch;
+ * default: the hosts named cseB*): the measured node distances separate
  * the switches (every pair across the uplink is farther than every pair
  * on one switch), the ring orders keep nodes whole and cross the uplink
  * only twice, the rd order keeps the last stage's partners on one node,
@@ -94,7 +96,9 @@ int main(int argc, char **argv)
     char name[MPI_MAX_PROCESSOR_NAME];
     int len, mine;
     MPI_Get_processor_name(name, &len);
-    mine = strncmp(name, "cseB", 4) == 0;
+    mine = argc < 2 && strncmp(name, "cseB", 4) == 0;
+    for (int a = 1; a < argc; a++)
+        mine |= strcmp(name, argv[a]) == 0;
     sw = malloc(sizeof(int) * size);
     MPI_Allgather(&mine, 1, MPI_INT, sw, 1, MPI_INT, MPI_COMM_WORLD);
     int both = 0;
@@ -105,8 +109,8 @@ int main(int argc, char **argv)
     cx_topo *t;
     CHECK(cx_comm_get(MPI_COMM_WORLD, &c) == 0 && cx_topo_get(c, &t) == 0, "topo state");
     if (rank == 0)
-        printf("p=%d nodes=%d: %d node pairs measured in %.6f s (simulated)\n", size,
-               t->nn, t->pairs, t->cost);
+        printf("p=%d nodes=%d: %d node pairs measured in %.6f s\n", size, t->nn, t->pairs,
+               t->cost);
     double same_max = 0, cross_min = 1e30;
     for (int i = 0; i < t->nn; i++)
         for (int j = 0; j < t->nn; j++) {
@@ -121,6 +125,12 @@ int main(int argc, char **argv)
         }
     CHECK(!both || same_max < cross_min, "one switch up to %g s, across from %g s",
           same_max, cross_min);
+    for (int i = 0; rank == 0 && i < t->nn; i++) {   /* the matrix, in ms */
+        printf("node %d (switch %s):", i, sw[c->node_leader[i]] ? "B" : "A");
+        for (int j = 0; j < t->nn; j++)
+            printf(" %8.3f", 1e3 * t->node_dist[i * t->nn + j]);
+        printf("\n");
+    }
     for (int h = 0; h < CX_TOPO_HEURISTICS; h++) {
         const int *ring = cx_topo_order_with(t, h, CX_TOPO_RING, 0);
         same_as_rank0(ring, "ring order");
@@ -133,9 +143,10 @@ int main(int argc, char **argv)
         while (top * 2 < size)
             top *= 2;
         /* The greedy heuristic fills a node with partners of the last stages
-         * when a node holds a power of two of ranks. */
+         * when a node holds a power of two of ranks (uneven nodes, as the
+         * emulated cluster's 3+3+2, cannot hold whole pairs). */
         int ppn = c->max_ranks_per_node, pow2 = c->uniform && !(ppn & (ppn - 1));
-        for (int v = 0; v < size && (pow2 || h == CX_TOPO_HIER); v++)
+        for (int v = 0; v < size && (pow2 || (c->uniform && h == CX_TOPO_HIER)); v++)
             CHECK((v ^ top) >= size || c->node_of[rd[v]] == c->node_of[rd[v ^ top]],
                   "h%d rd: last stage %d-%d on one node", h, v, v ^ top);
     }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# cluster/run.sh [--placement block|cyclic|alternate] -n P -- PROGRAM ARGS...
+# Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI's
+# launcher (openmpi, the default, or mpich), started on the head node.
+# Every rank gets the caller's LD_PRELOAD and every COLLX_* variable.
+#   block:     fill node0 (PPN ranks), then node1, ...
+#   cyclic:    rank i on node i mod N
+#   alternate: rank i on the i mod N-th node of the list that takes nodes
+#              alternately from the switches (s0's first, s1's first, ...,
+#              s0's second, ...): ring neighbours cross the uplink.
+# P above NODES x PPN is refused; P below it leaves the last nodes short.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$CLUSTER_SRC/../bench/mpi_env.sh"
+
+usage() { sed -n '2,11p' "$0" >&2; exit 2; }
+placement=block np=""
+while (($#)); do
+  case "$1" in
+    --placement) placement="${2:?}"; shift 2 ;;
+    -n|-np) np="${2:?}"; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) usage ;;
+    *) echo "cluster run: unknown argument '$1' (the program goes after --)" >&2; usage ;;
+  esac
+done
+(($#)) && [[ "$np" =~ ^[0-9]+$ ]] && ((np >= 1)) || usage
+cluster_check_name
+cluster_load
+((np <= NODES * PPN)) || cluster_die "-n $np: the cluster has $NODES x $PPN = $((NODES * PPN)) slots"
+
+# The placement as a host list with c slots each (Hydra's machine file):
+# rank i is on host order[(i / c) mod len], wrapping around like Hydra.
+order=() c=1
+case "$placement" in
+  block) for ((k = 0; k < NODES; k++)); do order+=("$k"); done; c=$PPN ;;
+  cyclic) for ((k = 0; k < NODES; k++)); do order+=("$k"); done ;;
+  alternate)
+    for ((j = 0; ${#order[@]} < NODES; j++)); do     # j-th node of every switch
+      for ((s = 0; s < SWITCHES; s++)); do
+        n=0
+        for ((k = 0; k < NODES; k++)); do
+          [ "$(cluster_switch_of $k)" = "$s" ] || continue
+          ((n++ == j)) && order+=("$k")
+        done
+      done
+    done ;;
+  *) cluster_die "--placement: block, cyclic or alternate (got '$placement')" ;;
+esac
+mpi="${COLLX_MPI:-openmpi}"
+hosts="$CLUSTER_DIR/hosts.$placement.$np.$mpi"
+if [ "$mpi" = mpich ]; then
+  # Hydra starts one proxy per line, and MPICH takes a proxy for a node:
+  # each host once, its ranks in one proxy.
+  for k in "${order[@]}"; do echo "node$k:$c"; done >"$hosts.$$"
+else
+  # Open MPI's sequential mapper (rmaps seq): rank i on line i.
+  for ((i = 0; i < np; i++)); do echo "node${order[i / c % ${#order[@]}]}"; done >"$hosts.$$"
+fi
+mv "$hosts.$$" "$hosts"
+
+# MPICH 4.0 over UCX's TCP can hang in MPI_Finalize (a rank waits for a
+# peer already in its PMI barrier): its ranks get this helper first
+# (tests/cluster/mpich_finalize.c).
+fix="$CLUSTER_SRC/../build/mpich/tests/cluster/libcollx_mpich_finalize.so"
+if [ "$mpi" = mpich ]; then
+  if [ -f "$fix" ]; then
+    export LD_PRELOAD="$fix${LD_PRELOAD:+:$LD_PRELOAD}"
+  else
+    cluster_log "warning: no $fix (COLLX_MPI=mpich ./run build): MPI_Finalize may hang between nodes"
+  fi
+fi
+# The launcher itself runs without the preload; the ranks get it.
+vars=()
+[ -n "${LD_PRELOAD:-}" ] && vars+=(LD_PRELOAD)
+mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_' || true)
+agent="$CLUSTER_DIR/agent"
+case "$mpi" in
+  openmpi)
+    cmd=(/usr/bin/mpirun.openmpi --oversubscribe -n "$np" --hostfile "$hosts"
+         --mca rmaps seq --mca plm_rsh_agent "$agent"
+         --mca pml ob1 --mca btl self,vader,tcp
+         --mca btl_tcp_if_include "$CLUSTER_SUBNET" --mca oob_tcp_if_include "$CLUSTER_SUBNET")
+    for v in "${vars[@]}"; do cmd+=(-x "$v=${!v}"); done ;;
+  mpich)
+    cmd=(/usr/bin/mpiexec.mpich -launcher rsh -launcher-exec "$agent" -f "$hosts" -n "$np")
+    for v in "${vars[@]}"; do cmd+=(-genv "$v" "${!v}"); done ;;
+  *) cluster_die "COLLX_MPI must be openmpi or mpich (got '$mpi')" ;;
+esac
+cluster_in head env -u LD_PRELOAD "${cmd[@]}" "$@"
