@@ -44,6 +44,7 @@ static void create_keyval(void)
 
 int cx_comm_get(MPI_Comm comm, cx_comm **out)
 {
+    cx_families_init();
     int err, found = 0;
     cx_comm *c = NULL;
     pthread_once(&keyval_once, create_keyval);

@@ -122,20 +122,12 @@ static int decide_now(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
 /* COLLX_FALLBACK=error: one MPI error code per requirement, of class
  * MPI_ERR_UNSUPPORTED_OPERATION, whose MPI_Error_string names it (the
  * class itself where the MPI cannot add codes). */
-static const struct { unsigned bit; const char *text; } req_text[] = {
-    {CX_REQ_COMMUTATIVE, "a commutative operation"},
-    {CX_REQ_MULTI_NODE, "more than one node"},
-    {CX_REQ_UNIFORM_NODES, "the same number of ranks on every node"},
-    {CX_REQ_CONSECUTIVE, "consecutive ranks on every node"},
-    {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
-    {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
-    {CX_REQ_BLOCKING, "a blocking call"},
-    {CX_REQ_CHECK, "what its own per-call check wants"},
-    {CX_REQ_ORDER_KEPT, "a commutative operation or consecutive ranks on every node"},
-    {CX_REQ_NO_THREAD_MULTIPLE, "no MPI_THREAD_MULTIPLE"},
-    {0, "what collx serves (e.g. an intracommunicator)"},
-};
-#define NREQ (sizeof req_text / sizeof *req_text)
+/* The requirement bits, each with its own code (0: none of them). */
+static const unsigned req_bits[] = {
+    CX_REQ_COMMUTATIVE, CX_REQ_MULTI_NODE, CX_REQ_UNIFORM_NODES, CX_REQ_CONSECUTIVE,
+    CX_REQ_THREAD_MULTIPLE, CX_REQ_SHM, CX_REQ_BLOCKING, CX_REQ_CHECK,
+    CX_REQ_ORDER_KEPT, CX_REQ_NO_THREAD_MULTIPLE, 0};
+#define NREQ (sizeof req_bits / sizeof *req_bits)
 static int req_code[NREQ];
 static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
 
@@ -145,7 +137,7 @@ static void make_codes(void)
         char text[MPI_MAX_ERROR_STRING];
         req_code[i] = MPI_ERR_UNSUPPORTED_OPERATION;
         snprintf(text, sizeof text, "collx (COLLX_FALLBACK=error): the algorithm "
-                 "asked for needs %s", req_text[i].text);
+                 "asked for needs %s", cx_req_text(req_bits[i]));
         int code;
         if (PMPI_Add_error_code(MPI_ERR_UNSUPPORTED_OPERATION, &code) == MPI_SUCCESS &&
             PMPI_Add_error_string(code, text) == MPI_SUCCESS)
@@ -157,17 +149,9 @@ static int error_code(unsigned bit)
 {
     pthread_once(&codes_once, make_codes);
     size_t i = 0;
-    while (i + 1 < NREQ && req_text[i].bit != bit)
+    while (i + 1 < NREQ && req_bits[i] != bit)
         i++;
     return req_code[i];
-}
-
-const char *cx_req_text(unsigned bit)
-{
-    for (size_t i = 0; i < NREQ; i++)
-        if (req_text[i].bit == bit)
-            return req_text[i].text;
-    return NULL;
 }
 
 int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,

@@ -1,5 +1,6 @@
 /* The families of algorithms (family.h): add a family by adding its name
  * here; its register.c defines cx_<name>_family. */
+#include <pthread.h>
 #include "cx_internal.h"
 
 #define CX_FAMILIES(X) X(base) X(irregular) X(pap) X(hier) X(rma) X(topo)
@@ -15,10 +16,21 @@ const cx_family *const cx_families[] = {CX_FAMILIES(CX_ENTRY) NULL};
 _Static_assert(sizeof cx_families / sizeof *cx_families <= CX_MAX_FAMILIES + 1,
                "raise CX_MAX_FAMILIES");
 
-void **cx_comm_state(cx_comm *c, const cx_family *f)
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void number_slots(void)
 {
-    int i = 0;
-    while (cx_families[i] && cx_families[i] != f)
-        i++;
-    return &c->family_state[i];   /* an unlisted family: the spare slot */
+    for (int i = 0; cx_families[i]; i++)
+        if (cx_families[i]->slot)
+            *cx_families[i]->slot = i;
+}
+
+void cx_families_init(void)
+{
+    pthread_once(&slots_once, number_slots);
+}
+
+void **cx_comm_state(cx_comm *c, int slot)
+{
+    return &c->family_state[slot];
 }

@@ -11,6 +11,11 @@ struct cx_comm;
 typedef struct cx_family {
     const char *name;
     const struct cx_algorithm *algorithms;  /* ends with a NULL name */
+    /* Where the core writes the family's index among the families: the
+     * key of its state on a communicator (cx_comm_state). It lives beside
+     * the state's code, so that code needs the core only, not the
+     * catalogue (register.c), which points at it. */
+    int *slot;
     /* Hooks, called when the family has state on the communicator: */
     void (*release)(void *state);           /* with the communicator */
     void (*after_call)(void *state);        /* after every blocking call */
@@ -24,7 +29,11 @@ typedef struct cx_family {
 extern const cx_family *const cx_families[];
 #define CX_MAX_FAMILIES 16
 
-/* Where family f keeps its state on c (NULL until it puts one there). */
-void **cx_comm_state(struct cx_comm *c, const cx_family *f);
+/* Where the family whose slot variable is `slot` keeps its state on c
+ * (NULL until it puts one there); the slots are set before any
+ * communicator state exists (cx_families_init). */
+void **cx_comm_state(struct cx_comm *c, int slot);
+/* Numbers the families' slots (once; cx_comm_get calls it). */
+void cx_families_init(void);
 
 #endif

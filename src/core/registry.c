@@ -24,13 +24,17 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 /* The tables: native's, then every family's (family.h). */
 static const cx_algorithm *tables[CX_MAX_FAMILIES + 1];
 static int ntables, table_first[CX_MAX_FAMILIES + 1], table_len[CX_MAX_FAMILIES + 1];
+static int table_family[CX_MAX_FAMILIES + 1];   /* index in cx_families, -1: native */
 
 static void build_index(void)
 {
+    table_family[ntables] = -1;
     tables[ntables++] = native_algorithms;
     for (int f = 0; cx_families[f]; f++)
-        if (cx_families[f]->algorithms)
+        if (cx_families[f]->algorithms) {
+            table_family[ntables] = f;
             tables[ntables++] = cx_families[f]->algorithms;
+        }
     for (int t = 0; t < ntables; t++) {
         table_first[t] = nall;
         for (const cx_algorithm *a = tables[t]; a->name && nall < MAX_ALGS; a++)
@@ -57,6 +61,38 @@ int cx_algorithm_index(const cx_algorithm *alg)
         if (alg >= tables[t] && alg < tables[t] + table_len[t])
             return table_first[t] + (int)(alg - tables[t]);
     return -1;
+}
+
+int cx_algorithm_family(const cx_algorithm *alg)
+{
+    ensure_index();
+    for (int t = 0; alg && t < ntables; t++)
+        if (alg >= tables[t] && alg < tables[t] + table_len[t])
+            return table_family[t];
+    return -1;
+}
+
+/* The requirement bits in words (collx.h). */
+static const struct { unsigned bit; const char *text; } req_text[] = {
+    {CX_REQ_COMMUTATIVE, "a commutative operation"},
+    {CX_REQ_MULTI_NODE, "more than one node"},
+    {CX_REQ_UNIFORM_NODES, "the same number of ranks on every node"},
+    {CX_REQ_CONSECUTIVE, "consecutive ranks on every node"},
+    {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
+    {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
+    {CX_REQ_BLOCKING, "a blocking call"},
+    {CX_REQ_CHECK, "what its own per-call check wants"},
+    {CX_REQ_ORDER_KEPT, "a commutative operation or consecutive ranks on every node"},
+    {CX_REQ_NO_THREAD_MULTIPLE, "no MPI_THREAD_MULTIPLE"},
+    {0, "what collx serves (e.g. an intracommunicator)"},
+};
+
+const char *cx_req_text(unsigned bit)
+{
+    for (size_t i = 0; i < sizeof req_text / sizeof *req_text; i++)
+        if (req_text[i].bit == bit)
+            return req_text[i].text;
+    return NULL;
 }
 
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name)

@@ -62,8 +62,11 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
  * `to` (NULL: native) as usual, so no peer waits. */
 void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to,
                            unsigned bit, const char *why);
-/* A requirement bit in words ("a commutative operation"), NULL if unknown. */
+/* A requirement bit in words ("a commutative operation"), NULL if unknown
+ * (registry.c). */
 const char *cx_req_text(unsigned bit);
+/* Index in cx_families of the family alg belongs to, -1 for native. */
+int cx_algorithm_family(const cx_algorithm *alg);
 /* Counts a call that named alg and ran another. */
 void cx_count_fallback(const cx_algorithm *alg);
 

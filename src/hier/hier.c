@@ -7,6 +7,8 @@
 #include <string.h>
 #include "hier.h"
 
+int cx_hier_slot;   /* the key of this family's state (family.h) */
+
 /* Per communicator: uses of the segment's two halves (slots) alternate,
  * so a call rarely waits for the readers of the previous one. A slot is
  * reused only after every rank of the node has finished reading it: see
@@ -40,7 +42,7 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
 
 static hier_state *state_of(cx_comm *c)
 {
-    void **st = cx_comm_state(c, &cx_hier_family);
+    void **st = cx_comm_state(c, cx_hier_slot);
     if (!*st)
         *st = calloc(1, sizeof(hier_state));
     return *st;

@@ -136,8 +136,8 @@ typedef struct hier_queue {
 hier_queue *hier_queue_of(cx_comm *c);
 /* Lets the nonblocking calls in flight on c finish (cx_comm_quiesce). */
 int hier_quiesce(cx_comm *c);
-/* The family (register.c) and its state's release hook (hier.c). */
-extern const cx_family cx_hier_family;
+/* The family's state: its key and release hook (hier.c). */
+extern int cx_hier_slot;
 void hier_release(void *state);
 /* What a builder uses beyond the node barriers (set up at a
  * communicator's first nonblocking call). */

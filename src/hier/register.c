@@ -139,5 +139,6 @@ static const cx_algorithm algorithms[] = {
 const cx_family cx_hier_family = {
     .name = "hier",
     .algorithms = algorithms,
+    .slot = &cx_hier_slot,
     .release = hier_release,
     .quiesce = hier_quiesce};

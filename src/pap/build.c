@@ -109,11 +109,6 @@ static int background(const cx_args *a, cx_sched *s, const cx_pap_alg *k)
     return base(&b, s);
 }
 
-const cx_pap_alg *cx_pap_alg_of(const cx_algorithm *alg)
-{
-    return alg && alg->build == cx_pap_build ? alg->family_data : NULL;
-}
-
 int cx_pap_build(const cx_args *a, cx_sched *s)
 {
     const cx_pap_alg *k = a->alg->family_data;

@@ -40,8 +40,8 @@ typedef struct cx_pap {
     int job_on, job_state;
 } cx_pap;
 
-/* The family (register.c) and its hooks on the state (pat.c). */
-extern const cx_family cx_pap_family;
+/* The family's state: its key (state.c) and hooks (pat.c). */
+extern int cx_pap_slot;
 void cx_pap_release(void *state);
 void cx_pap_after_call(void *state);
 
@@ -70,7 +70,7 @@ typedef struct cx_pap_alg {
     cx_build_fn base;
 } cx_pap_alg;
 /* The one builder of the family (build.c); alg's data if it is the
- * family's, else NULL. */
+ * family's, else NULL (state.c). */
 int cx_pap_build(const cx_args *a, cx_sched *s);
 const cx_pap_alg *cx_pap_alg_of(const cx_algorithm *alg);
 

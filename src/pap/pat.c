@@ -57,7 +57,7 @@ int CX_Pat_init(MPI_Comm comm)
         return cx_error(comm, MPI_ERR_COMM, "CX_Pat_init: MPI_COMM_NULL");
     if ((err = cx_comm_get(comm, &c)))
         return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
-    if (*cx_comm_state(c, &cx_pap_family))
+    if (*cx_comm_state(c, cx_pap_slot))
         return MPI_SUCCESS;
     if ((err = cx_comm_quiesce(c)))   /* set-up collectives follow */
         return cx_error(comm, err, "CX_Pat_init: calls in flight failed");
@@ -89,7 +89,7 @@ int CX_Pat_init(MPI_Comm comm)
         fprintf(stderr, "collx: CX_Pat_init: %s engine (p=%d)\n",
                 pap->engine == CX_PAP_THREAD ? "progress thread" : "eager", pap->size);
     pap->start = PMPI_Wtime();
-    *cx_comm_state(c, &cx_pap_family) = pap;
+    *cx_comm_state(c, cx_pap_slot) = pap;
     return MPI_SUCCESS;
 }
 
@@ -205,7 +205,7 @@ int CX_Pat_finalize(MPI_Comm comm)
     cx_comm *c;
     cx_pap *pap;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) ||
-        !(pap = *cx_comm_state(c, &cx_pap_family)))
+        !(pap = *cx_comm_state(c, cx_pap_slot)))
         return MPI_SUCCESS;
     if (cx_verbose() > 0) {   /* collective, like finalize itself */
         cx_pap_sync(pap);
@@ -216,6 +216,6 @@ int CX_Pat_finalize(MPI_Comm comm)
                     "%ld taken over by their calls\n", sum[0], sum[1]);
     }
     cx_pap_release(pap);
-    *cx_comm_state(c, &cx_pap_family) = NULL;
+    *cx_comm_state(c, cx_pap_slot) = NULL;
     return MPI_SUCCESS;
 }

@@ -35,5 +35,6 @@ static const cx_algorithm algorithms[] = {
 const cx_family cx_pap_family = {
     .name = "pap",
     .algorithms = algorithms,
+    .slot = &cx_pap_slot,
     .release = cx_pap_release,
     .after_call = cx_pap_after_call};

@@ -4,6 +4,8 @@
  * is pat.c). */
 #include "pap.h"
 
+int cx_pap_slot;   /* the key of this family's state (family.h) */
+
 /* Weight of the newest prediction error in the bias (EMA). */
 #define PAP_EMA 0.3
 
@@ -12,7 +14,7 @@ cx_pap *cx_pap_get(MPI_Comm comm)
     cx_comm *c;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c))
         return NULL;
-    return *cx_comm_state(c, &cx_pap_family);
+    return *cx_comm_state(c, cx_pap_slot);
 }
 
 const cx_algorithm *cx_pap_reg_alg(cx_pap *pap)
@@ -87,4 +89,9 @@ const int *cx_pap_order(cx_pap *pap, int root, int stale)
     }
     pap->order[0] = root;
     return pap->order;
+}
+
+const cx_pap_alg *cx_pap_alg_of(const cx_algorithm *alg)
+{
+    return alg && cx_algorithm_family(alg) == cx_pap_slot ? alg->family_data : NULL;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include "dropin.h"
 
+int cx_rma_slot;   /* the key of this family's state (family.h) */
+
 #define MIN_STAGING ((MPI_Aint)64 << 10)
 
 /* Windows must be freed while MPI still works: Open MPI deletes
@@ -107,7 +109,7 @@ static int stage_copy(void *ctx, const char *src, MPI_Aint bytes, MPI_Aint disp)
 
 dropin *cx_rma_dropin_state(cx_comm *c, int *err)
 {
-    void **f = cx_comm_state(c, &cx_rma_family);
+    void **f = cx_comm_state(c, cx_rma_slot);
     *err = MPI_SUCCESS;
     if (*f)
         return *f;

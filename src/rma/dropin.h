@@ -30,8 +30,8 @@ const char *cx_rma_dropin_check(const cx_args *a, cx_comm *c);
  * root's total, which the first descriptor told everyone). */
 int cx_rma_dropin_grow(dropin *d, MPI_Aint total);
 
-/* The family (register.c) and its state's release hook. */
-extern const cx_family cx_rma_family;
+/* The family's state: its key and release hook. */
+extern int cx_rma_slot;
 void cx_rma_dropin_release(void *state);
 
 /* The builder (call.c): the tree (CX_RMA_LINEAR or CX_RMA_BINOMIAL) is the

@@ -20,4 +20,5 @@ static const cx_algorithm algorithms[] = {
 const cx_family cx_rma_family = {
     .name = "rma",
     .algorithms = algorithms,
+    .slot = &cx_rma_slot,
     .release = cx_rma_dropin_release};

@@ -70,4 +70,5 @@ static const cx_algorithm algorithms[] = {
 const cx_family cx_topo_family = {
     .name = "topo",
     .algorithms = algorithms,
+    .slot = &cx_topo_slot,
     .release = cx_topo_release};

@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include "topo.h"
 
+int cx_topo_slot;   /* the key of this family's state (family.h) */
+
 void cx_topo_free(cx_topo *t)
 {
     if (!t)
@@ -102,7 +104,7 @@ static int try_file(cx_comm *c, cx_topo *t, const char *path)
 
 int cx_topo_get(cx_comm *c, cx_topo **out)
 {
-    void **f = cx_comm_state(c, &cx_topo_family);
+    void **f = cx_comm_state(c, cx_topo_slot);
     if ((*out = *f))
         return MPI_SUCCESS;
     int err = cx_comm_quiesce(c);   /* set-up collectives follow */

@@ -43,8 +43,8 @@ typedef struct cx_topo {
  * dist) and calls cx_topo_expand. Tests build states from known matrices. */
 cx_topo *cx_topo_new(int p, int nn, const int *node_of);
 void cx_topo_free(cx_topo *t);
-/* The family (register.c) and its state's release hook. */
-extern const cx_family cx_topo_family;
+/* The family's state: its key and release hook. */
+extern int cx_topo_slot;
 void cx_topo_release(void *state);
 /* near = 1 % of the nearest node pair; dist (if kept) from node_dist:
  * same node near, else the nodes' distance. */
