@@ -15,21 +15,12 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "collx.h"
+#include "../common/check.h"
 
 #define GUARD 64
 static int rank, size, failures;
 static CX_Rma rma;
 static int trace;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            printf("FAIL rank %d: ", rank);                                    \
-            printf(__VA_ARGS__);                                               \
-            printf("\n");                                                      \
-        }                                                                      \
-    } while (0)
 
 static unsigned char pattern(int root, long k, long i)
 {
