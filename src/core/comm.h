@@ -55,7 +55,7 @@ typedef struct cx_comm {
     } sel[CX_COLL_COUNT];
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
 
-    void *family_state[CX_MAX_FAMILIES + 1];   /* cx_comm_state (+ a spare) */
+    void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
     struct cx_comm *next_live;  /* list of states with a node segment */
 } cx_comm;
 

@@ -119,26 +119,25 @@ static int decide_now(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
     return MPI_SUCCESS;
 }
 
-/* COLLX_FALLBACK=error: one MPI error code per requirement, of class
+/* COLLX_FALLBACK=error: one MPI error code per requirement bit that has
+ * a text (registry.c), and one for none of them (index 32), of class
  * MPI_ERR_UNSUPPORTED_OPERATION, whose MPI_Error_string names it (the
  * class itself where the MPI cannot add codes). */
-/* The requirement bits, each with its own code (0: none of them). */
-static const unsigned req_bits[] = {
-    CX_REQ_COMMUTATIVE, CX_REQ_MULTI_NODE, CX_REQ_UNIFORM_NODES, CX_REQ_CONSECUTIVE,
-    CX_REQ_THREAD_MULTIPLE, CX_REQ_SHM, CX_REQ_BLOCKING, CX_REQ_CHECK,
-    CX_REQ_ORDER_KEPT, CX_REQ_NO_THREAD_MULTIPLE, 0};
-#define NREQ (sizeof req_bits / sizeof *req_bits)
-static int req_code[NREQ];
+#define NONE_OF_THEM 32
+static int req_code[NONE_OF_THEM + 1];
 static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
 
 static void make_codes(void)
 {
-    for (size_t i = 0; i < NREQ; i++) {
+    for (int i = 0; i <= NONE_OF_THEM; i++) {
+        const char *what = cx_req_text(i < NONE_OF_THEM ? 1u << i : 0u);
         char text[MPI_MAX_ERROR_STRING];
-        req_code[i] = MPI_ERR_UNSUPPORTED_OPERATION;
-        snprintf(text, sizeof text, "collx (COLLX_FALLBACK=error): the algorithm "
-                 "asked for needs %s", cx_req_text(req_bits[i]));
         int code;
+        req_code[i] = MPI_ERR_UNSUPPORTED_OPERATION;
+        if (!what)
+            continue;
+        snprintf(text, sizeof text, "collx (COLLX_FALLBACK=error): the algorithm "
+                 "asked for needs %s", what);
         if (PMPI_Add_error_code(MPI_ERR_UNSUPPORTED_OPERATION, &code) == MPI_SUCCESS &&
             PMPI_Add_error_string(code, text) == MPI_SUCCESS)
             req_code[i] = code;
@@ -148,8 +147,8 @@ static void make_codes(void)
 static int error_code(unsigned bit)
 {
     pthread_once(&codes_once, make_codes);
-    size_t i = 0;
-    while (i + 1 < NREQ && req_bits[i] != bit)
+    int i = 0;
+    while (i < NONE_OF_THEM && bit != 1u << i)
         i++;
     return req_code[i];
 }

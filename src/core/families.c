@@ -13,7 +13,7 @@ CX_FAMILIES(CX_DECLARE)
 const cx_family *const cx_families[] = {CX_FAMILIES(CX_ENTRY) NULL};
 #undef CX_ENTRY
 
-_Static_assert(sizeof cx_families / sizeof *cx_families <= CX_MAX_FAMILIES + 1,
+_Static_assert(sizeof cx_families / sizeof *cx_families <= CX_MAX_FAMILIES + 1, /* + NULL */
                "raise CX_MAX_FAMILIES");
 
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
