@@ -9,6 +9,8 @@ cluster_check_name
 quiet=""
 [ "${1:-}" = --quiet ] && quiet=1
 
+# Slurm's daemons by their pid files (munged lives outside the namespaces).
+"$CLUSTER_SRC/slurm.sh" down
 mapfile -t spaces < <(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$CLUSTER_NAME-" || true)
 # Processes first (mpirun, orted, hydra proxies, ranks): only ours live in
 # these namespaces. TERM, then KILL what is left after 3 s.

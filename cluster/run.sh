@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# cluster/run.sh [--placement block|cyclic|alternate] -n P -- PROGRAM ARGS...
-# Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI's
-# launcher (openmpi, the default, or mpich), started on the head node.
-# Every rank gets the caller's LD_PRELOAD and every COLLX_* variable.
+# cluster/run.sh [--placement block|cyclic|alternate] [--launcher mpirun|srun]
+#                -n P -- PROGRAM ARGS...
+# Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI
+# (openmpi, the default, or mpich), started on the head node by that MPI's
+# own launcher (mpirun / mpiexec, the default) or by Slurm's srun (a
+# cluster brought up with --slurm; Open MPI through PMIx, MPICH through
+# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable.
 #   block:     fill node0 (PPN ranks), then node1, ...
 #   cyclic:    rank i on node i mod N
 #   alternate: rank i on the i mod N-th node of the list that takes nodes
@@ -13,12 +16,13 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 . "$CLUSTER_SRC/../bench/mpi_env.sh"
 
-usage() { sed -n '2,11p' "$0" >&2; exit 2; }
-placement=block np=""
+usage() { sed -n '2,14p' "$0" >&2; exit 2; }
+placement=block np="" launcher=mpirun
 while (($#)); do
   case "$1" in
     --placement) placement="${2:?}"; shift 2 ;;
     -n|-np) np="${2:?}"; shift 2 ;;
+    --launcher) launcher="${2:?}"; shift 2 ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) echo "cluster run: unknown argument '$1' (the program goes after --)" >&2; usage ;;
@@ -27,6 +31,12 @@ done
 (($#)) && [[ "$np" =~ ^[0-9]+$ ]] && ((np >= 1)) || usage
 cluster_check_name
 cluster_load
+case "$launcher" in
+  mpirun) ;;
+  srun) [ "${SLURM:-0}" = 1 ] ||
+          cluster_die "--launcher srun: cluster $CLUSTER_NAME has no Slurm (./run cluster up ... --slurm)" ;;
+  *) cluster_die "--launcher: mpirun or srun (got '$launcher')" ;;
+esac
 ((np <= NODES * PPN)) || cluster_die "-n $np: the cluster has $NODES x $PPN = $((NODES * PPN)) slots"
 
 # The placement as a host list with c slots each (Hydra's machine file):
@@ -48,13 +58,14 @@ case "$placement" in
   *) cluster_die "--placement: block, cyclic or alternate (got '$placement')" ;;
 esac
 mpi="${COLLX_MPI:-openmpi}"
-hosts="$CLUSTER_DIR/hosts.$placement.$np.$mpi"
-if [ "$mpi" = mpich ]; then
+hosts="$CLUSTER_DIR/hosts.$placement.$np.$mpi.$launcher"
+if [ "$mpi" = mpich ] && [ "$launcher" = mpirun ]; then
   # Hydra starts one proxy per line, and MPICH takes a proxy for a node:
   # each host once, its ranks in one proxy.
   for k in "${order[@]}"; do echo "node$k:$c"; done >"$hosts.$$"
 else
-  # Open MPI's sequential mapper (rmaps seq): rank i on line i.
+  # Open MPI's sequential mapper (rmaps seq) and Slurm's arbitrary
+  # distribution (SLURM_HOSTFILE): rank i on line i.
   for ((i = 0; i < np; i++)); do echo "node${order[i / c % ${#order[@]}]}"; done >"$hosts.$$"
 fi
 mv "$hosts.$$" "$hosts"
@@ -75,6 +86,37 @@ vars=()
 [ -n "${LD_PRELOAD:-}" ] && vars+=(LD_PRELOAD)
 mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_' || true)
 agent="$CLUSTER_DIR/agent"
+if [ "$launcher" = srun ]; then
+  # srun hands its own environment to the ranks (--export=ALL): the MPI's
+  # settings go there, the preload only to the ranks. TMPDIR stays unset:
+  # the head's would be wrong on every node.
+  export SLURM_CONF="$CLUSTER_DIR/slurm/slurm.conf"
+  case "$mpi" in
+    openmpi) pmi=pmix
+             export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp \
+                    OMPI_MCA_btl_tcp_if_include="$CLUSTER_SUBNET" OMPI_MCA_oob_tcp_if_include="$CLUSTER_SUBNET" ;;
+    # With pmix or none MPICH would run P jobs of one rank each.
+    mpich) pmi=pmi2 ;;
+    *) cluster_die "COLLX_MPI must be openmpi or mpich (got '$mpi')" ;;
+  esac
+  # The placement: Slurm's arbitrary distribution puts rank i on line i
+  # of SLURM_HOSTFILE, but then Slurm's PMI-2 gives MPICH no usable node
+  # map (MPI_COMM_TYPE_SHARED puts every rank alone), so MPICH gets
+  # Slurm's own block and cyclic distributions, which equal ours.
+  place=(--distribution=arbitrary) hostfile=(SLURM_HOSTFILE="$hosts")
+  if [ "$mpi" = mpich ]; then
+    used=$(( (np + c - 1) / c < ${#order[@]} ? (np + c - 1) / c : ${#order[@]} ))
+    case "$placement" in
+      block) place=(-N "$used" --ntasks-per-node="$PPN" --distribution=block) hostfile=() ;;
+      cyclic) place=(-N "$used" --distribution=cyclic) hostfile=() ;;
+      alternate) cluster_log "warning: MPICH under srun with --placement alternate" \
+                   "(Slurm's arbitrary distribution): MPICH finds no nodes, every rank is alone" ;;
+    esac
+  fi
+  export="ALL${LD_PRELOAD:+,LD_PRELOAD=$LD_PRELOAD}"
+  cluster_in head env -u LD_PRELOAD -u TMPDIR "${hostfile[@]}" \
+    srun --mpi="$pmi" -n "$np" "${place[@]}" --oversubscribe --export="$export" "$@"
+fi
 case "$mpi" in
   openmpi)
     cmd=(/usr/bin/mpirun.openmpi --oversubscribe -n "$np" --hostfile "$hosts"

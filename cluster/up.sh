@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cluster/up.sh NODESxPPN [--switches S] [--node-rate R] [--uplink-rate U]
-#               [--delay D]
+#               [--delay D] [--slurm]
 # Brings up the emulated cluster $COLLX_CLUSTER (cluster/common.sh): NODES
 # network namespaces with their own hostname (node0..) and IPC namespace,
 # one bridge per switch (nodes split evenly, in order), switches joined by
@@ -10,17 +10,20 @@
 # and the launcher agent. --delay D (e.g. 1ms, per link and direction)
 # needs tc netem. Idempotent: the same cluster again is left as it is,
 # another one replaces it. On any failure everything made is removed.
+# --slurm also starts Slurm on it (cluster/slurm.sh): slurmctld on the
+# head, slurmd on every node, munge; `run --launcher srun` uses it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-usage() { sed -n '2,12p' "$0" >&2; exit 2; }
-SPEC="" SWITCHES=1 NODE_RATE=1gbit UPLINK_RATE="" DELAY=""
+usage() { sed -n '2,14p' "$0" >&2; exit 2; }
+SPEC="" SWITCHES=1 NODE_RATE=1gbit UPLINK_RATE="" DELAY="" SLURM=0
 while (($#)); do
   case "$1" in
     --switches) SWITCHES="${2:?}"; shift 2 ;;
     --node-rate) NODE_RATE="${2:?}"; shift 2 ;;
     --uplink-rate) UPLINK_RATE="${2:?}"; shift 2 ;;
     --delay) DELAY="${2:?}"; shift 2 ;;
+    --slurm) SLURM=1; shift ;;
     -h|--help) usage ;;
     [0-9]*x[0-9]*) SPEC="$1"; shift ;;
     *) echo "cluster up: unknown argument '$1'" >&2; usage ;;
@@ -65,7 +68,9 @@ try() {
   ((rc == 0)) || cluster_die "$what failed: ${err:-exit status $rc}${hint:+ ($hint)}; command: $*"
 }
 
-WANT="NODES=$NODES PPN=$PPN SWITCHES=$SWITCHES NODE_RATE=$NODE_RATE UPLINK_RATE=$UPLINK_RATE DELAY=$DELAY"
+((SLURM == 0)) || "$CLUSTER_SRC/slurm.sh" check
+
+WANT="NODES=$NODES PPN=$PPN SWITCHES=$SWITCHES NODE_RATE=$NODE_RATE UPLINK_RATE=$UPLINK_RATE DELAY=$DELAY SLURM=$SLURM"
 if [ -f "$CLUSTER_DIR/config" ] && grep -qxF "# $WANT" "$CLUSTER_DIR/config" &&
    [ -e "/run/netns/$(cluster_ns "node$((NODES - 1))")" ] && [ -e "/run/netns/$(cluster_ns head)" ]; then
   cluster_log "already up: ${NODES}x$PPN, $SWITCHES switch(es) ($CLUSTER_DIR)"
@@ -173,10 +178,12 @@ chmod +x "$CLUSTER_DIR/agent"
   echo "# $WANT"
   echo "$WANT OWNER=${COLLX_CLUSTER_OWNER:-}"
 } >"$CLUSTER_DIR/config"
+((SLURM == 0)) || "$CLUSTER_SRC/slurm.sh" up
 
-switches=""
+switches="" slurm_note=""
+((SLURM == 0)) || slurm_note="Slurm up (./run cluster run --launcher srun); "
 for ((k = 0; k < NODES; k++)); do switches+=" node$k:s$(cluster_switch_of $k)"; done
 cluster_log "up: $NODES nodes x $PPN slots,$switches; node links $NODE_RATE, uplinks" \
             "$( ((SWITCHES > 1)) && echo "$UPLINK_RATE" || echo "none (one switch)"),"\
-            "latency ${DELAY:-not emulated}; subnet $CLUSTER_SUBNET, head $CLUSTER_HEAD_IP;" \
+            "latency ${DELAY:-not emulated}; ${slurm_note}subnet $CLUSTER_SUBNET, head $CLUSTER_HEAD_IP;" \
             "agent $CLUSTER_DIR/agent"

@@ -14,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 up_args=() run_args=()
 while (($#)) && [ "$1" != -- ]; do
   case "$1" in
-    --placement|-n) run_args+=("$1" "${2:?}"); shift 2 ;;
+    --placement|--launcher|-n) run_args+=("$1" "${2:?}"); shift 2 ;;
     *) up_args+=("$1"); shift ;;
   esac
 done
