@@ -15,6 +15,7 @@ COMMANDS = {
     ("tables", "pap"): "collx.tables.pap",
     ("tables", "fft"): "collx.tables.fft",
     ("tables", "topo-demo"): "collx.tables.topo",
+    ("tables", "cluster"): "collx.tables.cluster",
     ("model", "rma"): "collx.models.rma",
 }
 
@@ -30,6 +31,7 @@ USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
   tables pap CSV [-o MD]    PAP Tables 3-4
   tables fft DIR [-o MD]    PAP Table 5 (and DIR/fft.csv)
   tables topo-demo DIR      DIR/summary.md of sweep topo-demo
+  tables cluster DIR        DIR/tables.md and PNGs of the emulated-cluster sweeps
   model rma LOGGP.csv SWEEP.csv OUT.md   the one-sided broadcast's LogGP model
 """
 

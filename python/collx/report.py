@@ -226,10 +226,11 @@ def main(argv):
                 line = sweep(rows, title + " (SMPI)", body, res, base, metric, stat)
             if line:
                 summary.append(line)
-    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md"), ("topo", "summary.md")):
+    for part in (("pap", "pap_tables.md"), ("fft", "fft_table.md"), ("topo", "summary.md"),
+                 ("cluster", "tables.md")):
         path = os.path.join(res, *part)
         if os.path.exists(path):
-            text = open(path).read()
+            text = open(path).read().replace("](", "](%s/" % part[0])   # its images
             body.append("#" + text if text.startswith("# ") else text)   # a section here
     body += rma_demo(os.path.join(res, "rma", "rma_demo.csv"))
     out.append("## Summary")
