@@ -78,6 +78,9 @@ typedef struct cx_args {
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */
     const void **shared_out;
+    /* COLLX_STATS: the record of the call these arguments belong to
+     * (stats.h; copies point at it too), NULL when not measured. */
+    struct cx_stats_call *stats;
 } cx_args;
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */

@@ -158,7 +158,7 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
 {
     static atomic_int said[CX_COLL_COUNT];
     int v = cx_verbose(), pol = fallback_policy();
-    cx_count_fallback(asked);
+    cx_count_fallback(a, asked, to, bit, why);
     if ((v > 0 || pol != POLICY_SILENT) && a->rank == 0 &&
         (v > 1 || !atomic_exchange(&said[a->coll], 1)))
         cx_say("%s: %s %s; %s %s", cx_coll_mpi_name(a->coll), asked->name, why,

@@ -14,6 +14,7 @@ struct cx_request {
     cx_sched sched;
     cx_job job;           /* on the progress agent while in flight */
     int err;              /* the schedule's result once the agent finished it */
+    cx_stats_call *stats; /* COLLX_STATS: the call's record (heap), else NULL */
 };
 
 /* The agent's step for a request's schedule. */
@@ -123,14 +124,52 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
     return run_schedule(a, d.alg, c, req);
 }
 
+/* COLLX_STATS: the call timed on this rank from entry to return (a CX_I
+ * call: also inside CX_Test and CX_Wait until it completes) and counted
+ * for the algorithm that ran it. */
+static int dispatch_measured(cx_args *a, CX_Request *req, const cx_algorithm *want)
+{
+    cx_stats_call here, *k = req ? malloc(sizeof *k) : &here;
+    if (!k)   /* not measured, still served */
+        return dispatch(a, req, want);
+    cx_stats_report_at_finalize();
+    cx_stats_begin(k, a, req != NULL);
+    a->stats = k;
+    int err = dispatch(a, req, want);
+    if (req && *req) {   /* the request keeps measuring */
+        cx_stats_pause(k);
+        (*req)->stats = k;
+        return err;
+    }
+    cx_stats_end(k);
+    if (k != &here)
+        free(k);
+    return err;
+}
+
+static int dispatch_call(cx_args *a, CX_Request *req, const cx_algorithm *want)
+{
+    return cx_stats_on() ? dispatch_measured(a, req, want) : dispatch(a, req, want);
+}
+
 int cx_dispatch(cx_args *a, CX_Request *req)
 {
-    return dispatch(a, req, NULL);
+    return dispatch_call(a, req, NULL);
 }
 
 int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
 {
-    return dispatch(a, NULL, alg);
+    return dispatch_call(a, NULL, alg);
+}
+
+/* A request completed: its call is counted (COLLX_STATS) and it is freed. */
+static void request_done(struct cx_request *r)
+{
+    if (r->stats) {
+        cx_stats_end(r->stats);
+        free(r->stats);
+    }
+    free(r);
 }
 
 int CX_Test(CX_Request *request, int *flag)
@@ -140,6 +179,8 @@ int CX_Test(CX_Request *request, int *flag)
     *flag = 1;
     if (!r)
         return MPI_SUCCESS;
+    if (r->stats)
+        cx_stats_resume(r->stats);
     if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
         *flag |= err != MPI_SUCCESS;
@@ -162,8 +203,10 @@ int CX_Test(CX_Request *request, int *flag)
     if (*flag) {
         if (!r->native)
             cx_sched_free(&r->sched);
-        free(r);
+        request_done(r);
         *request = CX_REQUEST_NULL;
+    } else if (r->stats) {
+        cx_stats_pause(r->stats);
     }
     return err;
 }
@@ -174,13 +217,15 @@ int CX_Wait(CX_Request *request)
     struct cx_request *r = *request;
     if (!r)
         return MPI_SUCCESS;
+    if (r->stats)
+        cx_stats_resume(r->stats);
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
     } else {
         err = cx_progress_remove(&r->job) ? r->err : cx_sched_finish(&r->sched);
         cx_sched_free(&r->sched);
     }
-    free(r);
+    request_done(r);
     *request = CX_REQUEST_NULL;
     return err;
 }

@@ -36,13 +36,20 @@ typedef struct cx_algorithm {
      .summary = __VA_ARGS__}
 #define CX_ALG_END {.name = NULL}
 
+/* Room in the catalogue (every family's rows and native's). */
+#define CX_MAX_ALGS 512
+
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 const cx_algorithm *cx_native(cx_coll c);
-/* Index of alg in the catalogue (for counters), -1 if none. */
+/* Index of alg in the catalogue (for counters), -1 if none; the number of
+ * algorithms, alike in every process, and the one at an index. */
 int cx_algorithm_index(const cx_algorithm *alg);
+int cx_algorithm_total(void);
+const cx_algorithm *cx_algorithm_at(int i);
 /* Prints the valid names of c, comma separated. */
 void cx_algorithm_list(void *file, cx_coll c, const char *sep);
-/* Counts a call of alg (and prints it under COLLX_VERBOSE). */
+/* Counts a call of alg (stats.c; prints it under COLLX_VERBOSE). The last
+ * algorithm counted for a call is the one that ran it (COLLX_STATS). */
 void cx_count_call(const cx_algorithm *alg, const cx_args *a);
 
 /* The decision for a call (decide.c): asked (the selected algorithm) or
@@ -67,8 +74,10 @@ void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to
 const char *cx_req_text(unsigned bit);
 /* Index in cx_families of the family alg belongs to, -1 for native. */
 int cx_algorithm_family(const cx_algorithm *alg);
-/* Counts a call that named alg and ran another. */
-void cx_count_fallback(const cx_algorithm *alg);
+/* Counts a call a that asked for `asked` and ran `to`, because of
+ * requirement bit (0: none of the CX_REQ_* ones), why in words (stats.c). */
+void cx_count_fallback(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
+                       unsigned bit, const char *why);
 
 /* Selection (select.c): the algorithm named for this call by explicit
  * choice > environment > rules > default, decided once per communicator
