@@ -17,11 +17,15 @@ import math
 import os
 from collections import defaultdict
 
+from collx import published
 from collx.csvio import read_rows, time_rows
 from collx.models import hier as hier_model
 from collx.plots.hier import plot
 
-PAPER = {"alltoallv": 14.2, "allgather": 26.0, "reduce_scatter_block": 32.7}
+
+def paper_speedups():
+    """collective -> the paper's average speed-up of hier over flat."""
+    return {c: x for (v, c), x in published.parsons().items() if v == "hier"}
 
 
 def load(path):
@@ -32,6 +36,7 @@ def load(path):
 def main(argv):
     out = argv[0] if argv else "results/hier"
     t = load(os.path.join(out, "hier.csv"))
+    paper = paper_speedups()
     colls = sorted({k[0] for k in t})
     lines = ["# Hierarchical collectives (Parsons & Pai 2014) in SMPI", "",
              "fattree-256x16 (16 ranks per node), run time r in us (mean of the "
@@ -58,8 +63,8 @@ def main(argv):
                 lines.append(f"| {p} | {m} | " +
                              " | ".join(f"{x:.1f}" if x else "" for x in vals) +
                              f" | {sp} | {ratio} |")
-        if c in PAPER:
-            lines += ["", f"Paper (65536 cores): hier {PAPER[c]}x faster than flat on "
+        if c in paper:
+            lines += ["", f"Paper (65536 cores): hier {paper[c]}x faster than flat on "
                       "average."]
         lines.append("")
         plot(out, c, t, ps, variants)
@@ -83,17 +88,12 @@ def flat(t, c, p, m):
     return t.get((c, p, m, "native")) or t.get((c, p, m, "smpi:pair"))
 
 
-def summary(t):
-    """Per collective and p: the mean over small sizes (8 B..1 KiB per
-    rank) of native / the best hier variant, beside the paper's average."""
-    lines = ["## Summary: speed-up of the best hier variant over flat native", "",
-             "Mean over the sizes measured from 8 B to 1 KiB per rank (and over all "
-             "sizes) of native / min(hier, hier+bruck, hier_ms); the paper's figure is "
-             "its average over its runs at up to 65536 cores (Cray MPT / MPICH as the "
-             "flat baseline).", "",
-             "| collective | p | small sizes: mean (range) | all sizes: mean | "
-             "best other / best hier, worst size | paper |",
-             "|---|---|---|---|---|---|"]
+def speedups(t):
+    """Per collective and p: native / the best hier variant at every size
+    measured, and the worst case of best other / best hier: rows
+    (coll, p, small, every, worst) where small lists the sizes 8 B..1 KiB
+    per rank and worst = (ratio, size)."""
+    rows = []
     for c in sorted({k[0] for k in t}):
         for p in sorted({k[1] for k in t if k[0] == c}):
             small, every, worst = [], [], None
@@ -109,13 +109,29 @@ def summary(t):
                     small.append(n / min(h))
                 r = (min(others) / min(h), m)
                 worst = r if worst is None or r < worst else worst
-            if not every:
-                continue
-            sm = (f"{sum(small) / len(small):.2f}x ({min(small):.2f}-{max(small):.2f})"
-                  if small else "")
-            paper = f"{PAPER[c]}x" if c in PAPER else ""
-            lines.append(f"| {c} | {p} | {sm} | {sum(every) / len(every):.2f}x | "
-                         f"{worst[0]:.2f} at {worst[1]} B | {paper} |")
+            if every:
+                rows.append((c, p, small, every, worst))
+    return rows
+
+
+def summary(t):
+    """Per collective and p: the mean over small sizes (8 B..1 KiB per
+    rank) of native / the best hier variant, beside the paper's average."""
+    paper = paper_speedups()
+    lines = ["## Summary: speed-up of the best hier variant over flat native", "",
+             "Mean over the sizes measured from 8 B to 1 KiB per rank (and over all "
+             "sizes) of native / min(hier, hier+bruck, hier_ms); the paper's figure is "
+             "its average over its runs at up to 65536 cores (Cray MPT / MPICH as the "
+             "flat baseline).", "",
+             "| collective | p | small sizes: mean (range) | all sizes: mean | "
+             "best other / best hier, worst size | paper |",
+             "|---|---|---|---|---|---|"]
+    for c, p, small, every, worst in speedups(t):
+        sm = (f"{sum(small) / len(small):.2f}x ({min(small):.2f}-{max(small):.2f})"
+              if small else "")
+        pp = f"{paper[c]}x" if c in paper else ""
+        lines.append(f"| {c} | {p} | {sm} | {sum(every) / len(every):.2f}x | "
+                     f"{worst[0]:.2f} at {worst[1]} B | {pp} |")
     return lines + [""]
 
 
