@@ -265,6 +265,11 @@ long CX_Algorithm_calls(const char *coll, const char *alg);
 /* How many calls that named alg for coll it handed to its fallback, in
  * this process (a call it served itself does not count). */
 long CX_Algorithm_fallbacks(const char *coll, const char *alg);
+/* How many times alg ran for coll as a step of another algorithm in this
+ * process: the collective among hier's node leaders (COLLX_HIER_INTER)
+ * and other whole collectives on collx's own communicators; "native" =
+ * the MPI's own call there. */
+long CX_Algorithm_inner_calls(const char *coll, const char *alg);
 
 /* ---- topology-aware rank reordering (Bhowmik & Bodele 2019) ----
  * A NEW communicator with the same processes RENUMBERED by a topology

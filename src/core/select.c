@@ -1,9 +1,9 @@
 /* Which algorithm runs a call: explicit choice (CX_Algorithm_set) >
  * environment (COLLX_<COLL>_ALGORITHM, read once) > rules file (pruned once
- * per communicator to the rules its size and node layout can match, then
- * only msg_size is looked at per call) > "native". Every input is one all
- * ranks hold alike, so every rank picks the same. */
-#include <ctype.h>
+ * per communicator to the rules its size and node layout can match; then
+ * only msg_size matters, and the pick for a class of sizes is kept, so the
+ * candidates are walked once per class, not per call) > "native". Every
+ * input is one all ranks hold alike, so every rank picks the same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,28 +21,13 @@ static const cx_algorithm *static_choice[CX_COLL_COUNT];  /* NULL: per comm */
 static int static_err[CX_COLL_COUNT];
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
-static void env_name(cx_coll c, char *buf, size_t len)
-{
-    snprintf(buf, len, "COLLX_%s_ALGORITHM", cx_coll_name(c));
-    for (char *p = buf; *p; p++)
-        *p = (char)toupper((unsigned char)*p);
-}
-
+/* COLLX_<COLL>_ALGORITHM (the knob says what is wrong with a bad name). */
 static void read_env(void)
 {
     for (int c = 0; c < CX_COLL_COUNT; c++) {
-        char var[64];
-        env_name((cx_coll)c, var, sizeof var);
-        const char *v = getenv(var);
-        if (!v || !*v)
-            continue;
-        if ((env_alg[c] = cx_algorithm_find((cx_coll)c, v)))
-            continue;
-        env_bad[c] = 1;
-        fprintf(stderr, "collx: %s=%s is not a %s algorithm; valid: ", var, v,
-                cx_coll_name((cx_coll)c));
-        cx_algorithm_list(stderr, (cx_coll)c, ", ");
-        fputc('\n', stderr);
+        cx_knob k = CX_KNOB_ALGORITHM_OF(c);
+        env_bad[c] = cx_knob_bad(k);
+        env_alg[c] = cx_algorithm_find((cx_coll)c, cx_knob_str(k));
     }
     for (int c = 0; c < CX_COLL_COUNT; c++) {
         if (env_bad[c] || (!env_alg[c] && cx_rules_broken()))
@@ -70,26 +55,48 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
     return static_choice[c];
 }
 
-const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err)
+/* The rules' pick for a on c: from the picks cached for the size class of
+ * the call's message, else by walking the candidates (once per class). */
+static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, int *err)
 {
-    const cx_algorithm *g = cx_select_global(a->coll, err);
-    if (g || *err)
-        return g;
-    int **cands = &c->sel[a->coll].rules;
-    if (!*cands) {
+    cx_rules_cache *k = &c->sel[a->coll];
+    if (!k->rules) {
         int ppn = 0;
         if (cx_rules_need_nodes()) {
             if ((*err = cx_comm_nodes(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
-        if (!(*cands = cx_rules_prune(a->coll, c->size, ppn))) {
+        if (!(k->rules = cx_rules_prune(a->coll, c->size, ppn))) {
             *err = MPI_ERR_NO_MEM;
             return NULL;
         }
+        k->sized = cx_rules_sized(k->rules);
     }
-    const cx_algorithm *alg = cx_rules_pick(*cands, a);
-    return alg ? alg : cx_native(a->coll);
+    long long m = k->sized ? cx_rules_msg_size(a) : 0;
+    for (int i = 0; i < k->npick; i++)
+        if (m >= k->pick[i].lo && m <= k->pick[i].hi)
+            return &k->pick[i];
+    cx_rules_class *p = &k->pick[k->next];
+    cx_rules_pick(k->rules, m, p);
+    k->next = (k->next + 1) % CX_RULES_PICKS;
+    if (k->npick < CX_RULES_PICKS)
+        k->npick++;
+    return p;
+}
+
+const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params **params,
+                              int *err)
+{
+    *params = NULL;
+    const cx_algorithm *g = cx_select_global(a->coll, err);
+    if (g || *err)
+        return g;
+    const cx_rules_class *p = rules_class(a, c, err);
+    if (!p)
+        return NULL;
+    *params = p->params;
+    return p->alg ? p->alg : cx_native(a->coll);
 }
 
 /* ------------------------------------------------------------ public API */
