@@ -6,7 +6,9 @@
  * rank, by (in order): CX_Algorithm_set(), the environment variable
  * COLLX_<COLL>_ALGORITHM=<name>, the first matching rule of the JSON file
  * named by COLLX_RULES (keyed on communicator size, message size and ranks
- * per node; format in README.md), the built-in default ("native" = PMPI_).
+ * per node; a rule may also set per-call variables, its "params"; format in
+ * README.md), the built-in default ("native" = PMPI_). Every COLLX_*
+ * variable, its default and meaning: `collx_info --vars`.
  *
  * Errors are reported through the communicator's error handler, like MPI:
  * with MPI_ERRORS_RETURN the call returns an MPI error class.

@@ -28,22 +28,21 @@ typedef struct cx_decision_cache {
     int nonblocking;
 } cx_decision_cache;
 
-/* What the rules file picked for calls on a communicator whose message
- * size is in lo..hi (select.c keeps a few per collective, so a file of
- * many rules is walked once per size class, not per call). */
+/* What the rules file picks for calls on a communicator whose message
+ * size is in lo..hi: a communicator's candidate rules split the sizes into
+ * such classes once (select.c), so a call looks its class up instead of
+ * walking the rules. */
 typedef struct cx_rules_class {
     long long lo, hi;
     const struct cx_algorithm *alg;        /* NULL: no rule holds (native) */
     const struct cx_knob_params *params;   /* the rule's, NULL: none */
 } cx_rules_class;
-#define CX_RULES_PICKS 4
 
 /* The rules file on a communicator, per collective. */
 typedef struct cx_rules_cache {
-    int *rules;                           /* candidate rules, -1 terminated */
-    int sized;                            /* one of them has a msg_size range */
-    cx_rules_class pick[CX_RULES_PICKS];   /* the latest picks, by size class */
-    int npick, next;
+    cx_rules_class *classes;   /* by size, NULL until the first call */
+    int n;                     /* 1: the same pick for every size */
+    int last;                  /* the class of the last call */
 } cx_rules_cache;
 
 #endif

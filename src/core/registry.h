@@ -105,13 +105,11 @@ int cx_rules_need_nodes(void);
 /* Candidate rules of c for a communicator (comm_size and ranks per node
  * hold), -1 terminated, malloc'ed; NULL on no memory. */
 int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node);
-/* Whether a candidate has a msg_size range (else the pick is the same for
- * every size). */
-int cx_rules_sized(const int *cands);
 /* The message size the rules look at for call a. */
 long long cx_rules_msg_size(const cx_args *a);
-/* The first candidate whose msg_size range holds m, into *out with the
- * sizes lo..hi around m that pick the same (alg NULL: none holds). */
-void cx_rules_pick(const int *cands, long long m, cx_rules_class *out);
+/* What the candidates pick for every message size: classes of sizes in
+ * increasing order, covering 0..LLONG_MAX, into *out (malloc'ed); their
+ * number, -1 on no memory. */
+int cx_rules_classes(const int *cands, cx_rules_class **out);
 
 #endif

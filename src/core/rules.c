@@ -317,14 +317,6 @@ int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node)
     return cands;
 }
 
-int cx_rules_sized(const int *cands)
-{
-    for (const int *i = cands; *i >= 0; i++)
-        if (rules[*i].msg_size.lo > 0 || rules[*i].msg_size.hi < LLONG_MAX)
-            return 1;
-    return 0;
-}
-
 /* The size every rank of the call agrees on (signatures match): bytes of
  * one rank's block, of a reduction's vector, or of the bcast buffer. */
 long long cx_rules_msg_size(const cx_args *a)
@@ -340,22 +332,53 @@ long long cx_rules_msg_size(const cx_args *a)
     return cx_type_bytes(a->scount, a->stype);
 }
 
-void cx_rules_pick(const int *cands, long long m, cx_rules_class *out)
+static int cmp_ll(const void *x, const void *y)
 {
-    *out = (cx_rules_class){.lo = 0, .hi = LLONG_MAX};
-    for (const int *i = cands; *i >= 0; i++) {
-        const range *r = &rules[*i].msg_size;
-        if (!in(r, m)) {   /* nor for any size on m's side of r */
-            if (m < r->lo && r->lo - 1 < out->hi)
-                out->hi = r->lo - 1;
-            if (m > r->hi && r->hi + 1 > out->lo)
-                out->lo = r->hi + 1;
-            continue;
-        }
-        out->lo = r->lo > out->lo ? r->lo : out->lo;
-        out->hi = r->hi < out->hi ? r->hi : out->hi;
-        out->alg = rules[*i].alg;
-        out->params = rules[*i].params;
-        return;
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+/* The message sizes split where a candidate's msg_size range starts or
+ * ends: inside one class every candidate holds for all sizes or none, so
+ * the first that holds for the class's lowest size is its pick. Classes
+ * with the same pick in a row are merged. */
+int cx_rules_classes(const int *cands, cx_rules_class **out)
+{
+    int n = 0, nb = 1, k = 0;
+    while (cands[n] >= 0)
+        n++;
+    long long *b = malloc(sizeof *b * (size_t)(2 * n + 1));
+    cx_rules_class *cl = malloc(sizeof *cl * (size_t)(2 * n + 1));
+    if (!b || !cl) {
+        free(b);
+        free(cl);
+        return -1;
     }
+    b[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const range *r = &rules[cands[i]].msg_size;
+        if (r->lo > 0)
+            b[nb++] = r->lo;
+        if (r->hi < LLONG_MAX)
+            b[nb++] = r->hi + 1;
+    }
+    qsort(b, (size_t)nb, sizeof *b, cmp_ll);
+    for (int j = 0; j < nb; j++) {
+        if (j && b[j] == b[j - 1])
+            continue;
+        const rule *pick = NULL;
+        for (int i = 0; i < n && !pick; i++)
+            if (in(&rules[cands[i]].msg_size, b[j]))
+                pick = &rules[cands[i]];
+        const cx_algorithm *alg = pick ? pick->alg : NULL;
+        const cx_knob_params *params = pick ? pick->params : NULL;
+        if (k && cl[k - 1].alg == alg && cl[k - 1].params == params)
+            continue;   /* same pick: the class before grows */
+        if (k)
+            cl[k - 1].hi = b[j] - 1;
+        cl[k++] = (cx_rules_class){.lo = b[j], .hi = LLONG_MAX, .alg = alg, .params = params};
+    }
+    free(b);
+    *out = cl;
+    return k;
 }

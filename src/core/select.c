@@ -1,9 +1,10 @@
 /* Which algorithm runs a call: explicit choice (CX_Algorithm_set) >
  * environment (COLLX_<COLL>_ALGORITHM, read once) > rules file (pruned once
- * per communicator to the rules its size and node layout can match; then
- * only msg_size matters, and the pick for a class of sizes is kept, so the
- * candidates are walked once per class, not per call) > "native". Every
- * input is one all ranks hold alike, so every rank picks the same. */
+ * per communicator to the rules its size and node layout can match, whose
+ * picks then depend on msg_size alone: worked out once for every class of
+ * sizes, and a call looks its class up, never walking the rules) >
+ * "native". Every input is one all ranks hold alike, so every rank picks
+ * the same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,34 +56,43 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
     return static_choice[c];
 }
 
-/* The rules' pick for a on c: from the picks cached for the size class of
- * the call's message, else by walking the candidates (once per class). */
+/* The rules' pick for a on c: its size's class, found from the last
+ * call's (the common case: the same sizes again) or by bisection. */
 static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, int *err)
 {
     cx_rules_cache *k = &c->sel[a->coll];
-    if (!k->rules) {
-        int ppn = 0;
+    if (!k->classes) {
+        int ppn = 0, *cands;
         if (cx_rules_need_nodes()) {
             if ((*err = cx_comm_nodes(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
-        if (!(k->rules = cx_rules_prune(a->coll, c->size, ppn))) {
+        if (!(cands = cx_rules_prune(a->coll, c->size, ppn)) ||
+            (k->n = cx_rules_classes(cands, &k->classes)) < 0) {
+            free(cands);
+            k->classes = NULL;
             *err = MPI_ERR_NO_MEM;
             return NULL;
         }
-        k->sized = cx_rules_sized(k->rules);
+        free(cands);
     }
-    long long m = k->sized ? cx_rules_msg_size(a) : 0;
-    for (int i = 0; i < k->npick; i++)
-        if (m >= k->pick[i].lo && m <= k->pick[i].hi)
-            return &k->pick[i];
-    cx_rules_class *p = &k->pick[k->next];
-    cx_rules_pick(k->rules, m, p);
-    k->next = (k->next + 1) % CX_RULES_PICKS;
-    if (k->npick < CX_RULES_PICKS)
-        k->npick++;
-    return p;
+    if (k->n == 1)
+        return k->classes;
+    long long m = cx_rules_msg_size(a);
+    const cx_rules_class *last = &k->classes[k->last];
+    if (m >= last->lo && m <= last->hi)
+        return last;
+    int lo = 0, hi = k->n - 1;   /* the class with the largest lo <= m */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (k->classes[mid].lo <= m)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    k->last = lo;
+    return &k->classes[lo];
 }
 
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params **params,

@@ -3,6 +3,7 @@
  * a rule's params reach the calls it picks and no others; and a file that
  * cannot be used makes the calls fail with MPI_ERR_ARG.
  *   rules good BCAST_ALG   (COLLX_RULES=rules/good.json)
+ *   rules overlap          (COLLX_RULES=rules/overlap.json: ranges that overlap)
  *   rules params           (COLLX_RULES=rules/params.json, 2 nodes of 2 ranks,
  *                           COLLX_HIER_INTER=binomial)
  *   rules bad              (COLLX_RULES=a broken file) */
@@ -91,6 +92,27 @@ static void good(const char *bcast_alg)
     check(!strcmp(CX_Algorithm_get("gather"), "native"), "CX_Algorithm_get ignores rules");
 }
 
+/* rules/overlap.json: the first rule whose range holds wins, at every
+ * edge of every range, whatever the order of the calls (collx looks the
+ * size's class up: from the last call's or by bisection). */
+static void overlap(void)
+{
+    static const struct { int ints; const char *alg; } want[] = {
+        {0, "linear_sync"}, {12, "linear_sync"}, {13, "native"}, {24, "native"},
+        {25, "binomial"}, {50, "binomial"}, {51, "linear"}, {100, "linear"},
+        {101, "binomial"}, {250, "binomial"}, {251, "native"}, {100000, "native"}};
+    int n = (int)(sizeof want / sizeof *want);
+    for (int pass = 0; pass < 3; pass++)
+        for (int j = 0; j < n; j++) {
+            int i = pass == 0 ? j : pass == 1 ? n - 1 - j : (j * 5) % n;
+            char what[96];
+            const char *ran = gather_with(want[i].ints);
+            snprintf(what, sizeof what, "gather %d B -> %s (ran %s)", 4 * want[i].ints,
+                     want[i].alg, ran);
+            check(!strcmp(ran, want[i].alg), what);
+        }
+}
+
 /* Calls of alg for coll run as a step of another algorithm (hier's node
  * leaders), summed over the ranks. */
 static long inner(const char *coll, const char *alg)
@@ -169,10 +191,13 @@ int main(int argc, char **argv)
         good(argv[2]);
     else if (argc > 1 && !strcmp(argv[1], "params") && size == 4)
         params();
+    else if (argc > 1 && !strcmp(argv[1], "overlap"))
+        overlap();
     else if (argc > 1 && !strcmp(argv[1], "bad") && size <= 64)
         bad();
     else
-        check(0, "usage: rules good BCAST_ALG | rules params (4 ranks) | rules bad");
+        check(0, "usage: rules good BCAST_ALG | rules overlap | rules params (4 ranks) | "
+                 "rules bad");
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
