@@ -112,12 +112,14 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
         return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
     a->cc = c;
     a->pcomm = c->priv;
-    if (!alg && !(alg = cx_select(a, c, &err)))
+    const cx_knob_params *params = NULL;
+    if (!alg && !(alg = cx_select(a, c, &params, &err)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
     cx_decision d;
-    if ((err = cx_decide(a, c, alg, &d)))
+    if ((err = cx_decide(a, c, alg, params, &d)))
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
+    a->params = d.params;   /* the families read per-call knobs through it */
     cx_count_call(d.alg, a);
     if (!d.alg->build)
         return run_native(a, req);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "cx_internal.h"
 
-static atomic_long calls[CX_MAX_ALGS], fallbacks[CX_MAX_ALGS];
+static atomic_long calls[CX_MAX_ALGS], fallbacks[CX_MAX_ALGS], inner[CX_MAX_ALGS];
 static atomic_int shown[CX_MAX_ALGS];
 
 /* COLLX_STATS tables, allocated when it is on: [alg][blocking 0, nonblocking 1]
@@ -30,7 +30,7 @@ static pthread_once_t stats_once = PTHREAD_ONCE_INIT;
 
 const char *cx_stats_setting(void)
 {
-    const char *v = getenv("COLLX_STATS");
+    const char *v = cx_knob_str(CX_KNOB_STATS);
     return v && *v && strcmp(v, "0") != 0 ? v : NULL;
 }
 
@@ -69,9 +69,24 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a)
         PMPI_Comm_rank(a->comm, &rank);
         PMPI_Comm_size(a->comm, &size);
     }
-    if (rank == 0 && (verbose > 1 || !atomic_exchange(&shown[i], 1)))
-        fprintf(stderr, "collx: %s -> %s (p=%d%s)\n", cx_coll_mpi_name(a->coll),
-                alg->name, size, verbose > 1 ? "" : ", shown once");
+    /* Once per algorithm, and once per rule's params: they change the call. */
+    if (rank == 0 && (verbose > 1 || (a->params ? cx_knob_params_first_show(a->params)
+                                                : !atomic_exchange(&shown[i], 1)))) {
+        char with[512] = "";
+        if (a->params) {
+            int n = snprintf(with, sizeof with, " with rules[%d].params ", a->params->rule);
+            cx_knob_params_text(a->params, with + n, sizeof with - (size_t)n);
+        }
+        fprintf(stderr, "collx: %s -> %s%s (p=%d%s)\n", cx_coll_mpi_name(a->coll),
+                alg->name, with, size, verbose > 1 ? "" : ", shown once");
+    }
+}
+
+void cx_count_inner(const cx_algorithm *alg)
+{
+    int i = cx_algorithm_index(alg);
+    if (i >= 0)
+        atomic_fetch_add_explicit(&inner[i], 1, memory_order_relaxed);
 }
 
 static int reason_of(unsigned bit)
@@ -172,6 +187,14 @@ long CX_Algorithm_calls(const char *coll, const char *alg)
     const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
     int i = a ? cx_algorithm_index(a) : -1;
     return i < 0 ? 0 : atomic_load(&calls[i]);
+}
+
+long CX_Algorithm_inner_calls(const char *coll, const char *alg)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
+    int i = a ? cx_algorithm_index(a) : -1;
+    return i < 0 ? 0 : atomic_load(&inner[i]);
 }
 
 long CX_Algorithm_fallbacks(const char *coll, const char *alg)

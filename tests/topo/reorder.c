@@ -90,6 +90,7 @@ static void test_fig1(const char *prefix)
     snprintf(path, sizeof path, "%s.fig1", prefix);
     write_file(path, text);
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int err;
@@ -134,6 +135,7 @@ static void test_measured(const char *prefix)
         remove(path);
     MPI_Barrier(MPI_COMM_WORLD);
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     MPI_Comm comm, comm2;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     cx_comm *c, *c2;
@@ -210,6 +212,7 @@ static void test_errors(const char *prefix)
     snprintf(path, sizeof path, "%s.bad", prefix);
     write_file(path, "p 2\n0 1 1\n");   /* short */
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     /* p=2 only matches on a 2-rank communicator; make the file fit p. */
     if (rank == 0) {
         FILE *f = fopen(path, "w");
@@ -230,6 +233,7 @@ static void test_errors(const char *prefix)
     if (rank == 0)
         remove(path);
     unsetenv("COLLX_TOPO_FILE");
+    cx_knobs_reread();
 }
 
 int main(int argc, char **argv)
