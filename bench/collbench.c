@@ -4,10 +4,11 @@
  * the run time r = max f - min a and the average elapsed time
  * e = mean(f - a) (PAP paper eq. 1-2) and report min/median/mean/max over
  * repetitions. See bench/README.md. */
-#define _POSIX_C_SOURCE 200809L /* isatty */
+#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "collx.h"
@@ -27,6 +28,7 @@
 typedef struct {
     cb_opts o;
     MPI_Comm comm;
+    MPI_Comm world;   /* with --comm-size: all ranks started (else NULL) */
     int rank, p, shared;
     cb_meta meta;
     cb_table table;
@@ -290,6 +292,36 @@ static int bad_usage(bench *B, const char *msg, const char *prog)
     return 2;
 }
 
+/* --comm-size Q: the benchmark runs on ranks 0..Q-1 (with block placement,
+ * whole nodes first). The other ranks wait for them in a barrier they poll
+ * with sleeps, so they do not take the CPU from the measured ranks when
+ * cores are oversubscribed. Returns 1 on the waiting ranks (finalized). */
+static int sub_comm(bench *B, int q)
+{
+    MPI_Comm sub, world = B->comm;
+    MPI_Comm_split(world, B->rank < q ? 0 : MPI_UNDEFINED, B->rank, &sub);
+    if (sub == MPI_COMM_NULL) {
+        MPI_Request req;
+        int done = 0;
+        struct timespec ms = {0, 1000000};
+        MPI_Ibarrier(world, &req);
+        while (!done) {
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done)
+                nanosleep(&ms, NULL);
+        }
+        MPI_Comm_free(&world);
+        MPI_Finalize();
+        return 1;
+    }
+    B->world = world;
+    B->comm = sub;
+    MPI_Comm_set_errhandler(B->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(B->comm, &B->rank);
+    MPI_Comm_size(B->comm, &B->p);
+    return 0;
+}
+
 /* Checks user-given names against the registry; fills in all if none. */
 static int resolve_algs(const char *coll, char list[][CB_NAME_LEN], int *n,
                         char *err, size_t len)
@@ -329,6 +361,7 @@ int main(int argc, char **argv)
             want = MPI_THREAD_MULTIPLE;
     MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &B->comm);
+    B->world = MPI_COMM_NULL;
     MPI_Comm_set_errhandler(B->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(B->comm, &B->rank);
     MPI_Comm_size(B->comm, &B->p);
@@ -350,10 +383,18 @@ int main(int argc, char **argv)
         (o->guidelines && o->ng2_algs &&
          resolve_algs(cb_coll_name(reg), o->g2_algs, &o->ng2_algs, err, sizeof err)))
         return bad_usage(B, err, argv[0]);
-    if (o->root_mode == CB_ROOT_FIXED && o->root >= B->p) {
-        snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, B->p);
+    if (o->comm_size > B->p) {
+        snprintf(err, sizeof err, "--comm-size %d is more than the %d ranks started",
+                 o->comm_size, B->p);
         return bad_usage(B, err, argv[0]);
     }
+    int p = o->comm_size ? o->comm_size : B->p;
+    if (o->root_mode == CB_ROOT_FIXED && o->root >= p) {
+        snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, p);
+        return bad_usage(B, err, argv[0]);
+    }
+    if (p < B->p && sub_comm(B, p))
+        return 0;   /* this rank was not in it */
 #ifdef CB_SMPI
     B->shared = !o->validate;
 #endif
@@ -394,7 +435,10 @@ int main(int argc, char **argv)
     int pm = o->nproblems > 0;
     long sizes[64];
     int nsizes = 0;
-    if (!pm) {
+    if (!pm && o->nsize_list) {
+        for (int i = 0; i < o->nsize_list; i++)
+            sizes[nsizes++] = o->size_list[i];
+    } else if (!pm) {
         for (long s = o->min_size; s <= o->max_size && nsizes < 64;
              s = s ? 2 * s : 1) {
             long c = (s + 3) / 4;
@@ -486,6 +530,12 @@ int main(int argc, char **argv)
     free(m);
     free(mp);
     MPI_Comm_free(&B->comm);
+    if (B->world != MPI_COMM_NULL) {   /* release the ranks left out */
+        MPI_Request req;
+        MPI_Ibarrier(B->world, &req);   /* theirs is nonblocking too */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&B->world);
+    }
     MPI_Finalize();
     return rc;
 }
