@@ -53,6 +53,8 @@ void cb_opts_usage(void *file, const char *prog)
 "  --csv FILE        tidy CSV, one row per case and metric\n"
 "  --json FILE       the same rows as JSON\n"
 "  -q                no progress line on stderr\n"
+"  --host-time       column host_s: CPU seconds of rank 0's process per case\n"
+"                    (in SMPI the whole simulation's: what measuring it cost)\n"
 "  -h, --help        this text\n");
 }
 
@@ -354,6 +356,12 @@ int cb_opts_parse(int argc, char **argv, cb_opts *o, char *err, size_t len)
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
             o->help = 1;
             return 0;
+        }
+        if (!strcmp(name, "--host-time")) {
+            if (val)
+                return fail(err, len, "option %s takes no value", name);
+            o->host_time = 1;
+            continue;
         }
         if (!strcmp(name, "-f") || !strcmp(name, "-c") || !strcmp(name, "-q") ||
             !strcmp(name, "--guidelines")) {

@@ -23,6 +23,7 @@ typedef struct {
     int comm_size;                          /* --comm-size Q: ranks 0..Q-1 (0: all) */
     int iters, warmup;                      /* -i, -x */
     int full, validate, quiet;              /* -f, -c, -q */
+    int host_time;                          /* --host-time */
     int root_mode, root;                    /* --root N|rotate|mid */
     int root_given;
     int problems[CB_MAX_LIST], nproblems;   /* --problem a,b,... */

@@ -72,7 +72,7 @@ int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
         return -1;
     fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
             "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
-            "max_us,valid,ref,ref_us,ratio,violated,ran\n");
+            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s\n");
     for (int i = 0; i < t->n; i++) {
         const cb_row *r = &t->rows[i];
         int g = strcmp(r->kind, "guideline") == 0;
@@ -94,7 +94,10 @@ int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
             fprintf(f, ",%s,%.3f,%.4f,%d", r->ref, r->ref_us, r->ratio, r->violated);
         else
             fprintf(f, ",,,,");
-        fprintf(f, ",%s\n", r->ran);
+        fprintf(f, ",%s,", r->ran);
+        if (r->host_s >= 0)
+            fprintf(f, "%.4f", r->host_s);
+        fputc('\n', f);
     }
     return fclose(f);
 }
@@ -153,6 +156,10 @@ int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
         json_str(f, "metric", r->metric);
         fprintf(f, ", \"min_us\": %.3f, \"median_us\": %.3f, \"mean_us\": %.3f, "
                 "\"max_us\": %.3f", r->s.min, r->s.median, r->s.mean, r->s.max);
+        if (r->host_s >= 0)
+            fprintf(f, ", \"host_s\": %.4f", r->host_s);
+        else
+            fprintf(f, ", \"host_s\": null");
         if (r->valid >= 0)
             fprintf(f, ", \"valid\": %s", r->valid ? "true" : "false");
         else

@@ -29,6 +29,9 @@ typedef struct {
     char ref[96];         /* guideline: right-hand side */
     double ref_us, ratio; /* guideline: rhs min time, lhs/rhs */
     int violated;
+    double host_s;        /* --host-time: CPU seconds of rank 0's process
+                             during the case (SMPI: the whole simulation);
+                             < 0: not measured */
 } cb_row;
 
 typedef struct {

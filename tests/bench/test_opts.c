@@ -46,7 +46,8 @@ int main(void)
     CHECK(o.root_mode == CB_ROOT_MID); /* --problem defaults to root p/2 */
 
     CHECK(parse("--coll bcast --root 3", &o, err) == 0 && o.root == 3);
-    CHECK(parse("--coll bcast -m 8,96,4K --comm-size 6", &o, err) == 0);
+    CHECK(parse("--coll bcast -m 8,96,4K --comm-size 6 --host-time", &o, err) == 0 &&
+          o.host_time);
     CHECK(o.nsize_list == 3 && o.size_list[1] == 96 && o.size_list[2] == 4096 &&
           o.comm_size == 6);
     CHECK(parse("--coll bcast -m 8,16 -m 4:64", &o, err) == 0 && o.nsize_list == 0 &&
