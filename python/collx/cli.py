@@ -16,6 +16,7 @@ COMMANDS = {
     ("tables", "fft"): "collx.tables.fft",
     ("tables", "topo-demo"): "collx.tables.topo",
     ("model", "rma"): "collx.models.rma",
+    "tune": "collx.tune.main",
 }
 
 USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
@@ -31,6 +32,9 @@ USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
   tables fft DIR [-o MD]    PAP Table 5 (and DIR/fft.csv)
   tables topo-demo DIR      DIR/summary.md of sweep topo-demo
   model rma LOGGP.csv SWEEP.csv OUT.md   the one-sided broadcast's LogGP model
+  tune (--platform NAME -n P | --launch CMD | --real -n P) [--colls ..] [--budget S]
+       [--out rules.json] [--report DIR] [--grid]   measured rules (tune --help)
+  tune validate --rules R (target) [--out DIR]   the rules on held-out points
 """
 
 
