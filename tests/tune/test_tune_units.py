@@ -125,7 +125,8 @@ expect(st.cannot("bcast", "hier", 32, 4096) and not st.cannot("bcast", "hier", 8
        "a failure at (q, m) is presumed at larger q and m only")
 
 # ---------------------------------------------------------------- model
-pts = [(q, m, 5 + 2 * math.log2(q) + 0.001 * m * q) for q in (2, 4, 8, 16) for m in (8, 1024, 65536)]
+pts = [(q, m, 5 + 2 * math.log2(q) + 0.001 * m * q)
+       for q in (2, 4, 8, 16) for m in (8, 1024, 65536)]
 mdl = model.AlgModel(pts)
 got = mdl.predict([(32, 4096)])[0]
 true = math.log(5 + 2 * 5 + 0.001 * 4096 * 32)

@@ -21,8 +21,12 @@ by the margin (default 2 %), and beyond the noise: measured, its upper
 95 % bound below native's lower one; predicted, the difference more than
 1.96 of its uncertainties. Of native and the algorithms with evidence the
 one with the best upper 95 % bound is chosen (a measured time beats an
-equal prediction). Collectives whose rules cannot use the message size
-(the v-collectives, barrier) choose one algorithm per communicator size:
+equal prediction), unless the choice at the next smaller size is allowed
+too and within 3 % of it: then that one stays (longer ranges, fewer
+rules, no switching on differences within the noise).
+
+Collectives whose rules cannot use the message size (the v-collectives,
+barrier) choose one algorithm per communicator size:
 it must beat native in geometric mean over the sizes (by the margin, with
 evidence) and be at most 5 % slower than native at every size.
 
@@ -178,7 +182,10 @@ class Decider:
             return e.ln + Z * e.sigma < nat.ln - Z * nat.sigma
         return gain > Z * self.diff_sigma(coll, a, e, "native", nat, q, m)
 
-    def choose_cell(self, coll, q, m, ests=None):
+    def choose_cell(self, coll, q, m, ests=None, keep=None):
+        """keep: the choice at the next smaller size; it stays if it is
+        allowed here and within EPS of the best (fewer, longer ranges
+        instead of a new rule for every difference within the noise)."""
         ests = ests if ests is not None else self.estimates(coll, q, m)
         nat = ests.get("native")
         if nat is None:
@@ -187,7 +194,11 @@ class Decider:
                            if a != "native" and self.evidence(coll, a, e, nat, q, m)]
         # the best time it can be trusted to have: a measured algorithm
         # wins over an equal prediction
-        return min(ok, key=lambda a: ests[a].ln + Z * self.self_sigma(coll, a, ests[a], q, m))
+        bound = {a: ests[a].ln + Z * self.self_sigma(coll, a, ests[a], q, m) for a in ok}
+        best = min(ok, key=bound.get)
+        if keep in ok and ests[keep].ln - ests[best].ln <= math.log(1 + EPS):
+            return keep
+        return best
 
     def choose_bin(self, coll, q, sizes):
         """One algorithm for every size at q (rules without msg_size)."""
@@ -212,8 +223,9 @@ class Decider:
         out = {}
         for q in grid.comms:
             if gridmod.uses_msg_size(coll):
+                prev = None
                 for m in grid.sizes:
-                    out[(q, m)] = self.choose_cell(coll, q, m)
+                    out[(q, m)] = prev = self.choose_cell(coll, q, m, keep=prev)
             else:
                 a = self.choose_bin(coll, q, grid.sizes)
                 out.update({(q, m): a for m in grid.sizes})

@@ -45,7 +45,8 @@ def target_args(ap):
                    "runs are deterministic; 3 on a real MPI)")
     t.add_argument("--iters", type=int, help="timed repetitions per sample (collbench -i; "
                    "default 3 SMPI, 20 real)")
-    t.add_argument("--warmup", type=int, help="warm-up calls (collbench -x; default 1 SMPI, 5 real)")
+    t.add_argument("--warmup", type=int,
+                   help="warm-up calls (collbench -x; default 1 SMPI, 5 real)")
 
 
 def make_target(a):
@@ -144,7 +145,9 @@ def main(argv):
     rulesmod.write(a.out, all_rules)
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.cases()} of {full} grid "
           f"cases ({100 * store.cases() / full:.0f} %); {s.budget_text()}")
-    check = None if a.no_check or t.kind == "replay" else check_rules(t, a, all_rules, grids, choices, store, s)
+    check = None
+    if not a.no_check and t.kind != "replay":
+        check = check_rules(t, a, all_rules, grids, store, s)
     if a.report:
         os.makedirs(a.report, exist_ok=True)
         meta = {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
@@ -161,33 +164,36 @@ def main(argv):
     return 1 if check and check["mismatches"] else 0
 
 
-def check_rules(t, a, all_rules, grids, choices, store, s):
+def check_rules(t, a, all_rules, grids, store, s):
     """Loads the rules in collx: collbench --algs selected with COLLX_RULES
-    at the smallest communicator size, at sizes where the rules pick a
-    collx algorithm and one where they pick native; column ran must say
-    the rules' choice."""
+    at the smallest communicator size and, with nodes, the smallest across
+    nodes, at a size for every distinct choice there; column ran must say
+    what the rules say."""
     path = os.path.abspath(a.out)
     res = {"points": 0, "mismatches": []}
     for c, g in grids.items():
-        q = g.comms[0]
-        rpn = store.ppn.get((c, q), q)
-        picks = {}
-        for m in g.sizes:
-            picks.setdefault(rulesmod.match(all_rules, c, q, m, rpn), m)
-        sizes = sorted(picks.values())[:4]
-        rows, out = t.run_collbench(q, ["--coll", c, "--algs", "selected",
-                                        "-m", ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
-                                    env={"COLLX_RULES": path}, timeout=a.timeout,
-                                    mem_limit=a.mem_limit)
-        if rows is None:
-            res["mismatches"].append(f"{c} p={q}: collbench failed: {out.why()}")
-            continue
-        for r in rows:
-            m = int(r["size_bytes"])
-            want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
-            res["points"] += 1
-            if r["ran"] != want:
-                res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, ran {r['ran']}")
+        qs = {g.comms[0]} | ({min(q for q in g.comms if q > t.node)}
+                            if t.node and g.comms[-1] > t.node else set())
+        for q in sorted(qs):
+            rpn = store.ppn.get((c, q), min(q, t.node or q))
+            picks = {}
+            for m in g.sizes:
+                picks.setdefault(rulesmod.match(all_rules, c, q, m, rpn), m)
+            sizes = sorted(picks.values())[:4]
+            rows, out = t.run_collbench(q, ["--coll", c, "--algs", "selected", "-m",
+                                            ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
+                                        env={"COLLX_RULES": path}, timeout=a.timeout,
+                                        mem_limit=a.mem_limit)
+            if rows is None:
+                res["mismatches"].append(f"{c} p={q}: collbench failed: {out.why()}")
+                continue
+            for r in rows:
+                m = int(r["size_bytes"])
+                want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
+                res["points"] += 1
+                if r["ran"] != want:
+                    res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, "
+                                             f"ran {r['ran']}")
     for msg in res["mismatches"]:
         s.say(f"CHECK FAILED: {msg}")
     s.say(f"check: the rules load in collx; column ran agrees at {res['points']} points"

@@ -70,7 +70,8 @@ def write(out, meta, grids, store, dec, choices, rules, s):
                 "choice_us": f"{ests[ch].us:.3f}" if ch in ests else "",
                 "native_us": f"{ests['native'].us:.3f}" if "native" in ests else "",
                 "best_us": f"{ests[best].us:.3f}" if best else "",
-                "choice_source": ("measured" if ests[ch].measured else "model") if ch in ests else "",
+                "choice_source": "" if ch not in ests else
+                ("measured" if ests[ch].measured else "model"),
                 "predicted_regret": f"{pr:.4f}" if pr else "",
                 "measured_regret": f"{mr:.4f}" if mr else "",
                 "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m))})

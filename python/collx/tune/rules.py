@@ -14,6 +14,7 @@ A choice is an algorithm name, or (name, params) once rules carry per-call
 parameters: a rule is a dict, and params, when a choice has them, become
 its "params" key."""
 import json
+import os
 
 from collx.tune import grid as gridmod
 
@@ -57,10 +58,13 @@ def rule_of(coll, choice):
     return r
 
 
-def build(coll, grid, choices, node=None):
+def build(coll, grid, choices, node=None, comm_open_below=True):
     """Rules of one collective from {(q, m): choice} over grid (node: ranks
-    per node of the target, None for one node)."""
+    per node of the target, None for one node; comm_open_below=False: no
+    rule below the smallest communicator size measured)."""
     qbins = gridmod.bins(grid.comms, top=grid.comms[-1])
+    if not comm_open_below:
+        qbins[0] = (grid.comms[0], qbins[0][1])
     sized = gridmod.uses_msg_size(coll)
     mbins = gridmod.bins(grid.sizes, top=grid.sizes[-1]) if sized else [(None, None)]
     rows = []
@@ -86,6 +90,7 @@ def build(coll, grid, choices, node=None):
 
 def write(path, rules):
     """One rule per line: a diff shows what changed."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n")
 

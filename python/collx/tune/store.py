@@ -153,4 +153,4 @@ class Store:
 
 def save(store, path, extra):
     with open(path, "w") as f:
-        json.dump({**extra, "measurements": store.to_json()}, f, indent=1)
+        json.dump({**extra, "measurements": store.to_json()}, f)

@@ -36,7 +36,9 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="collx tune validate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     target_args(ap)
-    ap.add_argument("--rules", required=True, help="the rules file to validate")
+    ap.add_argument("--rules", required=True, action="append",
+                    help="a rules file to validate (repeat for several: every algorithm "
+                    "is measured once, each file's choice on its own)")
     ap.add_argument("--sizes", default="8:4194304",
                     help="MIN:MAX of the tuning: held-out sizes 3*2^j between (default 8:4194304)")
     ap.add_argument("--held-out-sizes", help="bytes per rank, comma-separated (default: "
@@ -67,10 +69,10 @@ def mean_of(rows):
     return Stat(xs, 0).mean if xs else None
 
 
-def measure(t, a, coll, q, algs, sizes, rules_path):
-    """{m: {label: (us, ran)}} where label is 'selected' or an algorithm."""
-    reps = a.reps
-    args = ["--coll", coll, "--algs", ",".join((["selected"] + algs) * reps),
+def measure(t, a, coll, q, labels, sizes, rules_path):
+    """({m: {label: (us, ran)}}, Outcome, ranks per node) where a label is
+    'selected' or an algorithm."""
+    args = ["--coll", coll, "--algs", ",".join(labels * a.reps),
             "-m", ",".join(map(str, sizes)), "-i", str(a.iters), "-x", str(a.warmup)]
     rows, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
                                 timeout=a.timeout, mem_limit=a.mem_limit)
@@ -92,7 +94,7 @@ def main(argv):
     a = parse_args(argv)
     t = make_target(a)
     algs = registry(t, a.colls)
-    rules = rulesmod.load(a.rules)
+    files = {path: rulesmod.load(path) for path in a.rules}
     comms, sizes = points(a, t)
     t0, cost = time.time(), 0.0
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
@@ -101,35 +103,37 @@ def main(argv):
     for coll, names in algs.items():
         use = sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE]
         for q in comms:
-            res, out, ppn = measure(t, a, coll, q, names, use, a.rules)
-            cost += t.cost(out)
-            if res is None:
-                problems.append(f"{coll} p={q}: {out.why()}")
-                print(f"[validate] {coll} p={q}: FAILED: {out.why()}", file=sys.stderr)
+            # every algorithm once, with the first file's choice; then the
+            # other files' choices alone
+            per_file = {}
+            for i, path in enumerate(files):
+                labels = ["selected"] + (names if i == 0 else [])
+                res, out, ppn = measure(t, a, coll, q, labels, use, path)
+                cost += t.cost(out)
+                print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(labels)} in "
+                      f"{t.cost(out):.1f} s" + ("" if res else f": FAILED: {out.why()}"),
+                      file=sys.stderr, flush=True)
+                if res is None:
+                    problems.append(f"{coll} p={q} ({path}): {out.why()}")
+                    break
+                per_file[path] = (res, ppn)
+            if len(per_file) < len(files):
                 continue
-            print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(names) + 1} in "
-                  f"{t.cost(out):.1f} s", file=sys.stderr, flush=True)
-            for m in use:
-                d = res.get(m, {})
-                if "selected" not in d or "native" not in d:
-                    problems.append(f"{coll} p={q} {m} B: no result")
-                    continue
-                tuned, ran = d["selected"]
-                want = rulesmod.match(rules, coll, q, m, ppn) or "native"
-                served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
-                oracle = min(served, key=lambda k: served[k][0]) if served else "native"
-                ok_ran = ran == want or ran == d.get(want, (None, None))[1]
-                if not ok_ran:
-                    problems.append(f"{coll} p={q} {m} B: rules say {want}, ran {ran}")
-                rows.append({"coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
-                             "rule": want, "ran": ran, "ran_ok": int(ok_ran),
-                             "tuned_us": f"{tuned:.3f}", "oracle": oracle,
-                             "oracle_us": f"{d[oracle][0]:.3f}",
-                             "native_us": f"{d['native'][0]:.3f}",
-                             "tuned_over_oracle": f"{tuned / d[oracle][0]:.4f}",
-                             "tuned_over_native": f"{tuned / d['native'][0]:.4f}"})
-    summary = summarize(rows, algs)
-    lines = report(t, a, comms, sizes, summary, problems, cost, time.time() - t0)
+            forced = per_file[a.rules[0]][0]
+            for path, (res, ppn) in per_file.items():
+                for m in use:
+                    d = {**forced.get(m, {}), "selected": res.get(m, {}).get("selected")}
+                    if d["selected"] is None or "native" not in d:
+                        problems.append(f"{coll} p={q} {m} B ({path}): no result")
+                        continue
+                    rows.append(point(coll, q, m, ppn, d, files[path], path, problems))
+    lines = []
+    for path in files:
+        summary = summarize([r for r in rows if r["rules"] == path], algs)
+        lines += report(t, a, path, comms, sizes, summary,
+                        [p for p in problems if path in p or "(" not in p])
+    lines += [f"Cost of the validation: {cost:.0f} s ({t.clock}), "
+              f"{time.time() - t0:.0f} s wall.", ""]
     print("\n".join(lines))
     if a.out:
         os.makedirs(a.out, exist_ok=True)
@@ -137,6 +141,23 @@ def main(argv):
         with open(os.path.join(a.out, "validate.md"), "w") as f:
             f.write("\n".join(lines) + "\n")
     return 1 if any("rules say" in p for p in problems) else 0
+
+
+def point(coll, q, m, ppn, d, rules, path, problems):
+    """One held-out point of one rules file: tuned, oracle, native."""
+    tuned, ran = d["selected"]
+    want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+    served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
+    oracle = min(served, key=lambda k: served[k][0]) if served else "native"
+    ok_ran = ran == want or ran == d.get(want, (None, None))[1]
+    if not ok_ran:
+        problems.append(f"{coll} p={q} {m} B ({path}): rules say {want}, ran {ran}")
+    return {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
+            "rule": want, "ran": ran, "ran_ok": int(ok_ran),
+            "tuned_us": f"{tuned:.3f}", "oracle": oracle,
+            "oracle_us": f"{d[oracle][0]:.3f}", "native_us": f"{d['native'][0]:.3f}",
+            "tuned_over_oracle": f"{tuned / d[oracle][0]:.4f}",
+            "tuned_over_native": f"{tuned / d['native'][0]:.4f}"}
 
 
 def summarize(rows, algs):
@@ -157,13 +178,12 @@ def summarize(rows, algs):
     return out
 
 
-def report(t, a, comms, sizes, summary, problems, cost, wall):
+def report(t, a, path, comms, sizes, summary, problems):
     def mark(ok):
         return "" if ok else " **(missed)**"
-    lines = [f"# Validation of {a.rules}", "",
+    lines = [f"# Validation of {path}", "",
              f"{t.describe()}; held-out communicator sizes {comms}; sizes {sizes} B per "
-             f"rank; {a.reps} sample(s) of {a.iters} repetitions per point; cost "
-             f"{cost:.0f} s ({t.clock}), {wall:.0f} s wall.", "",
+             f"rank; {a.reps} sample(s) of {a.iters} repetitions per point.", "",
              "Tuned = collbench `--algs selected` with `COLLX_RULES`; oracle = the fastest "
              "algorithm at the point (of those that served the call themselves). Targets: "
              "tuned/oracle geometric mean <= 1.05 and worst <= 1.25, tuned/native worst "
