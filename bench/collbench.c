@@ -29,6 +29,7 @@ typedef struct {
     cb_opts o;
     MPI_Comm comm;
     MPI_Comm world;   /* with --comm-size: all ranks started (else NULL) */
+    FILE *live;       /* --csv while the run goes (rank 0) */
     int rank, p, shared;
     cb_meta meta;
     cb_table table;
@@ -168,6 +169,15 @@ static void record(bench *B, cb_row *rows)
     cb_print_case(stdout, &rows[M_R], &rows[M_E], &rows[M_T],
                   rows[0].problem[0] != 0, B->o.full);
     fflush(stdout);
+    /* --csv grows case by case: a run killed midway (time or memory limit)
+     * leaves the cases it finished; the whole table is written at the end */
+    if (B->o.csv[0] && !B->live && (B->live = fopen(B->o.csv, "w")))
+        cb_csv_header(B->live);
+    if (B->live) {
+        for (int i = 0; i < NMETRIC; i++)
+            cb_csv_row(B->live, &B->meta, &rows[i]);
+        fflush(B->live);
+    }
 }
 
 /* Measures coll/alg on block sizes m and records rows[NMETRIC]. */
@@ -515,6 +525,8 @@ int main(int argc, char **argv)
         char cmd[2048] = "";
         for (int i = 0, off = 0; i < argc && off < (int)sizeof cmd; i++)
             off += snprintf(cmd + off, sizeof cmd - (size_t)off, "%s%s", i ? " " : "", argv[i]);
+        if (B->live)
+            fclose(B->live);
         if (o->csv[0] && cb_write_csv(o->csv, mt, &B->table)) {
             fprintf(stderr, "collbench: cannot write %s\n", o->csv);
             rc = 1;

@@ -31,9 +31,12 @@ def default_mem_limit():
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def group_rss(pgid):
-    """Resident bytes of every process in process group pgid."""
-    total = 0
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def group_usage(pgid):
+    """{pid: (resident bytes, CPU seconds)} of every process in group pgid."""
+    out = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -42,10 +45,11 @@ def group_rss(pgid):
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue   # gone meanwhile
-        # after "pid (comm)": state ppid pgrp ... rss is field 24 (index 21 here)
+        # after "pid (comm)": state ppid pgrp ...; utime, stime at 11, 12; rss at 21
         if int(fields[2]) == pgid:
-            total += int(fields[21]) * PAGE
-    return total
+            out[int(pid)] = (int(fields[21]) * PAGE,
+                             (int(fields[11]) + int(fields[12])) / TICK)
+    return out
 
 
 def children_cpu():
@@ -77,29 +81,49 @@ class Outcome:
 def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.devnull):
     """Runs argv in its own process group under the limits; returns an
     Outcome. stderr is kept (its end explains failures)."""
-    mem_limit = mem_limit or default_mem_limit()
-    cpu0, t0, peak, killed = children_cpu(), time.time(), 0, ""
+    w = Watch(timeout, mem_limit or default_mem_limit())
+    cpu0 = children_cpu()
     with open(stdout_path, "w") as out, open(os.devnull) as nul, \
             tempfile.TemporaryFile("w+b") as err:
         p = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd, stdin=nul,
                              stdout=out, stderr=err, start_new_session=True)
-        while p.poll() is None:
-            time.sleep(POLL)
-            rss = group_rss(p.pid)
-            peak = max(peak, rss)
-            if rss > mem_limit:
-                killed = f"memory: {rss / 2**30:.1f} GiB resident > limit " \
-                         f"{mem_limit / 2**30:.1f} GiB"
-            elif time.time() - t0 > timeout:
-                killed = f"timeout: more than {timeout:.0f} s"
-            if killed:
+        try:
+            w.watch(p)
+        finally:   # interrupted (Ctrl-C, SIGTERM): the run must not outlive us
+            if p.poll() is None:
                 kill_group(p)
-                break
         p.wait()
         err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
         stderr = err.read().decode(errors="replace")
-    return Outcome(p.returncode, killed, children_cpu() - cpu0, time.time() - t0, peak,
-                   stderr)
+    # a killed run's processes are not all waited for (their CPU time never
+    # reaches RUSAGE_CHILDREN): count what was seen of them while they ran
+    cpu = max(children_cpu() - cpu0, sum(w.cpu.values()))
+    return Outcome(p.returncode, w.killed, cpu, time.time() - w.t0, w.peak, stderr)
+
+
+class Watch:
+    """Polls a process group: its peak resident memory, the CPU seconds of
+    each of its processes as last seen; kills it when it breaks a limit."""
+
+    def __init__(self, timeout, mem_limit):
+        self.timeout, self.mem_limit = timeout, mem_limit
+        self.t0, self.peak, self.cpu, self.killed = time.time(), 0, {}, ""
+
+    def watch(self, p):
+        while p.poll() is None:
+            time.sleep(POLL)
+            usage = group_usage(p.pid)
+            self.cpu.update({pid: cpu for pid, (_, cpu) in usage.items()})
+            rss = sum(r for r, _ in usage.values())
+            self.peak = max(self.peak, rss)
+            if rss > self.mem_limit:
+                self.killed = f"memory: {rss / 2**30:.1f} GiB resident > limit " \
+                              f"{self.mem_limit / 2**30:.1f} GiB"
+            elif time.time() - self.t0 > self.timeout:
+                self.killed = f"timeout: more than {self.timeout:.0f} s"
+            if self.killed:
+                kill_group(p)
+                return
 
 
 def kill_group(p):

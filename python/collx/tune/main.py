@@ -8,6 +8,7 @@
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -106,7 +107,14 @@ def parse_args(argv):
     return ap.parse_args(argv)
 
 
+def stop_on_sigterm():
+    """SIGTERM ends the tuner like Ctrl-C: the run under way is killed
+    with it (limits.run), nothing is left behind."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def main(argv):
+    stop_on_sigterm()
     if argv[:1] == ["validate"]:
         from collx.tune import validate
         return validate.main(argv[1:])
@@ -184,7 +192,7 @@ def check_rules(t, a, all_rules, grids, store, s):
                                             ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
                                         env={"COLLX_RULES": path}, timeout=a.timeout,
                                         mem_limit=a.mem_limit)
-            if rows is None:
+            if not out.ok:
                 res["mismatches"].append(f"{c} p={q}: collbench failed: {out.why()}")
                 continue
             for r in rows:

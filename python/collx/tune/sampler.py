@@ -3,11 +3,11 @@ rounds and the exhaustive grid.
 
 A run (a batch) is one collbench process: one collective on q ranks, some
 algorithms at some sizes, each algorithm listed `reps` times (interleaved
-samples of the same point). A run that fails (exit, timeout, memory limit)
-is split in halves, by size first (smaller half first), then by algorithm;
-a point that fails alone is recorded as failed, and the algorithm is
-presumed to fail at larger sizes and communicator sizes too (skipped,
-said: store.cannot).
+samples of the same point). When a run fails (exit, timeout, memory
+limit), the cases it finished count (collbench's CSV grows case by case),
+the case it was in is recorded as failed, the algorithm is presumed to
+fail at larger sizes and communicator sizes too (skipped, said:
+store.cannot), and the rest runs again.
 
 Guided rounds: at every grid point, the choice and, for each algorithm
 whose comparison with the choice is not measured, the probability p that
@@ -96,45 +96,44 @@ class Sampler:
             self.run_one(coll, q, algs[i:i + chunk], sizes, why)
 
     def run_one(self, coll, q, algs, sizes, why):
-        args = ["--coll", coll, "--algs", ",".join(algs * self.o.reps),
+        """One collbench run. If it fails, the cases it finished count, the
+        case it was in is recorded as failed (the algorithm is presumed to
+        fail at larger points too), and the rest runs again without it."""
+        labels = algs * self.o.reps
+        args = ["--coll", coll, "--algs", ",".join(labels),
                 "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
                 "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
         rows, out = self.t.run_collbench(q, args, timeout=self.o.timeout,
                                          mem_limit=self.o.mem_limit)
-        cases = len(algs) * len(sizes) * self.o.reps
         rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": self.o.reps,
-               "cases": cases if rows else 0, "cost": self.t.cost(out), "cpu_s": out.cpu,
-               "wall_s": out.wall, "peak_mb": out.peak >> 20, "why": why,
-               "ok": rows is not None,
-               "case_cost": sum(case_cost(r) for r in rows) if rows else None}
+               "cases": len(rows), "cost": self.t.cost(out), "cpu_s": out.cpu,
+               "wall_s": out.wall, "peak_mb": out.peak >> 20, "why": why, "ok": out.ok,
+               "case_cost": sum(case_cost(r) for r in rows)}
         self.store.batches.append(rec)
         self.dirty.add(coll)
-        if rows is not None:
-            self.store.add_rows(coll, q, rows, rec)
+        self.store.add_rows(coll, q, rows, rec)
+        order = [(m, a) for m in sizes for a in labels]   # collbench's order
+        if out.ok:
             got = {(r["alg"], int(r["size_bytes"])) for r in rows}
-            for a in algs:
-                for m in sizes:
-                    if (a, m) not in got:
-                        self.store.fail(coll, a, q, m, "no result row")
+            for m, a in order:
+                if (a, m) not in got:
+                    self.store.fail(coll, a, q, m, "no result row")
             self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {self.o.reps} "
-                     f"= {cases} cases ({why}) in {rec['cost']:.1f} s; {self.budget_text()}")
-            return True
-        self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes failed after "
-                 f"{rec['cost']:.1f} s: {out.why()}; {self.budget_text()}")
-        if len(sizes) == 1 and len(algs) == 1:
-            self.store.fail(coll, algs[0], q, sizes[0], out.why())
-            self.say(f"{coll}/{algs[0]} p={q} {sizes[0]} B: cannot be measured, skipped "
-                     f"(and larger sizes and communicators with it): {out.why()}")
-            return False
-        # halves: by size first (the largest sizes run out of memory or
-        # time), smaller half first, so that what fails there is not tried
-        # again at larger sizes (store.cannot)
-        key = sizes if len(sizes) > 1 else algs
-        for half in (key[:len(key) // 2], key[len(key) // 2:]):
-            sub_a, sub_s = self.todo(coll, q, *((algs, half) if key is sizes else (half, sizes)))
-            if sub_a and sub_s:
-                self.run_one(coll, q, sub_a, sub_s, why + ", split")
-        return False
+                     f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
+                     f"{self.budget_text()}")
+            return
+        if len(rows) >= len(order):
+            self.say(f"{coll} p={q}: every case done, then the run failed ({out.why()}); "
+                     f"kept")
+            return
+        m, a = order[len(rows)]
+        self.store.fail(coll, a, q, m, out.why())
+        self.say(f"{coll} p={q}: run failed after {rec['cost']:.1f} s and {len(rows)} of "
+                 f"{len(order)} cases: {a} at {m} B cannot be measured ({out.why()}); "
+                 f"skipped, and at larger sizes and communicators; {self.budget_text()}")
+        rest_a, rest_s = self.todo(coll, q, algs, [x for x in sizes if x >= m])
+        if rest_a and rest_s:
+            self.run_one(coll, q, rest_a, rest_s, why + ", rest")
 
     def todo(self, coll, q, algs, sizes):
         """The algorithms and sizes with a point not yet measured nor

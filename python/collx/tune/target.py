@@ -41,16 +41,14 @@ class Target:
         return outcome.cpu
 
     def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
-        """(rows of metric r or None, Outcome)."""
+        """(rows of metric r, Outcome): all rows if the run succeeded, else
+        those of the cases it finished (collbench's CSV grows case by case)."""
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             csv_ = os.path.join(d, "out.csv")
             argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_])
             out = limits.run(argv, {**env0, **(env or {})}, timeout=timeout,
                              mem_limit=mem_limit, cwd=ROOT)
-            rows = None
-            if out.ok and os.path.exists(csv_):
-                rows = time_rows(read_rows(csv_), "r")
-            return rows, out
+            return finished_rows(csv_), out
 
     def registry(self):
         """[(collective, [algorithms in registry order, native first])]
@@ -63,6 +61,20 @@ class Target:
                 raise RuntimeError(f"collx_info failed ({' '.join(argv)}): {out.why()}")
             with open(path) as f:
                 return parse_info(f.read())
+
+
+def finished_rows(path):
+    """The complete rows of metric r in a CSV that may end mid-line."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+    tmp = path + ".whole"
+    with open(tmp, "w") as f:
+        f.write(text)
+    return time_rows(read_rows(tmp), "r") if text else []
 
 
 def parse_info(text):
@@ -205,8 +217,13 @@ class Replay(Target):
                 cost += host[0]
         fail = next((w for (c, a, qq, mm), w in self.src.failed.items()
                      if c == coll and qq == q and a in algs and mm in sizes), None)
+        if fail:   # the cases before the first that failed there, as collbench
+            order = [(m, a) for m in sizes for a in algs]
+            stop = min(i for i, (m, a) in enumerate(order)
+                       if (coll, a, q, m) in self.src.failed)
+            rows = rows[:stop]
         out = limits.Outcome(None if fail else 0, fail or "", cost, cost, 0, "")
-        return (None if fail else rows), out
+        return rows, out
 
     def describe(self):
         return f"replay of {self.path}, p={self.p}"

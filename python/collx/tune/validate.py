@@ -76,7 +76,7 @@ def measure(t, a, coll, q, labels, sizes, rules_path):
             "-m", ",".join(map(str, sizes)), "-i", str(a.iters), "-x", str(a.warmup)]
     rows, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
                                 timeout=a.timeout, mem_limit=a.mem_limit)
-    if rows is None:
+    if not out.ok:
         return None, out, q
     res = {}
     for r in rows:
