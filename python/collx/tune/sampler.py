@@ -17,8 +17,9 @@ a run is grown greedily from its best item by the size or algorithm that
 adds the most expected gain per predicted host second (cost.py), as long as
 that keeps at least 70 % of the run's gain per second; native and the
 points' choices are always in it. The run with the most gain per second
-over all collectives and communicator sizes goes next. Sampling ends when
-no candidate is left or the budget cannot pay for the best run.
+over all collectives and communicator sizes that the budget can pay for
+goes next. Sampling ends when no candidate is left or the budget can pay
+for none.
 
 Budget: a run starts only if the cost spent plus its predicted cost stays
 within the budget; spent = the runs' cost (host CPU seconds in SMPI, wall
@@ -159,10 +160,10 @@ class Sampler:
 
     # ------------------------------------------------------------ strategies
     def initial(self):
-        """Every algorithm at a few points per collective: the smallest,
-        middle and largest communicator sizes, INIT_SIZES sizes spread over
-        the range; smallest communicator sizes first, so that every
-        collective gets some when the budget is small."""
+        """Every algorithm at a few points per collective: INIT_SIZES sizes
+        spread over the range at the communicator sizes of init_comms;
+        smallest communicator sizes first, so that every collective gets
+        some when the budget is small."""
         plan = sorted((q, list(self.grids).index(c), c)
                       for c, g in self.grids.items() for q in self.init_comms(g))
         for q, _, coll in plan:
