@@ -37,6 +37,9 @@ expect(hs[0] == 12 and not set(hs) & set(sizes) and all(8 < s < 4096 for s in hs
        f"held-out sizes between grid sizes: {hs}")
 expect(grid.bins([2, 4, 8], top=8) == [(None, 2), (3, 5), (6, 8)],
        f"bins split at geometric means: {grid.bins([2, 4, 8], top=8)}")
+cb = grid.comm_bins([2, 3, 4, 6, 8, 16, 24, 32], top=32)
+expect(cb == [(None, 2), (3, 3), (4, 4), (5, 7), (8, 11), (12, 16), (17, 31), (32, 32)],
+       f"communicator sizes: a power of two beside a non-power serves only itself: {cb}")
 
 # ---------------------------------------------------------------- merging
 g = grid.Grid("allreduce", [2, 4, 8], [8, 16, 32, 64])

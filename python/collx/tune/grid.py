@@ -103,6 +103,29 @@ def bins(values, top=None):
     return out
 
 
+def is_pow2(v):
+    return v > 0 and v & (v - 1) == 0
+
+
+def comm_bins(values, top=None):
+    """bins() for communicator sizes, except that beside a grid size that
+    is not a power of two a power of two serves only itself: powers of two
+    behave apart (recursive doubling and Rabenseifner are at their best
+    there, the MPI's own selection switches on them), so a size between
+    a power of two and a non-power grid size is served like the non-power.
+    Grid 2 3 4 6 8 16 24 32: 6 serves 5..7, 8 serves 8..11, 24 serves
+    17..31, 32 only 32."""
+    out = bins(values, top)
+    for i, v in enumerate(values):
+        if not is_pow2(v):
+            continue
+        if i > 0 and not is_pow2(values[i - 1]):
+            out[i - 1], out[i] = (out[i - 1][0], v - 1), (v, out[i][1])
+        if i + 1 < len(values) and not is_pow2(values[i + 1]):
+            out[i], out[i + 1] = (out[i][0], v), (v + 1, out[i + 1][1])
+    return out
+
+
 def nearest(values, x):
     """The grid value whose bin holds x (values ascending)."""
     for v, (lo, hi) in zip(values, bins(values)):

@@ -102,6 +102,9 @@ def parse_args(argv):
     ap.add_argument("--report", help="folder for report.md, maps, measurements CSV/JSON")
     ap.add_argument("--from", dest="resume", help="start from the measurements of a "
                     "tune.json (a --report of an earlier run): its cost counts as spent")
+    ap.add_argument("--decide-only", action="store_true",
+                    help="with --from: measure nothing, write the rules (and report) from "
+                    "its measurements (e.g. with another --margin)")
     ap.add_argument("--no-check", action="store_true",
                     help="skip loading the rules in collbench (--algs selected) at the end")
     return ap.parse_args(argv)
@@ -141,7 +144,10 @@ def main(argv):
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
           f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} cases; "
           f"budget {a.budget or 'none'}")
-    if a.grid:
+    if a.decide_only:
+        if not a.resume:
+            raise SystemExit("tune: --decide-only needs --from")
+    elif a.grid:
         s.exhaustive()
     elif s.initial():
         s.guided()
@@ -160,9 +166,10 @@ def main(argv):
         os.makedirs(a.report, exist_ok=True)
         meta = {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
                 "colls": list(algs), "algs": algs, "comm_sizes": sorted(comms),
-                "sizes": [lo, hi], "budget": a.budget, "mode": "grid" if a.grid else "guided",
+                "sizes": [lo, hi], "budget": a.budget,
+                "mode": "decide-only" if a.decide_only else "grid" if a.grid else "guided",
                 "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
-                "rules": os.path.abspath(a.out), "stopped": s.stopped,
+                "rules": a.out, "stopped": s.stopped,
                 "wall_s": time.time() - t0, "grid_cases": full, "check": check,
                 "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
                 "command": "./run tune " + " ".join(argv)}

@@ -3,7 +3,8 @@
 Each grid value serves a range (grid.bins: boundaries at the geometric mean
 of neighbouring grid values; the lowest range open below, the highest ending
 at the largest value tuned: beyond it nothing was measured, so no rule
-matches and native runs). Per communicator size, adjacent message-size
+matches and native runs). For communicator sizes, a power of two beside a
+grid size that is not one serves only itself (grid.comm_bins). Per communicator size, adjacent message-size
 ranges with the same choice merge; then adjacent communicator-size ranges
 whose message-size ranges and choices are all the same merge. Every range
 gets a rule, native ones included, so the file says native where collx had
@@ -62,7 +63,7 @@ def build(coll, grid, choices, node=None, comm_open_below=True):
     """Rules of one collective from {(q, m): choice} over grid (node: ranks
     per node of the target, None for one node; comm_open_below=False: no
     rule below the smallest communicator size measured)."""
-    qbins = gridmod.bins(grid.comms, top=grid.comms[-1])
+    qbins = gridmod.comm_bins(grid.comms, top=grid.comms[-1])
     if not comm_open_below:
         qbins[0] = (grid.comms[0], qbins[0][1])
     sized = gridmod.uses_msg_size(coll)

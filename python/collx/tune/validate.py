@@ -19,6 +19,7 @@ not load or did not match as written.
         --colls allreduce,bcast --out results/tune/validate
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -47,7 +48,10 @@ def parse_args(argv):
                     help="use every k-th held-out size (default 2)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
                     "halfway between the grid's)")
-    ap.add_argument("--out", help="folder for validate.csv and validate.md")
+    ap.add_argument("--out", help="folder for validate.md, validate.csv and validate.json "
+                    "(every algorithm's time at every point)")
+    ap.add_argument("--from", dest="resume", help="no measuring: evaluate the rules against "
+                    "the forced runs of an earlier validate.json (same points)")
     return ap.parse_args(argv)
 
 
@@ -92,20 +96,55 @@ def geomean(xs):
 
 def main(argv):
     a = parse_args(argv)
-    t = make_target(a)
-    algs = registry(t, a.colls)
     files = {path: rulesmod.load(path) for path in a.rules}
+    t0 = time.time()
+    if a.resume:
+        with open(a.resume) as f:
+            data = json.load(f)
+        data["selected"] = {}   # the files' choices, from the forced runs
+        where = f"the measurements of {a.resume}"
+    else:
+        t = make_target(a)
+        data = collect(t, a, registry(t, a.colls), files)
+        where = t.describe()
+    rows, problems = evaluate(data, files)
+    lines = []
+    for path in files:
+        summary = summarize([r for r in rows if r["rules"] == path], data["algs"])
+        lines += report(a, where, path, data, summary,
+                        [p for p in problems if path in p or "(" not in p],
+                        replayed=bool(a.resume))
+    lines += [f"Cost of the measurements: {data['cost']:.0f} s ({data['clock']}), "
+              f"{data['wall_s']:.0f} s wall." if not a.resume else
+              f"Evaluated from {a.resume} in {time.time() - t0:.0f} s.", ""]
+    print("\n".join(lines))
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        write_rows(os.path.join(a.out, "validate.csv"), list(rows[0]) if rows else [], rows)
+        with open(os.path.join(a.out, "validate.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if not a.resume:
+            with open(os.path.join(a.out, "validate.json"), "w") as f:
+                json.dump(data, f)
+    return 1 if any("rules say" in p for p in problems) else 0
+
+
+def collect(t, a, algs, files):
+    """Measures every held-out point: every algorithm once with the first
+    file's choice, then the other files' choices alone. Returns the data
+    validate.json keeps: per collective and communicator size the ranks
+    per node, every algorithm's (us, ran) per size ("forced"), and each
+    file's ("selected")."""
     comms, sizes = points(a, t)
+    data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
+            "reps": a.reps, "iters": a.iters, "clock": t.clock, "points": [],
+            "selected": {}, "problems": []}
     t0, cost = time.time(), 0.0
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
           file=sys.stderr, flush=True)
-    rows, problems = [], []
     for coll, names in algs.items():
         use = sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE]
         for q in comms:
-            # every algorithm once, with the first file's choice; then the
-            # other files' choices alone
-            per_file = {}
             for i, path in enumerate(files):
                 labels = ["selected"] + (names if i == 0 else [])
                 res, out, ppn = measure(t, a, coll, q, labels, use, path)
@@ -114,33 +153,43 @@ def main(argv):
                       f"{t.cost(out):.1f} s" + ("" if res else f": FAILED: {out.why()}"),
                       file=sys.stderr, flush=True)
                 if res is None:
-                    problems.append(f"{coll} p={q} ({path}): {out.why()}")
+                    data["problems"].append(f"{coll} p={q} ({path}): {out.why()}")
                     break
-                per_file[path] = (res, ppn)
-            if len(per_file) < len(files):
-                continue
-            forced = per_file[a.rules[0]][0]
-            for path, (res, ppn) in per_file.items():
                 for m in use:
-                    d = {**forced.get(m, {}), "selected": res.get(m, {}).get("selected")}
-                    if d["selected"] is None or "native" not in d:
-                        problems.append(f"{coll} p={q} {m} B ({path}): no result")
-                        continue
-                    rows.append(point(coll, q, m, ppn, d, files[path], path, problems))
-    lines = []
-    for path in files:
-        summary = summarize([r for r in rows if r["rules"] == path], algs)
-        lines += report(t, a, path, comms, sizes, summary,
-                        [p for p in problems if path in p or "(" not in p])
-    lines += [f"Cost of the validation: {cost:.0f} s ({t.clock}), "
-              f"{time.time() - t0:.0f} s wall.", ""]
-    print("\n".join(lines))
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        write_rows(os.path.join(a.out, "validate.csv"), list(rows[0]) if rows else [], rows)
-        with open(os.path.join(a.out, "validate.md"), "w") as f:
-            f.write("\n".join(lines) + "\n")
-    return 1 if any("rules say" in p for p in problems) else 0
+                    got = res.get(m, {})
+                    if i == 0:
+                        data["points"].append({"coll": coll, "p": q, "ppn": ppn,
+                                               "size_bytes": m, "forced": {
+                                                   k: v for k, v in got.items()
+                                                   if k != "selected"}})
+                    if "selected" in got:
+                        data["selected"].setdefault(path, {})[f"{coll} {q} {m}"] = \
+                            got["selected"]
+    data["cost"], data["wall_s"] = cost, time.time() - t0
+    return data
+
+
+def evaluate(data, files):
+    """Rows of validate.csv (every point of every file) and the problems."""
+    rows = []
+    problems = list(data["problems"])
+    for pt in data["points"]:
+        coll, q, m, ppn = pt["coll"], pt["p"], pt["size_bytes"], pt["ppn"]
+        d = {k: tuple(v) for k, v in pt["forced"].items()}
+        if "native" not in d:
+            problems.append(f"{coll} p={q} {m} B: no result for native")
+            continue
+        for path, rules in files.items():
+            sel = data["selected"].get(path, {}).get(f"{coll} {q} {m}")
+            if sel is None:   # from the forced runs: what the rules pick ran there
+                want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+                sel = d.get(want)
+            if sel is None:
+                problems.append(f"{coll} p={q} {m} B ({path}): no result")
+                continue
+            rows.append(point(coll, q, m, ppn, {**d, "selected": tuple(sel)}, rules, path,
+                              problems))
+    return rows, problems
 
 
 def point(coll, q, m, ppn, d, rules, path, problems):
@@ -178,16 +227,19 @@ def summarize(rows, algs):
     return out
 
 
-def report(t, a, path, comms, sizes, summary, problems):
+def report(a, where, path, data, summary, problems, replayed):
     def mark(ok):
         return "" if ok else " **(missed)**"
     lines = [f"# Validation of {path}", "",
-             f"{t.describe()}; held-out communicator sizes {comms}; sizes {sizes} B per "
-             f"rank; {a.reps} sample(s) of {a.iters} repetitions per point.", "",
-             "Tuned = collbench `--algs selected` with `COLLX_RULES`; oracle = the fastest "
-             "algorithm at the point (of those that served the call themselves). Targets: "
-             "tuned/oracle geometric mean <= 1.05 and worst <= 1.25, tuned/native worst "
-             "<= 1.10.", "",
+             f"{where}; held-out communicator sizes {data['comm_sizes']}; sizes "
+             f"{data['sizes']} B per rank; {data['reps']} sample(s) of {data['iters']} "
+             "repetitions per point.", "",
+             ("Tuned = the time of the algorithm the rules pick, from the forced runs "
+              "(`--from`: collx did not load this file here); " if replayed else
+              "Tuned = collbench `--algs selected` with `COLLX_RULES`; ") +
+             "oracle = the fastest algorithm at the point (of those that served the call "
+             "themselves). Targets: tuned/oracle geometric mean <= 1.05 and worst <= 1.25, "
+             "tuned/native worst <= 1.10.", "",
              "| collective | points | rules pick collx | tuned/oracle: geomean | worst (where) | "
              "tuned/native: geomean | worst (where) |",
              "|---|---|---|---|---|---|---|"]
