@@ -5,8 +5,9 @@ of neighbouring grid values; the lowest range open below, the highest ending
 at the largest value tuned: beyond it nothing was measured, so no rule
 matches and native runs). For communicator sizes, a power of two beside a
 grid size that is not one serves only itself (grid.comm_bins). Per
-communicator size, adjacent message-size ranges with the same choice merge; then adjacent communicator-size ranges
-whose message-size ranges and choices are all the same merge. Every range
+communicator size, adjacent message-size ranges with the same choice
+merge; then adjacent communicator-size ranges whose message-size ranges
+and choices are all the same merge. Every range
 gets a rule, native ones included, so the file says native where collx had
 nothing faster. Where the target has nodes, each rule also bounds
 ranks_per_node to what its communicator sizes had under block placement.
