@@ -12,8 +12,6 @@ against that one (the error printed is for runs the fit has not seen),
 then refitted on all and evaluated at p = 65536, the paper's largest
 scale.
 """
-import json
-import math
 import os
 from collections import defaultdict
 
@@ -21,6 +19,8 @@ from collx import published
 from collx.csvio import read_rows, time_rows
 from collx.models import hier as hier_model
 from collx.plots.hier import plot
+from collx.tune import rules as tune_rules
+from collx.tune.grid import Grid
 
 
 def paper_speedups():
@@ -203,32 +203,33 @@ def measured_as(c, p, v, t_get):
 
 
 def rules(t, path):
-    """A COLLX_RULES file: per collective and p, the fastest of collx's
-    algorithms at each measured size (ranges split halfway, in log scale,
-    between measured sizes). Collectives whose size is not known alike on
-    every rank (the v ones) cannot be chosen by size and are left out."""
+    """A COLLX_RULES file: per collective, the fastest of collx's
+    algorithms at each measured (p, size), as ranges that serve the sizes
+    and process counts in between (collx.tune.rules: boundaries at the
+    geometric mean of measured neighbours, equal neighbours merged, 16 ranks
+    per node, nothing below the smallest p measured). Collectives whose
+    size is not known alike on every rank (the v ones) cannot be chosen by
+    size and are left out."""
     out = []
     for c in RULE_COLLS:
-        for p in sorted({k[1] for k in t if k[0] == c}):
-            ms = sorted({k[2] for k in t if k[0] == c and k[1] == p})
-            best = []
+        ps = sorted({k[1] for k in t if k[0] == c})
+        ms = sorted({k[2] for k in t if k[0] == c})
+        if not ps:
+            continue
+        choice = {}
+        for p in ps:
             for m in ms:
                 times = {v: measured_as(c, p, v, t.get)(m) for v in RULE_ALGS}
                 times = {v: y for v, y in times.items() if y}
-                if times:
-                    best.append((m, min(times, key=times.get)))
-            for i, (m, v) in enumerate(best):
-                lo = 0 if i == 0 else int(math.sqrt(best[i - 1][0] * m)) + 1
-                hi = None if i == len(best) - 1 else int(math.sqrt(m * best[i + 1][0]))
-                size = {"min": lo} if hi is None else {"min": lo, "max": hi}
-                out.append({"collective": c, "algorithm": v,
-                            "comm_size": {"min": p, "max": p}, "msg_size": size})
-    with open(path, "w") as f:
-        f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in out) + "\n]}\n")
+                choice[(p, m)] = min(times, key=times.get) if times else "native"
+        out += tune_rules.build(c, Grid(c, ps, ms), choice, node=16, comm_open_below=False)
+    tune_rules.write(path, out)
     return ["## Rules file", "",
             f"`{os.path.basename(path)}` (written by this report): for each collective "
-            "whose message size every rank knows and each p measured, the fastest of "
-            "collx's `native`, `hier` and `hier_ms` at each measured size; "
+            "whose message size every rank knows, the fastest of collx's `native`, "
+            "`hier` and `hier_ms` at each measured p and size, as ranges that also serve "
+            "the process counts and sizes in between, none below the smallest p measured "
+            "(`python/collx/tune/rules.py`); "
             "`COLLX_RULES=docs/results/hier/rules.json` runs hier only where it was "
             f"measured faster on fattree-256x16 ({len(out)} rules).", ""]
 
