@@ -38,7 +38,9 @@ def target_args(ap):
     t.add_argument("--collbench", help="collbench binary (default: the build's)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
     t.add_argument("--timeout", type=float, default=300,
-                   help="seconds one run may take before it is killed (default 300)")
+                   help="seconds one run may take before it is killed: host CPU seconds in "
+                   "SMPI (and 20 times that on the wall clock), wall seconds on a real MPI "
+                   "(default 300)")
     t.add_argument("--mem-limit", type=float,
                    help="GiB one run may hold resident before it is killed "
                    "(default a third of this machine's memory)")
