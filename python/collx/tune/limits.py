@@ -1,5 +1,7 @@
 """Runs one command so that one bad point cannot take the machine down: a
-wall-clock timeout and a memory limit on the resident memory of its whole
+time limit (wall clock, or the CPU seconds of its processes: a simulation
+on a machine loaded by other jobs is slow on the wall clock, not in CPU
+time) and a memory limit on the resident memory of its whole
 process group (SMPI runs every rank in one process; an algorithm that needs
 more memory than the limit is killed, said and skipped). Also measures the
 host time it cost: the CPU seconds (user + system) of the command and all
@@ -78,10 +80,16 @@ class Outcome:
         return ""
 
 
-def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.devnull):
-    """Runs argv in its own process group under the limits; returns an
-    Outcome. stderr is kept (its end explains failures)."""
-    w = Watch(timeout, mem_limit or default_mem_limit())
+WALL_CAP = 20   # with a CPU time limit, the wall clock may take this many times it
+
+
+def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.devnull,
+        clock="wall"):
+    """Runs argv in its own process group under the limits (timeout in
+    seconds of clock: "wall", or "cpu" for its processes' CPU time, with
+    WALL_CAP times that on the wall clock); returns an Outcome. stderr is
+    kept (its end explains failures)."""
+    w = Watch(timeout, mem_limit or default_mem_limit(), clock)
     cpu0 = children_cpu()
     with open(stdout_path, "w") as out, open(os.devnull) as nul, \
             tempfile.TemporaryFile("w+b") as err:
@@ -105,8 +113,8 @@ class Watch:
     """Polls a process group: its peak resident memory, the CPU seconds of
     each of its processes as last seen; kills it when it breaks a limit."""
 
-    def __init__(self, timeout, mem_limit):
-        self.timeout, self.mem_limit = timeout, mem_limit
+    def __init__(self, timeout, mem_limit, clock):
+        self.timeout, self.mem_limit, self.clock = timeout, mem_limit, clock
         self.t0, self.peak, self.cpu, self.killed = time.time(), 0, {}, ""
 
     def watch(self, p):
@@ -119,8 +127,10 @@ class Watch:
             if rss > self.mem_limit:
                 self.killed = f"memory: {rss / 2**30:.1f} GiB resident > limit " \
                               f"{self.mem_limit / 2**30:.1f} GiB"
-            elif time.time() - self.t0 > self.timeout:
-                self.killed = f"timeout: more than {self.timeout:.0f} s"
+            elif self.clock == "cpu" and sum(self.cpu.values()) > self.timeout:
+                self.killed = f"timeout: more than {self.timeout:g} s of CPU time"
+            elif time.time() - self.t0 > self.timeout * (WALL_CAP if self.clock == "cpu" else 1):
+                self.killed = f"timeout: more than {time.time() - self.t0:.0f} s"
             if self.killed:
                 kill_group(p)
                 return

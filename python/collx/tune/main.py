@@ -15,7 +15,7 @@ import time
 from collx.tune import grid as gridmod
 from collx.tune import limits, report, rules as rulesmod
 from collx.tune.decide import Decider
-from collx.tune.sampler import Sampler, grid_cases
+from collx.tune.sampler import Sampler, grid_pairs
 from collx.tune.store import Store, save
 from collx.tune.target import Real, Replay, Smpi
 
@@ -38,7 +38,9 @@ def target_args(ap):
     t.add_argument("--collbench", help="collbench binary (default: the build's)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
     t.add_argument("--timeout", type=float, default=300,
-                   help="seconds one run may take before it is killed (default 300)")
+                   help="seconds one run may take before it is killed: host CPU seconds in "
+                   "SMPI (and 20 times that on the wall clock), wall seconds on a real MPI "
+                   "(default 300)")
     t.add_argument("--mem-limit", type=float,
                    help="GiB one run may hold resident before it is killed "
                    "(default a third of this machine's memory)")
@@ -140,9 +142,10 @@ def main(argv):
         store = Store(floor)
     dec = Decider(store, algs, a.margin, grids, t.node)
     s = Sampler(t, grids, algs, store, dec, a)
-    full = grid_cases(grids, algs, a.reps)
+    full = grid_pairs(grids, algs)
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
-          f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} cases; "
+          f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} "
+          f"(algorithm, point) pairs; "
           f"budget {a.budget or 'none'}")
     if a.decide_only:
         if not a.resume:
@@ -157,8 +160,9 @@ def main(argv):
         choices[c] = dec.choices(c, g)
         all_rules += rulesmod.build(c, g, choices[c], t.node)
     rulesmod.write(a.out, all_rules)
-    s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.cases()} of {full} grid "
-          f"cases ({100 * store.cases() / full:.0f} %); {s.budget_text()}")
+    s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
+          f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
+          f"{s.budget_text()}")
     check = None
     if not a.no_check and t.kind != "replay":
         check = check_rules(t, a, all_rules, grids, store, s)
@@ -170,7 +174,7 @@ def main(argv):
                 "mode": "decide-only" if a.decide_only else "grid" if a.grid else "guided",
                 "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
                 "rules": a.out, "stopped": s.stopped,
-                "wall_s": time.time() - t0, "grid_cases": full, "check": check,
+                "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
                 "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
                 "command": "./run tune " + " ".join(argv)}
         save(store, os.path.join(a.report, "tune.json"), meta)

@@ -85,7 +85,7 @@ def write(out, meta, grids, store, dec, choices, rules, s):
     write_rows(os.path.join(out, "decisions.csv"), list(dec_rows[0]) if dec_rows else [],
                dec_rows)
     cost, grid_est = store.cost(), grid_cost_estimate(s, grids, algs)
-    cases = store.cases()
+    pairs = store.pairs()
     lines += [f"# Tuning: {meta['target']}", "",
               f"Command: `{meta['command']}`", "",
               f"Mode: {meta['mode']}; communicator sizes {meta['comm_sizes']}; sizes "
@@ -103,8 +103,9 @@ def write(out, meta, grids, store, dec, choices, rules, s):
               f"| budget | {meta['budget'] or 'none'} |",
               f"| wall time of the whole run | {meta['wall_s']:.0f} s |",
               f"| batches (collbench runs) | {len(store.batches)} |",
-              f"| cases measured / whole grid | {cases} / {meta['grid_cases']} "
-              f"({100 * cases / meta['grid_cases']:.1f} %) |",
+              f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
+              f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
+              f"{store.cases()} samples |",
               f"| whole grid's cost, predicted from the cases measured (cost.py) | "
               f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
               if grid_est else "| whole grid's cost | unknown |",

@@ -280,5 +280,6 @@ class Sampler:
                     return
 
 
-def grid_cases(grids, algs, reps):
-    return sum(len(g.cells()) * len(algs[c]) * reps for c, g in grids.items())
+def grid_pairs(grids, algs):
+    """(algorithm, point) pairs of the whole grid."""
+    return sum(len(g.cells()) * len(algs[c]) for c, g in grids.items())

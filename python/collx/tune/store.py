@@ -103,7 +103,12 @@ class Store:
                 and self.usable(coll, alg, q, m)]
 
     def cases(self):
+        """Samples taken (cases run)."""
         return sum(len(v) for v in self.samples.values())
+
+    def pairs(self):
+        """(algorithm, point) pairs measured at least once."""
+        return len(self.samples)
 
     def cost(self):
         return sum(b["cost"] for b in self.batches)

@@ -28,6 +28,7 @@ def hostfile_slots(path):
 class Target:
     kind = "?"
     clock = "host CPU seconds"
+    limit_clock = "cpu"   # what --timeout counts (limits.run)
 
     def __init__(self, p, node, collbench, info):
         self.p, self.node = p, node      # ranks, ranks per node (None: one node)
@@ -47,7 +48,7 @@ class Target:
             csv_ = os.path.join(d, "out.csv")
             argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_])
             out = limits.run(argv, {**env0, **(env or {})}, timeout=timeout,
-                             mem_limit=mem_limit, cwd=ROOT)
+                             mem_limit=mem_limit, cwd=ROOT, clock=self.limit_clock)
             return finished_rows(csv_), out
 
     def registry(self):
@@ -127,6 +128,7 @@ class Real(Target):
     """A real MPI: launch words (they must start p ranks), then collbench."""
     kind = "real"
     clock = "wall seconds"
+    limit_clock = "wall"
 
     def __init__(self, p, launch_cmd=None, mpi=None, node=None, collbench=None, info=None):
         mpi = mpi or os.environ.get("COLLX_MPI", "openmpi")
