@@ -131,15 +131,24 @@ def ran_note(info):
     return ["Handed over (column `ran`): " + ", ".join(other) + ".", ""] if other else []
 
 
+def section(d, csv_name, title, what, out):
+    """The cases of DIR/csv_name, after the section's heading and head
+    lines in out; empty (and nothing written) when the sweep did not run."""
+    cases, info = load(os.path.join(d, csv_name))
+    if cases:
+        out += ["## " + title, ""] + head(info, what)
+    return cases, info
+
+
 def section_topo(d, out):
-    cases, info = load(os.path.join(d, "topo.csv"))
+    cases, info = section(d, "topo.csv", "Topology-aware allgather (the topology paper's experiment)",
+                          "Block: node0, node1 on switch 0 hold ranks 0-3. Alternate: nodes taken "
+                          "alternately from the switches, so every ring neighbour is across the "
+                          "uplink (and recursive doubling's distance-1 partners too, its cheap "
+                          "step).", out)
     if not cases:
         return
     places, _, sizes, algs = dims(cases)
-    out += ["## Topology-aware allgather (the topology paper's experiment)", ""]
-    out += head(info, "Block: node0, node1 on switch 0 hold ranks 0-3. Alternate: nodes taken "
-                "alternately from the switches, so every ring neighbour is across the uplink "
-                "(and recursive doubling's distance-1 partners too, its cheap step).")
     for pl in places:
         out += ["### %s" % pl, ""]
         out += table(cases, pl, "allgather", sizes, algs,
@@ -151,18 +160,14 @@ def section_topo(d, out):
 
 
 def section_hier(d, out):
-    cases, info = load(os.path.join(d, "hier.csv"))
+    cases, info = section(d, "hier.csv", "Hierarchical collectives (hier, hier_ms) against flat ones",
+                          "One switch, node links shaped; flat = native and the flat collx "
+                          "algorithm named in the table.", out)
     if not cases:
         return
     places, colls, sizes, _ = dims(cases)
-    out += ["## Hierarchical collectives (hier, hier_ms) against flat ones", ""]
-    out += head(info, "One switch, node links shaped; flat = native and the flat collx "
-                "algorithm named in the table.")
     for coll in colls:
-        algs = []
-        for k in cases:
-            if k[1] == coll and k[3] not in algs:
-                algs.append(k[3])
+        algs = dims({k: v for k, v in cases.items() if k[1] == coll})[3]
         for pl in places:
             out += ["### %s, %s" % (coll, pl), ""]
             out += table(cases, pl, coll, sizes, algs, [("native", "hier"), ("native", "hier_ms")])
@@ -172,13 +177,12 @@ def section_hier(d, out):
 
 
 def section_rma(d, out):
-    cases, info = load(os.path.join(d, "rma.csv"))
+    cases, info = section(d, "rma.csv", "One-sided broadcast across nodes",
+                          "MPICH (windows between nodes work there; Debian's Open MPI cannot "
+                          "create them over TCP and hands every call to native).", out)
     if not cases:
         return
     places, _, sizes, algs = dims(cases)
-    out += ["## One-sided broadcast across nodes", ""]
-    out += head(info, "MPICH (windows between nodes work there; Debian's Open MPI cannot "
-                "create them over TCP and hands every call to native).")
     for pl in places:
         out += table(cases, pl, "bcast", sizes, algs,
                      [("native", "rma_binomial"), ("binomial", "rma_binomial"), ("native", "rma_linear")])
