@@ -113,7 +113,7 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
 with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
     out = os.path.join(d, "rules.json")
     p = subprocess.run(["/usr/bin/python3", "-m", "collx", "tune", "--platform", "ib-6x8",
-                        "-n", "16", "--colls", "allgather", "--sizes", "256K:4M",
+                        "-n", "16", "--colls", "allgather", "--sizes", "1M:4M",
                         "--comm-sizes", "16", "--grid", "--mem-limit", "0.5", "--out", out,
                         "--report", d], capture_output=True, text=True, timeout=100,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
@@ -125,7 +125,7 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
            f"rules written (exit {p.returncode})")
     meta = json.load(open(os.path.join(d, "tune.json"))) if report else {}
     got = {(x["alg"], x["size_bytes"]) for x in meta.get("measurements", {}).get("samples", [])}
-    expect(len(got) >= 8, f"the points within the limit measured ({len(got)})")
+    expect(len(got) >= 6, f"the points within the limit measured ({len(got)})")
 
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)
