@@ -7,7 +7,9 @@ every size up to 64 KiB (gatherv without msg_size), pick a collx algorithm
 somewhere, and load in collx: collbench --algs selected with COLLX_RULES
 reports in column ran what the rules say, at a point inside every rule
 (communicator sizes off the tuner's grid included). The budget holds
-(within one batch) and every batch printed a progress line.
+(within one batch) and every batch printed a progress line. Then a run
+under a memory limit of 0.5 GiB: the points above it are killed, said and
+listed, the others measured.
 
     test_tune_smpi.py REPO_ROOT BUILD_SMPI_DIR"""
 import csv
@@ -105,6 +107,25 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
                 expect(False, f"{c} p={q} {m} B: rules say {want}, collx ran {row['ran']}")
     expect(checked >= len(rules) and chosen > 0,
            f"column ran = the rules' choice at {checked} points ({chosen} not native)")
+
+# a point that needs more memory than the limit: killed, said, skipped;
+# the rest measured and the rules written
+with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
+    out = os.path.join(d, "rules.json")
+    p = subprocess.run(["/usr/bin/python3", "-m", "collx", "tune", "--platform", "ib-6x8",
+                        "-n", "16", "--colls", "allgather", "--sizes", "1M:4M",
+                        "--comm-sizes", "16", "--grid", "--mem-limit", "0.5", "--out", out,
+                        "--report", d], capture_output=True, text=True, timeout=100,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+    killed = re.findall(r"(\w+) at (\d+) B cannot be measured \(memory", p.stderr)
+    report = open(os.path.join(d, "report.md")).read() if p.returncode == 0 else ""
+    expect(p.returncode == 0 and killed and os.path.exists(out) and
+           all(f"| allgather | {a} | 16 | {m} | memory" in report for a, m in killed),
+           f"memory limit: {len(killed)} points killed, said, listed in the report; "
+           f"rules written (exit {p.returncode})")
+    meta = json.load(open(os.path.join(d, "tune.json"))) if report else {}
+    got = {(x["alg"], x["size_bytes"]) for x in meta.get("measurements", {}).get("samples", [])}
+    expect(len(got) >= 6, f"the points within the limit measured ({len(got)})")
 
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

@@ -122,10 +122,13 @@ expect(d.choose_bin("gatherv", 8, [8, 16, 32]) == "tuw",
 
 # ---------------------------------------------------------------- failures
 st = Store(0)
-st.fail("bcast", "hier", 16, 1024, "memory")
+st.fail("bcast", "hier", 16, 1024, "memory: 9.0 GiB resident > limit 7.8 GiB")
 expect(st.cannot("bcast", "hier", 32, 4096) and not st.cannot("bcast", "hier", 8, 4096) and
        not st.cannot("bcast", "hier", 32, 512),
-       "a failure at (q, m) is presumed at larger q and m only")
+       "out of memory at (q, m): presumed at larger q and m only")
+st.fail("alltoallv", "native", 3, 8, "exit 134: Aborted")
+expect(st.cannot("alltoallv", "native", 3, 8) and not st.cannot("alltoallv", "native", 4, 8),
+       "a crash at (q, m): that point only")
 
 # ---------------------------------------------------------------- model
 pts = [(q, m, 5 + 2 * math.log2(q) + 0.001 * m * q)

@@ -5,9 +5,9 @@ A run (a batch) is one collbench process: one collective on q ranks, some
 algorithms at some sizes, each algorithm listed `reps` times (interleaved
 samples of the same point). When a run fails (exit, timeout, memory
 limit), the cases it finished count (collbench's CSV grows case by case),
-the case it was in is recorded as failed, the algorithm is presumed to
-fail at larger sizes and communicator sizes too (skipped, said:
-store.cannot), and the rest runs again.
+the case it was in is recorded as failed (out of memory or time: the
+algorithm is presumed to fail at larger sizes and communicator sizes too;
+skipped, said: store.cannot), and the rest runs again.
 
 Guided rounds: at every grid point, the choice and, for each algorithm
 whose comparison with the choice is not measured, the probability p that
@@ -30,7 +30,7 @@ import time
 
 from collx.tune import decide
 from collx.tune.cost import CostModel
-from collx.tune.store import case_cost
+from collx.tune.store import case_cost, grows
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
@@ -91,15 +91,28 @@ class Sampler:
 
     # ------------------------------------------------------------ one run
     def batch(self, coll, q, algs, sizes, why):
-        """Measures algs x sizes at q (reps samples each); splits failures."""
+        """Measures algs x sizes at q (reps samples each); what is left
+        after a failure runs again, as far as the budget allows."""
         chunk = max(1, MAX_LIST // self.o.reps)
-        for i in range(0, len(algs), chunk):
-            self.run_one(coll, q, algs[i:i + chunk], sizes, why)
+        queue = [(algs[i:i + chunk], sizes, why) for i in range(0, len(algs), chunk)]
+        first = True
+        while queue:
+            a, m, w = queue.pop(0)
+            a, m = self.todo(coll, q, a, m)
+            if not a or not m:
+                continue
+            if not first and not self.fits(coll, q, a, m):
+                self.say(f"{coll} p={q}: no budget left for the rest ({len(a)} algs x "
+                         f"{len(m)} sizes)")
+                continue
+            first = False
+            queue[:0] = self.run_one(coll, q, a, m, w)
 
     def run_one(self, coll, q, algs, sizes, why):
-        """One collbench run. If it fails, the cases it finished count, the
-        case it was in is recorded as failed (the algorithm is presumed to
-        fail at larger points too), and the rest runs again without it."""
+        """One collbench run; returns what is left to run ([] if it went
+        through). If it fails, the cases it finished count, the case it was
+        in is recorded as failed, and the rest is left: the other
+        algorithms from that size on, that algorithm at larger sizes."""
         labels = algs * self.o.reps
         args = ["--coll", coll, "--algs", ",".join(labels),
                 "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
@@ -122,19 +135,19 @@ class Sampler:
             self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {self.o.reps} "
                      f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
                      f"{self.budget_text()}")
-            return
+            return []
         if len(rows) >= len(order):
             self.say(f"{coll} p={q}: every case done, then the run failed ({out.why()}); "
                      f"kept")
-            return
+            return []
         m, a = order[len(rows)]
         self.store.fail(coll, a, q, m, out.why())
         self.say(f"{coll} p={q}: run failed after {rec['cost']:.1f} s and {len(rows)} of "
                  f"{len(order)} cases: {a} at {m} B cannot be measured ({out.why()}); "
-                 f"skipped, and at larger sizes and communicators; {self.budget_text()}")
-        rest_a, rest_s = self.todo(coll, q, algs, [x for x in sizes if x >= m])
-        if rest_a and rest_s:
-            self.run_one(coll, q, rest_a, rest_s, why + ", rest")
+                 f"skipped" + (", and at larger sizes and communicators" if grows(out.why())
+                               else "") + f"; {self.budget_text()}")
+        return [([x for x in algs if x != a], [x for x in sizes if x >= m], why + ", rest"),
+                ([a], [x for x in sizes if x > m], why + ", rest")]
 
     def todo(self, coll, q, algs, sizes):
         """The algorithms and sizes with a point not yet measured nor

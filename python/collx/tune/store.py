@@ -43,6 +43,11 @@ class Stat:
         return self.half / self.mean / 1.96 if self.mean > 0 else 1.0
 
 
+def grows(why):
+    """A failure that larger points share: out of memory or of time."""
+    return why.startswith(("memory:", "timeout:"))
+
+
 def case_cost(row):
     """What measuring one case cost: collbench's host_s (SMPI: the
     simulation's CPU seconds), else its timed and warm-up calls' time."""
@@ -90,13 +95,14 @@ class Store:
         return key in self.samples and self.ran.get(key) != {alg}
 
     def cannot(self, coll, alg, q, m):
-        """alg cannot serve (q, m): it failed there, or at a smaller point
-        (q' <= q, m' <= m: presumed to fail the same way), or a fallback
-        served it."""
-        if self.fell_back(coll, alg, q, m):
+        """alg cannot serve (q, m): it failed there, or ran out of memory
+        or time at a smaller point (q' <= q, m' <= m: presumed to do so
+        here too; a crash is presumed nowhere else), or a fallback served
+        it."""
+        if self.fell_back(coll, alg, q, m) or (coll, alg, q, m) in self.failed:
             return True
-        return any(c == coll and a == alg and qq <= q and mm <= m
-                   for (c, a, qq, mm) in self.failed)
+        return any(c == coll and a == alg and qq <= q and mm <= m and grows(why)
+                   for (c, a, qq, mm), why in self.failed.items())
 
     def measured_points(self, coll, alg):
         return [(q, m) for (c, a, q, m) in self.samples if c == coll and a == alg
