@@ -3,17 +3,15 @@
  * include/collx_colls.h. */
 #include "cx_internal.h"
 
-#define CX_INIT(kind, name, field) .field = name,
-
 #define CX_ENTRY(E, N, n)                                                      \
     int CX_I##n(CX_DECLS(E), CX_Request *request)                              \
     {                                                                          \
-        cx_args a = {CX_PARAMS_##E(CX_INIT) .coll = CX_COLL_##E};              \
+        cx_args a = {CX_PARAMS_##E(CX_ARG_INIT) .coll = CX_COLL_##E};          \
         return cx_dispatch(&a, request);                                       \
     }                                                                          \
     int CX_##N(CX_DECLS(E))                                                    \
     {                                                                          \
-        cx_args a = {CX_PARAMS_##E(CX_INIT) .coll = CX_COLL_##E};              \
+        cx_args a = {CX_PARAMS_##E(CX_ARG_INIT) .coll = CX_COLL_##E};          \
         return cx_dispatch(&a, NULL);                                          \
     }
 CX_COLLECTIVES(CX_ENTRY)

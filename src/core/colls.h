@@ -78,7 +78,15 @@ typedef struct cx_args {
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */
     const void **shared_out;
+    /* The w collectives' type arrays are the caller's scratch, gone when
+     * the call returns (the Fortran interposer's conversions): a call
+     * that outlives it keeps copies. */
+    int scratch_types;
 } cx_args;
+
+/* Initialiser of a cx_args from the parameters of MPI_<Name>:
+ * cx_args a = {CX_PARAMS_<UPPER>(CX_ARG_INIT) .coll = CX_COLL_<UPPER>}. */
+#define CX_ARG_INIT(kind, name, field) .field = name,
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */
 int cx_native_run(const cx_args *a);

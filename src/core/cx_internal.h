@@ -14,6 +14,9 @@
 
 /* Checks the arguments (validate.c); MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);
+/* A nonblocking call's schedule s runs on duplicates of a's derived
+ * datatypes, freed with s: the program may free its own (hold.c). */
+int cx_hold_types(cx_args *a, cx_sched *s);
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);
 /* One line "collx: ..." on stderr. */
@@ -23,6 +26,9 @@ int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 
 /* Executes one call (blocking, or nonblocking when req != NULL). */
 int cx_dispatch(cx_args *a, CX_Request *req);
+/* The same, nonblocking, into an MPI_Request: the MPI's own request when
+ * the MPI's call serves it, else a generalized request (request.h). */
+int cx_dispatch_mpi(cx_args *a, MPI_Request *req);
 /* The same, blocking, with alg (or what its requirements fall back to)
  * instead of the selected algorithm. */
 int cx_dispatch_as(cx_args *a, const struct cx_algorithm *alg);

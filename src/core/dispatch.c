@@ -7,30 +7,65 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "request.h"
 
-struct cx_request {
-    int native;
-    MPI_Request mpi;      /* native nonblocking call */
-    cx_sched sched;
-    cx_job job;           /* on the progress agent while in flight */
-    int err;              /* the schedule's result once the agent finished it */
-};
+/* Where a call's result goes: nowhere else (blocking: both NULL), a
+ * CX_Request, or an MPI_Request (the interposer's MPI_I<name>). */
+typedef struct out {
+    CX_Request *req;
+    MPI_Request *mreq;
+} out;
 
-/* The agent's step for a request's schedule. */
-static int request_step(void *ctx)
+/* The MPI's own blocking call while nonblocking schedules are in flight:
+ * its nonblocking twin, waited for while they move on, so that a peer's
+ * wait on one of them never waits for this rank's return from MPI. */
+static int native_progressing(const cx_args *a)
 {
-    struct cx_request *r = ctx;
-    int done = 0, err = cx_sched_progress(&r->sched, &done);
-    if (done)
-        r->err = err;
-    return done;
+    MPI_Request q;
+    int err = cx_native_start(a, &q), flag = 0;
+    for (int spins = 0; !err && !flag;) {
+        if (!cx_progress_pending())
+            return PMPI_Wait(&q, MPI_STATUS_IGNORE);
+        cx_progress_poke();
+        if (!(err = PMPI_Test(&q, &flag, MPI_STATUS_IGNORE)) && !flag)
+            cx_backoff(&spins);
+    }
+    return err;
 }
 
-static int run_native(const cx_args *a, CX_Request *req)
+/* The MPI's own nonblocking call with arguments that die with this call
+ * (a->scratch_types): posted at once from a schedule that keeps copies
+ * of them, behind a generalized request. */
+static int native_kept(cx_args *a, MPI_Request *mreq)
 {
-    if (!req)
-        return cx_native_run(a);
-    struct cx_request *r = calloc(1, sizeof *r);
+    int inter = 0, err;
+    struct cx_request *r = cx_request_new(NULL);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    PMPI_Comm_rank(a->comm, &a->rank);
+    PMPI_Comm_test_inter(a->comm, &inter);
+    if (inter)   /* the arrays are as long as the remote group */
+        PMPI_Comm_remote_size(a->comm, &a->size);
+    else
+        PMPI_Comm_size(a->comm, &a->size);
+    cx_sched_init(&r->sched, a->comm, 0);
+    if ((err = cx_hold_types(a, &r->sched)) ||
+        (err = cx_sched_collective(&r->sched, a, NULL))) {
+        cx_request_drop(r);
+        return cx_error(a->comm, err, "%s: cannot keep the arguments",
+                        cx_coll_mpi_name(a->coll));
+    }
+    return cx_request_start_mpi(r, mreq);
+}
+
+static int run_native(cx_args *a, const out *o)
+{
+    if (o->mreq)
+        return a->scratch_types ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
+    if (!o->req)
+        return cx_progress_pending() ? native_progressing(a) : cx_native_run(a);
+    struct cx_request *r = cx_request_new(NULL);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
                         cx_coll_mpi_name(a->coll));
@@ -40,45 +75,45 @@ static int run_native(const cx_args *a, CX_Request *req)
         free(r);
         return err;   /* MPI has called the error handler */
     }
-    *req = r;
+    *o->req = r;
     return MPI_SUCCESS;
 }
 
-static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
-                        CX_Request *req)
+static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
 {
     const char *what = cx_coll_mpi_name(a->coll);
-    struct cx_request *r = calloc(1, sizeof *r);
+    struct cx_request *r = cx_request_new(c);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
     cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
     a->alg = alg;
-    int err = alg->build(a, &r->sched);
-    if (!err && req) {
-        cx_sched_begin(&r->sched);
-        if (cx_progress_thread_wanted())
-            cx_progress_thread();
-        cx_progress_add(&r->job, request_step, r);
-        *req = r;
-        return MPI_SUCCESS;
-    }
+    int err = a->nonblocking ? cx_hold_types(a, &r->sched) : MPI_SUCCESS;
+    if (!err)
+        err = alg->build(a, &r->sched);
+    if (!err && o->req)
+        return cx_request_start(r, o->req);
+    if (!err && o->mreq)
+        return (err = cx_request_start_mpi(r, o->mreq))
+                   ? cx_error(a->comm, err, "%s: cannot make a generalized request", what)
+                   : MPI_SUCCESS;
     if (!err)
         err = cx_sched_run(&r->sched);
-    if (!req)
+    if (!a->nonblocking)
         cx_comm_after_call(c);
-    cx_sched_free(&r->sched);
-    free(r);
+    cx_request_drop(r);
     return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
 /* want: the algorithm the caller asks for (NULL: select one). */
-static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
+static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
 {
     int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
-    if (req)
-        *req = CX_REQUEST_NULL;
-    a->nonblocking = req != NULL;
+    if (o->req)
+        *o->req = CX_REQUEST_NULL;
+    if (o->mreq)
+        *o->mreq = MPI_REQUEST_NULL;
+    a->nonblocking = o->req || o->mreq;
     cx_progress_poke();   /* requests in flight move on in every collx call */
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
@@ -86,7 +121,7 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
     if (alg && !alg->build) {
         cx_count_call(alg, a);
-        return run_native(a, req);
+        return run_native(a, o);
     }
     PMPI_Comm_rank(a->comm, &a->rank);
     PMPI_Comm_size(a->comm, &a->size);
@@ -97,7 +132,7 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
             return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
                             what, alg->name);
         cx_count_call(cx_native(a->coll), a);
-        return run_native(a, req);
+        return run_native(a, o);
     }
     if (err)
         return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
@@ -119,68 +154,24 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
     cx_count_call(d.alg, a);
     if (!d.alg->build)
-        return run_native(a, req);
-    return run_schedule(a, d.alg, c, req);
+        return run_native(a, o);
+    return run_schedule(a, d.alg, c, o);
 }
 
 int cx_dispatch(cx_args *a, CX_Request *req)
 {
-    return dispatch(a, req, NULL);
+    out o = {req, NULL};
+    return dispatch(a, &o, NULL);
+}
+
+int cx_dispatch_mpi(cx_args *a, MPI_Request *req)
+{
+    out o = {NULL, req};
+    return dispatch(a, &o, NULL);
 }
 
 int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
 {
-    return dispatch(a, NULL, alg);
-}
-
-int CX_Test(CX_Request *request, int *flag)
-{
-    int err = MPI_SUCCESS, polling = 0;
-    struct cx_request *r = *request;
-    *flag = 1;
-    if (!r)
-        return MPI_SUCCESS;
-    if (r->native) {
-        err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
-        *flag |= err != MPI_SUCCESS;
-    } else if (cx_progress_remove(&r->job)) {
-        err = r->err;                      /* the agent finished it */
-    } else {
-        err = cx_sched_progress(&r->sched, flag);
-        polling = !*flag && r->sched.npolls > 0;   /* read before the agent has it */
-        if (!*flag)
-            cx_progress_add(&r->job, request_step, r);
-    }
-    cx_progress_poke();
-    if (polling) {
-        /* A round that waits on shared-memory flags makes no MPI call: let
-         * MPI progress and the ranks that set the flags run, as MPI_Test
-         * would, or a CX_Test loop spins them off the CPU. */
-        double since = 0;
-        cx_sched_idle(&r->sched, 0, &since);
-    }
-    if (*flag) {
-        if (!r->native)
-            cx_sched_free(&r->sched);
-        free(r);
-        *request = CX_REQUEST_NULL;
-    }
-    return err;
-}
-
-int CX_Wait(CX_Request *request)
-{
-    int err;
-    struct cx_request *r = *request;
-    if (!r)
-        return MPI_SUCCESS;
-    if (r->native) {
-        err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
-    } else {
-        err = cx_progress_remove(&r->job) ? r->err : cx_sched_finish(&r->sched);
-        cx_sched_free(&r->sched);
-    }
-    free(r);
-    *request = CX_REQUEST_NULL;
-    return err;
+    out o = {NULL, NULL};
+    return dispatch(a, &o, alg);
 }

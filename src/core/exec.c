@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "sched.h"
 #include "dtype.h"
+#include "progress.h"
 
 int cx_grow(void **arr, int *cap, int need, size_t elem);
 
@@ -271,7 +272,9 @@ int cx_sched_progress(cx_sched *s, int *done)
 int cx_sched_finish(cx_sched *s)
 {
     while (s->cur < s->nrounds) {
-        if (!s->npolls) {
+        /* Nonblocking schedules in flight move on meanwhile: a peer may
+         * wait for one of them before it serves this one. */
+        if (!s->npolls && !cx_progress_pending()) {
             wait_reqs(s);
         } else {
             int flag;
@@ -280,6 +283,7 @@ int cx_sched_finish(cx_sched *s)
                 test_reqs(s, &flag);
                 if (polls_hold(s) && flag)
                     break;
+                cx_progress_poke();
                 cx_sched_idle(s, spins, &since);
             }
         }
