@@ -16,23 +16,6 @@ typedef struct out {
     MPI_Request *mreq;
 } out;
 
-/* The MPI's own blocking call while nonblocking schedules are in flight:
- * its nonblocking twin, waited for while they move on, so that a peer's
- * wait on one of them never waits for this rank's return from MPI. */
-static int native_progressing(const cx_args *a)
-{
-    MPI_Request q;
-    int err = cx_native_start(a, &q), flag = 0;
-    for (int spins = 0; !err && !flag;) {
-        if (!cx_progress_pending())
-            return PMPI_Wait(&q, MPI_STATUS_IGNORE);
-        cx_progress_poke();
-        if (!(err = PMPI_Test(&q, &flag, MPI_STATUS_IGNORE)) && !flag)
-            cx_backoff(&spins);
-    }
-    return err;
-}
-
 /* The MPI's own nonblocking call with arguments that die with this call
  * (a->scratch_types): posted at once from a schedule that keeps copies
  * of them, behind a generalized request. */
@@ -64,7 +47,7 @@ static int run_native(cx_args *a, const out *o)
     if (o->mreq)
         return a->scratch_types ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
     if (!o->req)
-        return cx_progress_pending() ? native_progressing(a) : cx_native_run(a);
+        return cx_native_run(a);   /* never its nonblocking twin: they do not match */
     struct cx_request *r = cx_request_new(NULL);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
@@ -115,6 +98,7 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
         *o->mreq = MPI_REQUEST_NULL;
     a->nonblocking = o->req || o->mreq;
     cx_progress_poke();   /* requests in flight move on in every collx call */
+    cx_request_bury();
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Nothing selects anything for this collective: straight to MPI. */

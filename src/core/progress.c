@@ -66,7 +66,10 @@ int cx_progress_remove(cx_job *job)
 }
 
 /* Runs every job's step once; drops the handed-over jobs that finished
- * (their finish may free them: nothing of j is read after it). */
+ * (their finish may free them: nothing of j is read after it). The count
+ * drops after finish: whoever sees no job pending may hand MPI a
+ * generalized request, which must be complete by then (MPICH's
+ * MPI_Waitall asserts it). */
 static void pass(void)
 {
     cx_job **link = &jobs;
@@ -76,8 +79,8 @@ static void pass(void)
             j->finished = j->step(j->ctx);
         if (j->finished && j->finish) {
             *link = j->next;
-            atomic_fetch_sub(&njobs, 1);
             j->finish(j->ctx);
+            atomic_fetch_sub(&njobs, 1);
             continue;
         }
         link = &j->next;

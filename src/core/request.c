@@ -6,7 +6,10 @@
  * The two come in either order: Open MPI calls free_fn at the completion
  * of a request the program freed with MPI_Request_free, MPICH at the
  * MPI_Request_free itself (the schedule then still runs to its end). The
- * last one to let go frees it. */
+ * last one to let go frees it; when that is free_fn, later: MPICH under
+ * MPI_THREAD_MULTIPLE aborts on an MPI call (the schedule's
+ * MPI_Type_free) from inside its callbacks, so the request waits on a
+ * list that the next collx call or completion call empties. */
 #include <stdlib.h>
 #include "cx_internal.h"
 #include "request.h"
@@ -70,10 +73,32 @@ int cx_request_start(struct cx_request *r, CX_Request *req)
 }
 
 /* ---- the MPI face ---- */
-static void let_go(struct cx_request *r)
+static struct cx_request *buried;   /* let go inside an MPI callback */
+
+void cx_request_bury(void)
 {
-    if (__atomic_sub_fetch(&r->holds, 1, __ATOMIC_ACQ_REL) == 0)
+    if (!__atomic_load_n(&buried, __ATOMIC_RELAXED))
+        return;
+    struct cx_request *r = __atomic_exchange_n(&buried, NULL, __ATOMIC_ACQUIRE);
+    while (r) {
+        struct cx_request *next = r->next_buried;
         cx_request_drop(r);
+        r = next;
+    }
+}
+
+static void let_go(struct cx_request *r, int in_callback)
+{
+    if (__atomic_sub_fetch(&r->holds, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (!in_callback) {
+        cx_request_drop(r);
+        return;
+    }
+    r->next_buried = __atomic_load_n(&buried, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&buried, &r->next_buried, r, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+        ;
 }
 
 /* The status of a completed collective: empty (MPI leaves source and
@@ -90,7 +115,7 @@ static int query_fn(void *extra, MPI_Status *status)
 
 static int free_fn(void *extra)
 {
-    let_go(extra);
+    let_go(extra, 1);
     return MPI_SUCCESS;
 }
 
@@ -108,7 +133,7 @@ static void complete(void *ctx)
     struct cx_request *r = ctx;
     __atomic_sub_fetch(&mpi_in_flight, 1, __ATOMIC_RELEASE);
     PMPI_Grequest_complete(r->greq);   /* may call free_fn (Open MPI) */
-    let_go(r);
+    let_go(r, 0);
 }
 
 int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq)

@@ -23,6 +23,7 @@ struct cx_request {
     struct cx_comm *cc;   /* the communicator whose in-flight count it is in */
     MPI_Request greq;     /* MPI face: the generalized request */
     int holds;            /* MPI face: collx's hold and MPI's (free_fn) */
+    struct cx_request *next_buried;
 };
 
 /* A request for a schedule on c (calloc'ed; NULL when out of memory). */
@@ -34,6 +35,9 @@ void cx_request_drop(struct cx_request *r);
  * the MPI's error from MPI_Grequest_start; r is then dropped). */
 int cx_request_start(struct cx_request *r, CX_Request *req);
 int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq);
+/* Frees the requests MPI let go of inside its callbacks (cheap when
+ * there are none). */
+void cx_request_bury(void);
 /* Generalized requests whose schedule has not finished yet (for
  * MPI_Finalize: a request the program freed must still complete). */
 int cx_request_mpi_in_flight(void);

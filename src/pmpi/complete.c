@@ -7,19 +7,33 @@
  * thread, also in arrays mixed with point-to-point and RMA requests, and
  * a request of the MPI's own that waits for a peer's collx schedule sees
  * this rank's part of it move on. A test moves collx's schedules on once,
- * then tests. With nothing in flight every call is the MPI's own. */
+ * then tests. With nothing in flight every call is the MPI's own. After
+ * each, collx frees the requests that MPI let go of inside the call
+ * (cx_request_bury). */
 #include "../core/cx_internal.h"
 #include "../core/request.h"
+
+static int cx_buried(int err)
+{
+    cx_request_bury();
+    return err;
+}
+
+/* MPICH calls free_fn here; the request may have to be buried after. */
+int MPI_Request_free(MPI_Request *request)
+{
+    return cx_buried(PMPI_Request_free(request));
+}
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int err, flag = 0;
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
-            return PMPI_Wait(request, status);
+            return cx_buried(PMPI_Wait(request, status));
         cx_progress_poke();
         if ((err = PMPI_Test(request, &flag, status)) || flag)
-            return err;
+            return cx_buried(err);
     }
 }
 
@@ -28,10 +42,10 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     int err, flag = 0;
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
-            return PMPI_Waitall(count, requests, statuses);
+            return cx_buried(PMPI_Waitall(count, requests, statuses));
         cx_progress_poke();
         if ((err = PMPI_Testall(count, requests, &flag, statuses)) || flag)
-            return err;
+            return cx_buried(err);
     }
 }
 
@@ -40,10 +54,10 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     int err, flag = 0;
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
-            return PMPI_Waitany(count, requests, index, status);
+            return cx_buried(PMPI_Waitany(count, requests, index, status));
         cx_progress_poke();
         if ((err = PMPI_Testany(count, requests, index, &flag, status)) || flag)
-            return err;
+            return cx_buried(err);
     }
 }
 
@@ -53,44 +67,44 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
     int err;
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
-            return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+            return cx_buried(PMPI_Waitsome(incount, requests, outcount, indices, statuses));
         cx_progress_poke();
         if ((err = PMPI_Testsome(incount, requests, outcount, indices, statuses)) ||
             *outcount != 0)
-            return err;
+            return cx_buried(err);
     }
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     cx_progress_poke();
-    return PMPI_Test(request, flag, status);
+    return cx_buried(PMPI_Test(request, flag, status));
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     cx_progress_poke();
-    return PMPI_Testall(count, requests, flag, statuses);
+    return cx_buried(PMPI_Testall(count, requests, flag, statuses));
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
                 MPI_Status *status)
 {
     cx_progress_poke();
-    return PMPI_Testany(count, requests, index, flag, status);
+    return cx_buried(PMPI_Testany(count, requests, index, flag, status));
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
     cx_progress_poke();
-    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    return cx_buried(PMPI_Testsome(incount, requests, outcount, indices, statuses));
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     cx_progress_poke();
-    return PMPI_Request_get_status(request, flag, status);
+    return cx_buried(PMPI_Request_get_status(request, flag, status));
 }
 
 /* A request the program freed (MPI_Request_free) still completes: its
@@ -99,5 +113,6 @@ int MPI_Finalize(void)
 {
     for (int spins = 0; cx_request_mpi_in_flight(); cx_backoff(&spins))
         cx_progress_poke();
+    cx_request_bury();
     return PMPI_Finalize();
 }

@@ -1,25 +1,30 @@
-/* Fortran completion calls for Open MPI, whose Fortran bindings call
- * PMPI_Wait... directly and would never reach complete.c: a program that
- * waits on collx's generalized requests from Fortran (mpif.h, `use mpi`,
- * `use mpi_f08`) must move collx's schedules on there too. Each converts
- * the requests, calls the C call of complete.c and converts back
- * (requests, 1-based indices, statuses, LOGICAL flags), as Open MPI's own
- * bindings do. MPICH's Fortran bindings call MPI_Wait... and need none of
- * this. Fortran's MPI_STATUS(ES)_IGNORE are found at run time (dlsym), as
- * fortran.c finds MPI_IN_PLACE. */
+/* Fortran completion calls where the MPI's own go straight to PMPI_ and
+ * would never reach complete.c: Open MPI's (mpif.h, `use mpi`, `use
+ * mpi_f08`) and MPICH's `use mpi_f08` ones (its mpif.h and `use mpi`
+ * bindings call MPI_Wait... and need none of this). A program that waits
+ * on collx's generalized requests from Fortran must move collx's
+ * schedules on there too. Each converts the requests, calls the C call of
+ * complete.c and converts back (requests, 1-based indices, statuses,
+ * LOGICAL flags), as the MPI's own bindings do. Statuses: Open MPI's are
+ * 6 integers in both bindings (MPI_Status_c2f), its MPI_STATUS(ES)_IGNORE
+ * found at run time (dlsym, as fortran.c finds MPI_IN_PLACE); MPICH's
+ * mpi_f08 ones are MPI_F08_status (MPI_Status_c2f08, MPI-4's
+ * MPI_F08_STATUS(ES)_IGNORE). */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <mpi.h>
 
-#ifdef OPEN_MPI
+#if defined(OPEN_MPI) || defined(MPICH)
 
+#define F_TRUE 1   /* gfortran's .TRUE. */
+#define INLINE_REQS 32
+
+#ifdef OPEN_MPI
 #define F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 _Static_assert(sizeof(MPI_Status) == 6 * sizeof(MPI_Fint),
                "Open MPI's Fortran MPI_STATUS_SIZE is 6");
-#define F_TRUE 1   /* gfortran's .TRUE. */
-#define INLINE_REQS 32
 
 static struct {
     int n_one, n_many;
@@ -61,6 +66,25 @@ static int ignored(const MPI_Fint *s, int many)
             return 1;
     return 0;
 }
+
+static void status_c2f(const MPI_Status *c, MPI_Fint *f)
+{
+    PMPI_Status_c2f(c, f);
+}
+#else /* MPICH, mpi_f08 */
+#define F_STATUS_SIZE ((int)(sizeof(MPI_F08_status) / sizeof(MPI_Fint)))
+
+static int ignored(const MPI_Fint *s, int many)
+{
+    return (const void *)s == (many ? (const void *)MPI_F08_STATUSES_IGNORE
+                                    : (const void *)MPI_F08_STATUS_IGNORE);
+}
+
+static void status_c2f(const MPI_Status *c, MPI_Fint *f)
+{
+    PMPI_Status_c2f08(c, (MPI_F08_status *)(void *)f);
+}
+#endif
 
 /* The C requests of a Fortran array (and room for statuses), inline
  * when small. */
@@ -110,14 +134,14 @@ static int outputs(int err)
 static void status_put(const MPI_Status *c, MPI_Fint *f)
 {
     if (!ignored(f, 0))
-        PMPI_Status_c2f(c, f);
+        status_c2f(c, f);
 }
 
 /* The first n statuses (Waitsome: those of the completed requests). */
 static void statuses_put(const reqs *r, int n, MPI_Fint *f)
 {
     for (int i = 0; r->st != MPI_STATUSES_IGNORE && i < n; i++)
-        PMPI_Status_c2f(&r->st[i], f + (size_t)i * F_STATUS_SIZE);
+        status_c2f(&r->st[i], f + (size_t)i * F_STATUS_SIZE);
 }
 
 /* ---- the calls ---- */
@@ -274,12 +298,16 @@ static int f_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
         if (ierr)                                                              \
             *ierr = err;                                                       \
     }
+#ifdef OPEN_MPI
 #define F_SYMBOLS(lower, UPPER, fn, decl, args)                                \
     F_SYMBOL(lower##_, fn, decl, args)                                         \
     F_SYMBOL(lower##__, fn, decl, args)                                        \
     F_SYMBOL(lower, fn, decl, args)                                            \
     F_SYMBOL(UPPER, fn, decl, args)                                            \
     F_SYMBOL(lower##_f08_, fn, decl, args)
+#else
+#define F_SYMBOLS(lower, UPPER, fn, decl, args) F_SYMBOL(lower##_f08_, fn, decl, args)
+#endif
 
 F_SYMBOLS(mpi_wait, MPI_WAIT, f_wait,
           (MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr), (request, status))
@@ -313,4 +341,4 @@ F_SYMBOLS(mpi_testsome, MPI_TESTSOME, f_testsome,
            MPI_Fint *statuses, MPI_Fint *ierr),
           (incount, requests, outcount, indices, statuses))
 
-#endif /* OPEN_MPI */
+#endif /* OPEN_MPI || MPICH */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "collx.h"
+#include "mpi_complete.h"
 #include "setup.h"
 
 const char *const coll_names[C_NCOLL] = {
@@ -136,6 +137,20 @@ static int start(const call *c, const void *s, void *r, CX_Request *q)
     return MPI_ERR_INTERN;
 }
 
+static char mpi_why[200];
+
+const char *call_mpi_why(void) { return mpi_why; }
+
+static int start_mpi(const call *c, const void *s, void *r, MPI_Request *q)
+{
+    switch (c->coll) {
+#define START_MPI(E, N, l) case C_##E: return MPI_I##l(ARGS(E), q);
+        CX_COLLECTIVES(START_MPI)
+#undef START_MPI
+    }
+    return MPI_ERR_INTERN;
+}
+
 /* The same call at MPI_BOTTOM: each buffer's address moves into its
  * datatypes (alltoallw: each block's, displacement 0, as bindings that
  * describe scattered memory do). A reduction has one datatype, so only
@@ -234,6 +249,12 @@ static int run(const call *c, int by, int mode, const void *s, void *r)
         return native_nb(c, s, r);
     if (mode == MODE_BLOCKING)
         return blocking(c, s, r);
+    if (mode == MODE_MPI) {
+        MPI_Request m = MPI_REQUEST_NULL;
+        int err = start_mpi(c, s, r, &m);
+        mpi_why[0] = '\0';
+        return err ? err : mpi_complete(&m, c->by, c->comm, mpi_why, sizeof mpi_why);
+    }
     CX_Request q = CX_REQUEST_NULL;
     int err = start(c, s, r, &q), flag = 0;
     if (err)
@@ -264,6 +285,17 @@ int call_start(call *c, char *rdata, CX_Request *q)
     call_forget_view(c);
     c->view = make_view(c, &s, &r);
     return start(&c->view->b, s, r, q);
+}
+
+int call_start_mpi(call *c, char *rdata, MPI_Request *q)
+{
+    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
+    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
+    if (!c->bottom)
+        return start_mpi(c, s, r, q);
+    call_forget_view(c);
+    c->view = make_view(c, &s, &r);
+    return start_mpi(&c->view->b, s, r, q);
 }
 
 int call_run(call *c, int by, int mode, char *rdata)
