@@ -1,7 +1,9 @@
-/* Public entry points CX_<Name> and CX_I<name>: MPI's signatures, packed
- * into a cx_args and handed to the dispatcher; one pair per collective of
+/* Public entry points CX_<Name>, CX_I<name> and CX_<Name>_init: MPI's
+ * signatures, packed into a cx_args and handed to the dispatcher (or the
+ * persistent plans, persist.c); one set per collective of
  * include/collx_colls.h. */
 #include "cx_internal.h"
+#include "persist.h"
 
 #define CX_ENTRY(E, N, n)                                                      \
     int CX_I##n(CX_DECLS(E), CX_Request *request)                              \
@@ -13,5 +15,11 @@
     {                                                                          \
         cx_args a = {CX_PARAMS_##E(CX_ARG_INIT) .coll = CX_COLL_##E};          \
         return cx_dispatch(&a, NULL);                                          \
+    }                                                                          \
+    int CX_##N##_init(CX_DECLS(E), MPI_Info info, CX_Request *request)         \
+    {                                                                          \
+        (void)info;                                                            \
+        cx_args a = {CX_PARAMS_##E(CX_ARG_INIT) .coll = CX_COLL_##E};          \
+        return cx_plan_init(&a, request);                                      \
     }
 CX_COLLECTIVES(CX_ENTRY)

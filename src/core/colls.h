@@ -70,6 +70,7 @@ typedef struct cx_args {
     int rank, size;
     const int *order;     /* virtual rank -> rank permutation, NULL = identity */
     int nonblocking;      /* CX_I... call: the schedule outlives the call */
+    int persistent;       /* a start of a persistent call (nonblocking too) */
     struct cx_comm *cc;   /* collx state of comm (NULL for native calls) */
     /* The algorithm being built: its builder's parameters are its
      * family_data (one builder serves several table rows). */

@@ -87,25 +87,18 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
     return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
-/* want: the algorithm the caller asks for (NULL: select one). */
-static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
     int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
-    if (o->req)
-        *o->req = CX_REQUEST_NULL;
-    if (o->mreq)
-        *o->mreq = MPI_REQUEST_NULL;
-    a->nonblocking = o->req || o->mreq;
-    cx_progress_poke();   /* requests in flight move on in every collx call */
-    cx_request_bury();
+    *run = NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Nothing selects anything for this collective: straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
     if (alg && !alg->build) {
-        cx_count_call(alg, a);
-        return run_native(a, o);
+        *run = alg;
+        return MPI_SUCCESS;
     }
     PMPI_Comm_rank(a->comm, &a->rank);
     PMPI_Comm_size(a->comm, &a->size);
@@ -115,8 +108,8 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
                                        "does not serve intercommunicators")))
             return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
                             what, alg->name);
-        cx_count_call(cx_native(a->coll), a);
-        return run_native(a, o);
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
     }
     if (err)
         return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
@@ -136,10 +129,28 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
     if ((err = cx_decide(a, c, alg, &d)))
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
-    cx_count_call(d.alg, a);
-    if (!d.alg->build)
+    *run = d.alg;
+    return MPI_SUCCESS;
+}
+
+/* want: the algorithm the caller asks for (NULL: select one). */
+static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    const cx_algorithm *alg;
+    if (o->req)
+        *o->req = CX_REQUEST_NULL;
+    if (o->mreq)
+        *o->mreq = MPI_REQUEST_NULL;
+    a->nonblocking = o->req || o->mreq;
+    cx_progress_poke();   /* requests in flight move on in every collx call */
+    cx_request_bury();
+    int err = cx_decide_call(a, want, &alg);
+    if (err)
+        return err;
+    cx_count_call(alg, a);
+    if (!alg->build)
         return run_native(a, o);
-    return run_schedule(a, d.alg, c, o);
+    return run_schedule(a, alg, a->cc, o);
 }
 
 int cx_dispatch(cx_args *a, CX_Request *req)

@@ -17,7 +17,7 @@ static const cx_algorithm native_algorithms[] = {
 #define MAX_ALGS 512
 static const cx_algorithm *all[MAX_ALGS];
 static atomic_long calls[MAX_ALGS], fallbacks[MAX_ALGS];
-static atomic_int shown[MAX_ALGS][2];   /* blocking, nonblocking */
+static atomic_int shown[MAX_ALGS][3];   /* blocking, nonblocking, persistent */
 static int nall;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
@@ -134,11 +134,12 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a)
         PMPI_Comm_rank(a->comm, &rank);
         PMPI_Comm_size(a->comm, &size);
     }
-    int nb = a->nonblocking != 0;   /* named MPI_I<lower-case name> */
-    if (rank == 0 && (verbose > 1 || !atomic_exchange(&shown[i][nb], 1)))
-        fprintf(stderr, "collx: %s%s -> %s (p=%d%s)\n", nb ? "MPI_I" : "",
-                nb ? cx_coll_name(a->coll) : cx_coll_mpi_name(a->coll), alg->name, size,
-                verbose > 1 ? "" : ", shown once");
+    /* named MPI_<Name>, MPI_I<lower-case name> or MPI_<Name>_init */
+    int form = a->persistent ? 2 : a->nonblocking ? 1 : 0;
+    if (rank == 0 && (verbose > 1 || !atomic_exchange(&shown[i][form], 1)))
+        fprintf(stderr, "collx: %s%s%s -> %s (p=%d%s)\n", form == 1 ? "MPI_I" : "",
+                form == 1 ? cx_coll_name(a->coll) : cx_coll_mpi_name(a->coll),
+                form == 2 ? "_init" : "", alg->name, size, verbose > 1 ? "" : ", shown once");
 }
 
 void cx_count_fallback(const cx_algorithm *alg)

@@ -12,6 +12,7 @@
  * list that the next collx call or completion call empties. */
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "persist.h"
 #include "request.h"
 
 static int mpi_in_flight;   /* generalized requests not yet complete */
@@ -56,18 +57,22 @@ static int step(void *ctx)
     return done;
 }
 
-static void begin(struct cx_request *r)
+void cx_request_launch(struct cx_request *r, void (*finish)(void *ctx))
 {
     cx_comm_enter(r->cc);
-    cx_sched_begin(&r->sched);
+    r->finished = 0;
     if (cx_progress_thread_wanted())
         cx_progress_thread();
+    if (finish)
+        cx_progress_hand_over(&r->job, step, finish, r);
+    else
+        cx_progress_add(&r->job, step, r);
 }
 
 int cx_request_start(struct cx_request *r, CX_Request *req)
 {
-    begin(r);
-    cx_progress_add(&r->job, step, r);
+    cx_sched_begin(&r->sched);
+    cx_request_launch(r, NULL);
     *req = r;
     return MPI_SUCCESS;
 }
@@ -146,8 +151,8 @@ int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq)
     r->holds = 2;
     *mreq = r->greq;
     __atomic_add_fetch(&mpi_in_flight, 1, __ATOMIC_RELEASE);
-    begin(r);
-    cx_progress_hand_over(&r->job, step, complete, r);
+    cx_sched_begin(&r->sched);
+    cx_request_launch(r, complete);
     return MPI_SUCCESS;
 }
 
@@ -166,12 +171,21 @@ static void release(CX_Request *request)
     *request = CX_REQUEST_NULL;
 }
 
+/* A completed request: freed, or (persistent) made inactive. */
+static void completed(CX_Request *request)
+{
+    if ((*request)->plan)
+        cx_plan_completed(*request);
+    else
+        release(request);
+}
+
 int CX_Test(CX_Request *request, int *flag)
 {
     int err = MPI_SUCCESS, polling = 0;
     struct cx_request *r = *request;
     *flag = 1;
-    if (!r)
+    if (!r || (r->plan && !r->plan->active))
         return MPI_SUCCESS;
     if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
@@ -193,7 +207,7 @@ int CX_Test(CX_Request *request, int *flag)
         cx_sched_idle(&r->sched, 0, &since);
     }
     if (*flag)
-        release(request);
+        completed(request);
     return err;
 }
 
@@ -201,7 +215,7 @@ int CX_Wait(CX_Request *request)
 {
     int err;
     struct cx_request *r = *request;
-    if (!r)
+    if (!r || (r->plan && !r->plan->active))
         return MPI_SUCCESS;
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
@@ -211,6 +225,6 @@ int CX_Wait(CX_Request *request)
         err = cx_sched_finish(&r->sched);
         note_finished(r, err);
     }
-    release(request);
+    completed(request);
     return err;
 }

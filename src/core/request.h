@@ -12,6 +12,7 @@
 #include "progress.h"
 
 struct cx_comm;
+struct cx_plan;
 
 struct cx_request {
     int native;           /* a CX_Request of the MPI's own call: in mpi */
@@ -24,6 +25,7 @@ struct cx_request {
     MPI_Request greq;     /* MPI face: the generalized request */
     int holds;            /* MPI face: collx's hold and MPI's (free_fn) */
     struct cx_request *next_buried;
+    struct cx_plan *plan; /* persistent: what each start runs (persist.h) */
 };
 
 /* A request for a schedule on c (calloc'ed; NULL when out of memory). */
@@ -35,6 +37,10 @@ void cx_request_drop(struct cx_request *r);
  * the MPI's error from MPI_Grequest_start; r is then dropped). */
 int cx_request_start(struct cx_request *r, CX_Request *req);
 int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq);
+/* Begins r's schedule (built, or replayed by cx_sched_plan_start) on
+ * the agent: as a CX_Request (owned by the program, taken back in
+ * CX_Test/CX_Wait), or handed over with finish called at its end. */
+void cx_request_launch(struct cx_request *r, void (*finish)(void *ctx));
 /* Frees the requests MPI let go of inside its callbacks (cheap when
  * there are none). */
 void cx_request_bury(void);

@@ -19,12 +19,6 @@ static int cx_buried(int err)
     return err;
 }
 
-/* MPICH calls free_fn here; the request may have to be buried after. */
-int MPI_Request_free(MPI_Request *request)
-{
-    return cx_buried(PMPI_Request_free(request));
-}
-
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int err, flag = 0;

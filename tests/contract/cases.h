@@ -26,8 +26,15 @@ enum {
 
 enum { LAYOUT_ASC, LAYOUT_REV_GAPS };
 /* MODE_MPI: the MPI's MPI_I<name> (collx's through the interposer),
- * completed by the completion call c->by (mpi_complete.h). */
-enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST, MODE_MPI };
+ * completed by the completion call c->by (mpi_complete.h). MODE_PERSIST:
+ * CX_<Name>_init, started twice (CX_Start + CX_Wait; the receive buffer
+ * back to its initial bytes between the starts), then freed; the second
+ * start's result is the call's. MODE_MPI_PERSIST: the same with the MPI's
+ * persistent collectives (MPI-4 MPI_<Name>_init, Open MPI's
+ * MPIX_<Name>_init), MPI_Start and the completion call c->by. */
+enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST, MODE_MPI, MODE_PERSIST, MODE_MPI_PERSIST };
+/* Whether this MPI has persistent collectives (MODE_MPI_PERSIST). */
+int mpi_has_persistent(void);
 /* Who runs a call: the MPI library's PMPI_<Name>, collx, the MPI
  * library's nonblocking PMPI_I<name> + MPI_Wait, or PMPI_<Name> at
  * MPI_BOTTOM as c->bottom says (RUN_PMPI never is). */

@@ -9,12 +9,17 @@
  * follows from its parameters in collx_colls.h.
  *
  * usage: contract [--algs a,b,...] [--no-large] [--no-nb | --nb-both | --mpi]
- *                 [--thread] [--trace] [--nodes] [--quick] coll... | all
+ *                 [--persistent] [--thread] [--trace] [--nodes] [--quick]
+ *                 coll... | all
  *        contract --list   (the catalogue against CONTRACT_EXPECT_ALGS)
  * (--nb-both: CX_Wait and CX_Test on every case, not alternately;
  * --mpi: instead of CX_ calls, only the MPI's MPI_I<name> (run it under
  * the interposer), completed in turn by each completion call of
  * mpi_complete.h, the array ones beside point-to-point requests;
+ * --persistent: only CX_<Name>_init, started twice (the receive buffer
+ * reset between) and freed; with --mpi the MPI's persistent collectives
+ * (MPI_<Name>_init, Open MPI's MPIX_<Name>_init), MPI_Start and each
+ * completion call in turn;
  * --thread: MPI_Init_thread with MPI_THREAD_MULTIPLE) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +33,14 @@
 #define MAX_PRINTED 40
 
 static const int counts[] = {0, 1, 17, 1000, LARGE};
-static const char *const mode_names[] = {"blocking", "CX_Wait", "CX_Test", "MPI_I"};
+static const char *const mode_names[] = {"blocking", "CX_Wait", "CX_Test", "MPI_I",
+                                         "CX_init", "MPI_init+"};
 
 static struct {
     const char *algs;     /* comma-separated filter, NULL = all */
     int large, nb, trace, nodes;   /* nb: 0 none, 1 Wait/Test alternately, 2 both */
-    int quick, mpi, thread;
-} opt = {NULL, 1, 1, 0, 0, 0, 0, 0};
+    int quick, mpi, thread, persist;
+} opt = {NULL, 1, 1, 0, 0, 0, 0, 0, 0};
 
 /* --quick (the fake-layout runs): counts 1, 17, 1000 and the cases that
  * matter most when blocks travel through node leaders (holes, per-rank
@@ -69,7 +75,8 @@ static void fail(const call *c, const char *alg, int mode, int n, const char *wh
         printf("FAIL %s alg=%s mode=%s%s p=%d rank=%d%s count=%d type=%s "
                "in-place=%d layout=%s: %s\n",
                coll_names[c->coll], alg, mode_names[mode],
-               mode == MODE_MPI ? by_names[c->by] : "", size, rank, root, n,
+               mode == MODE_MPI || mode == MODE_MPI_PERSIST ? by_names[c->by] : "", size,
+               rank, root, n,
                c->rc ? c->rc->name : c->tc->name, c->in_place,
                c->layout == LAYOUT_REV_GAPS ? "reversed+gaps" : "ascending", what);
     else if (failures == MAX_PRINTED + 1)
@@ -214,8 +221,8 @@ static void run_case(call *c, int n, int ncase)
     int nmodes = !opt.nb ? 1 : c->late >= 0 || opt.nb == 2 ? 3 : 2;
     if (nmodes == 3)
         modes[1] = MODE_WAIT;
-    if (opt.mpi) {   /* MPI_I<name>, each completion call in turn */
-        modes[0] = MODE_MPI;
+    if (opt.mpi || opt.persist) {   /* one mode; the completion calls in turn */
+        modes[0] = !opt.persist ? MODE_MPI : opt.mpi ? MODE_MPI_PERSIST : MODE_PERSIST;
         nmodes = 1;
     }
     for (int i = 0; i < nalg; i++) {
@@ -235,9 +242,14 @@ static void run_case(call *c, int n, int ncase)
                 continue;
             tbuf_copy(&got, &c->rinit);
             long natives = CX_Algorithm_calls(cname, "native");
+            long seen = CX_Algorithm_calls(cname, alg) + CX_Algorithm_fallbacks(cname, alg);
             served_probe probe;
             served_before(&probe, cname, i, c, modes[m]);
             err = call_run(c, RUN_CX, modes[m], got.data);
+            if ((modes[m] == MODE_MPI || modes[m] == MODE_MPI_PERSIST) &&
+                CX_Algorithm_calls(cname, alg) + CX_Algorithm_fallbacks(cname, alg) == seen)
+                fail(c, alg, modes[m], n, "collx never saw the call (run it under the "
+                     "interposer)");
             int fell, bad = 1;
             if (served_after(&probe, err, &fell, msg, sizeof msg)) {
                 fail(c, alg, modes[m], n, msg);
@@ -247,7 +259,8 @@ static void run_case(call *c, int n, int ncase)
             }
             /* an algorithm that cannot serve the call hands it to native */
             int ran_native = native || CX_Algorithm_calls(cname, "native") > natives;
-            if (bad && err && modes[m] == MODE_MPI && *call_mpi_why())
+            if (bad && err && (modes[m] == MODE_MPI || modes[m] == MODE_MPI_PERSIST) &&
+                *call_mpi_why())
                 snprintf(msg, sizeof msg, "%s", call_mpi_why());
             else if (bad && err)
                 error_msg(err, msg, sizeof msg);
@@ -401,6 +414,8 @@ int main(int argc, char **argv)
             opt.nb = 2;
         else if (strcmp(argv[i], "--mpi") == 0)
             opt.mpi = 1;
+        else if (strcmp(argv[i], "--persistent") == 0)
+            opt.persist = 1;
         else if (strcmp(argv[i], "--thread") == 0)
             continue;
         else if (strcmp(argv[i], "--trace") == 0)
@@ -426,9 +441,16 @@ int main(int argc, char **argv)
     }
     if (!any && rank == 0)
         fprintf(stderr, "usage: contract [--algs a,b] [--no-large] [--no-nb | --nb-both | "
-                        "--mpi] [--thread] [--trace] [--nodes] [--quick] coll...|all\n");
+                        "--mpi] [--persistent] [--thread] [--trace] [--nodes] [--quick] "
+                        "coll...|all\n");
     if (!any)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    if (opt.mpi && opt.persist && !mpi_has_persistent()) {
+        if (rank == 0)
+            printf("contract: FAILED (this MPI declares no persistent collectives)\n");
+        MPI_Finalize();
+        return 1;
+    }
     types_init();
     rcases_init();
     quirks_probe(comm);

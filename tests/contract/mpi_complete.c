@@ -30,8 +30,10 @@ static void ring_post(ring *g, MPI_Comm comm, MPI_Request coll)
     MPI_Isend(&g->token, 1, MPI_INT, right, RING_TAG, comm, &g->r[2]);
 }
 
-/* What the ring received and the receive's status say. */
-static int ring_check(const ring *g, const MPI_Status *recv_status, char *msg, size_t len)
+/* What the ring received and the receive's status say; the collective's
+ * request: released, or (persistent) kept as it was. */
+static int ring_check(const ring *g, const MPI_Status *recv_status, MPI_Request coll_after,
+                      char *msg, size_t len)
 {
     int left = (g->rank + g->size - 1) % g->size, count = -1;
     int want = left * 1000;   /* seq agrees on every rank: calls are collective */
@@ -46,8 +48,10 @@ static int ring_check(const ring *g, const MPI_Status *recv_status, char *msg, s
                    MPI_ERR_OTHER;
     }
     for (int i = 0; i < 3; i++)
-        if (g->r[i] != MPI_REQUEST_NULL)
-            return snprintf(msg, len, "request %d of the array not released", i),
+        if (g->r[i] != (i ? MPI_REQUEST_NULL : coll_after))
+            return snprintf(msg, len, "request %d of the array %s", i,
+                            i || coll_after == MPI_REQUEST_NULL ? "not released"
+                                                                : "(persistent) released"),
                    MPI_ERR_OTHER;
     return MPI_SUCCESS;
 }
@@ -62,7 +66,7 @@ static int coll_status(const MPI_Status *st, char *msg, size_t len)
     return MPI_SUCCESS;
 }
 
-static int by_array(ring *g, int by, char *msg, size_t len)
+static int by_array(ring *g, int by, MPI_Request coll_after, char *msg, size_t len)
 {
     int err = MPI_SUCCESS, flag = 0, left = 3, index, out, idx[3];
     MPI_Status one;
@@ -119,13 +123,15 @@ static int by_array(ring *g, int by, char *msg, size_t len)
         return err;
     if ((err = coll_status(&g->st[0], msg, len)))
         return err;
-    return ring_check(g, &g->st[1], msg, len);
+    return ring_check(g, &g->st[1], coll_after, msg, len);
 }
 
-int mpi_complete(MPI_Request *q, int by, MPI_Comm comm, char *msg, size_t len)
+int mpi_complete(MPI_Request *q, int by, int persistent, MPI_Comm comm, char *msg,
+                 size_t len)
 {
     int err = MPI_SUCCESS, flag = 0;
     MPI_Status st;
+    MPI_Request after = persistent ? *q : MPI_REQUEST_NULL;
     if (by == BY_WAIT) {
         err = MPI_Wait(q, &st);
     } else if (by == BY_TEST) {
@@ -136,7 +142,7 @@ int mpi_complete(MPI_Request *q, int by, MPI_Comm comm, char *msg, size_t len)
             sched_yield();
         if (!err && *q == MPI_REQUEST_NULL)
             return snprintf(msg, len, "MPI_Request_get_status released the request"),
-                   MPI_ERR_OTHER;
+                   MPI_ERR_OTHER;   /* (a persistent one stays anyway) */
         if (!err && (err = coll_status(&st, msg, len)))
             return err;
         if (!err)   /* complete: the wait returns at once and releases it */
@@ -144,15 +150,17 @@ int mpi_complete(MPI_Request *q, int by, MPI_Comm comm, char *msg, size_t len)
     } else {
         ring g;
         ring_post(&g, comm, *q);
-        err = by_array(&g, by, msg, len);
+        err = by_array(&g, by, after, msg, len);
         *q = g.r[0];
         if (err)
             return err;
     }
     if (err)
         return err;
-    if (*q != MPI_REQUEST_NULL)
-        return snprintf(msg, len, "%s did not release the request", by_names[by]),
+    if (*q != after)
+        return snprintf(msg, len, "%s %s", by_names[by],
+                        persistent ? "released a persistent request"
+                                   : "did not release the request"),
                MPI_ERR_OTHER;
     return by == BY_WAIT || by == BY_TEST ? coll_status(&st, msg, len) : MPI_SUCCESS;
 }

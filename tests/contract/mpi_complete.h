@@ -18,9 +18,10 @@ extern const char *const by_names[BY_COUNT];
  * exchange on comm (receive from the left, send to the right) beside it
  * and check it (value, status). Returns the collective's error, or
  * MPI_ERR_OTHER with msg set when a completion call broke its contract
- * (request not released, a status or the exchange wrong). Collective
- * over comm (the ring) for the array kinds: every rank must use the same
- * kind. */
-int mpi_complete(MPI_Request *q, int by, MPI_Comm comm, char *msg, size_t len);
+ * (a request not released, or a persistent one released; a status or the
+ * exchange wrong). Collective over comm (the ring) for the array kinds:
+ * every rank must use the same kind. */
+int mpi_complete(MPI_Request *q, int by, int persistent, MPI_Comm comm, char *msg,
+                 size_t len);
 
 #endif
