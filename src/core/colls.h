@@ -79,10 +79,11 @@ typedef struct cx_args {
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */
     const void **shared_out;
-    /* The w collectives' type arrays are the caller's scratch, gone when
-     * the call returns (the Fortran interposer's conversions): a call
-     * that outlives it keeps copies. */
-    int scratch_types;
+    /* The arrays (counts, displacements, types) are the caller's
+     * scratch, gone when the call returns (the Fortran interposer's type
+     * conversions, the large-count ones' int copies): a call that
+     * outlives it keeps copies (cx_hold_args). */
+    int scratch_arrays;
 } cx_args;
 
 /* Initialiser of a cx_args from the parameters of MPI_<Name>:

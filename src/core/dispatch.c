@@ -17,7 +17,7 @@ typedef struct out {
 } out;
 
 /* The MPI's own nonblocking call with arguments that die with this call
- * (a->scratch_types): posted at once from a schedule that keeps copies
+ * (a->scratch_arrays): posted at once from a schedule that keeps copies
  * of them, behind a generalized request. */
 static int native_kept(cx_args *a, MPI_Request *mreq)
 {
@@ -33,7 +33,7 @@ static int native_kept(cx_args *a, MPI_Request *mreq)
     else
         PMPI_Comm_size(a->comm, &a->size);
     cx_sched_init(&r->sched, a->comm, 0);
-    if ((err = cx_hold_types(a, &r->sched)) ||
+    if ((err = cx_hold_args(a, &r->sched)) ||
         (err = cx_sched_collective(&r->sched, a, NULL))) {
         cx_request_drop(r);
         return cx_error(a->comm, err, "%s: cannot keep the arguments",
@@ -45,7 +45,7 @@ static int native_kept(cx_args *a, MPI_Request *mreq)
 static int run_native(cx_args *a, const out *o)
 {
     if (o->mreq)
-        return a->scratch_types ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
+        return a->scratch_arrays ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
     if (!o->req)
         return cx_native_run(a);   /* never its nonblocking twin: they do not match */
     struct cx_request *r = cx_request_new(NULL);
@@ -70,7 +70,7 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
     cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
     a->alg = alg;
-    int err = a->nonblocking ? cx_hold_types(a, &r->sched) : MPI_SUCCESS;
+    int err = a->nonblocking ? cx_hold_args(a, &r->sched) : MPI_SUCCESS;
     if (!err)
         err = alg->build(a, &r->sched);
     if (!err && o->req)

@@ -1,4 +1,5 @@
-/* What a nonblocking call keeps of its arguments. MPI lets the program
+/* What a nonblocking call keeps of its arguments. Arrays the caller
+ * marks as scratch (a->scratch_arrays) are copied. MPI lets the program
  * free a datatype once a call that uses it has started (the call still
  * completes as if it had not), but a schedule posts its later rounds and
  * copies with the call's datatypes long after that. So a schedule that
@@ -10,6 +11,7 @@
  * MPI hands the operation the call's own handle, and operations compare
  * it with theirs (freeing that datatype before the call completes is
  * then the one case not covered). */
+#include <string.h>
 #include "cx_internal.h"
 
 static int derived(MPI_Datatype t)
@@ -73,7 +75,35 @@ static int hold_all(cx_sched *s, held *h, int p, const int *counts,
     return err;
 }
 
-int cx_hold_types(cx_args *a, cx_sched *s)
+/* A copy of the caller's p ints, owned by s (NULL stays NULL). */
+static int keep_ints(cx_sched *s, int p, const int **v)
+{
+    if (!*v)
+        return MPI_SUCCESS;
+    int *copy = cx_sched_alloc(s, sizeof *copy * (size_t)(p ? p : 1));
+    if (!copy)
+        return MPI_ERR_NO_MEM;
+    memcpy(copy, *v, sizeof *copy * (size_t)p);
+    *v = copy;
+    return MPI_SUCCESS;
+}
+
+/* a->scratch_arrays: the significant v/w arrays, copied into s (the
+ * w types are copied by hold_all). */
+static int keep_arrays(cx_args *a, cx_sched *s, int send, int recv)
+{
+    unsigned sh = cx_coll_shape(a->coll);
+    int err = MPI_SUCCESS, p = a->size;
+    if (send && (sh & (CX_SEND_V | CX_SEND_W)) &&
+        !(err = keep_ints(s, p, &a->scounts)))
+        err = keep_ints(s, p, &a->sdispls);
+    if (!err && recv && (sh & (CX_RECV_V | CX_RECV_W)) &&
+        !(err = keep_ints(s, p, &a->rcounts)) && !(sh & CX_RECV_NO_DISPLS))
+        err = keep_ints(s, p, &a->rdispls);
+    return err;
+}
+
+int cx_hold_args(cx_args *a, cx_sched *s)
 {
     unsigned sh = cx_coll_shape(a->coll);
     int is_root = a->rank == a->root, err = MPI_SUCCESS;
@@ -82,6 +112,8 @@ int cx_hold_types(cx_args *a, cx_sched *s)
     int recv = (sh & (CX_RECV_ONE | CX_RECV_V | CX_RECV_W)) && a->rbuf != MPI_IN_PLACE &&
                (!(sh & CX_RECV_AT_ROOT) || is_root);
     held h = {.n = 0};
+    if (a->scratch_arrays && (err = keep_arrays(a, s, send, recv || (sh & CX_REDUCTION))))
+        return err;
     if (sh & CX_REDUCTION)
         recv = predefined_op(a->op);
     if (send && (sh & CX_SEND_W) && a->stypes)

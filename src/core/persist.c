@@ -81,16 +81,23 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
     p->a.alg = alg;
     p->alg = alg;
     p->self = MPI_REQUEST_NULL;
-    int err = MPI_SUCCESS;
-    if (!alg->build) {
+    int err = MPI_SUCCESS, inter = 0;
+    if (!alg->build) {   /* the MPI's own call: the rank and size hold needs */
         r->native = 1;
         r->mpi = MPI_REQUEST_NULL;
-    } else if (!(p->keep = calloc(1, sizeof *p->keep))) {
+        PMPI_Comm_rank(a->comm, &p->a.rank);
+        PMPI_Comm_test_inter(a->comm, &inter);
+        if (inter)
+            PMPI_Comm_remote_size(a->comm, &p->a.size);
+        else
+            PMPI_Comm_size(a->comm, &p->a.size);
+    }
+    if (!(p->keep = calloc(1, sizeof *p->keep))) {
         err = MPI_ERR_NO_MEM;
     } else {
-        cx_sched_init(p->keep, a->cc->priv, 0);
-        err = cx_hold_types(&p->a, p->keep);
-        p->replay = replays(alg);
+        cx_sched_init(p->keep, alg->build ? a->cc->priv : MPI_COMM_NULL, 0);
+        err = cx_hold_args(&p->a, p->keep);
+        p->replay = alg->build && replays(alg);
         if (!err && p->replay && !(err = build(r, cx_comm_next_tag(a->cc))))
             err = cx_sched_plan_run_setup(&r->sched);
     }

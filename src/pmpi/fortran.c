@@ -250,7 +250,7 @@ CX_COLLECTIVES(CX_FWRAP)
 #endif
 
 /* alltoallw's converted type arrays die with the call: collx keeps
- * copies (scratch_types). */
+ * copies (scratch_arrays). */
 #define CX_FIWRAP(E, N, n)                                                     \
     static int cx_fi_##n(CX_FDECLS(E), MPI_Fint *request)                       \
     {                                                                          \
@@ -263,7 +263,7 @@ CX_COLLECTIVES(CX_FWRAP)
             err = fcall_fail(&f);                                              \
         } else {                                                               \
             cx_args a = {CX_PARAMS_##E(CX_FINIT) .coll = CX_COLL_##E,          \
-                         .scratch_types = CX_COLL_##E == CX_COLL_ALLTOALLW};   \
+                         .scratch_arrays = CX_COLL_##E == CX_COLL_ALLTOALLW};   \
             if (!(err = cx_dispatch_mpi(&a, &r)))                              \
                 *request = PMPI_Request_c2f(r);                                \
         }                                                                      \
