@@ -183,11 +183,6 @@ void cx_plan_completed(struct cx_request *r)
         cx_sched_free(&r->sched);
 }
 
-void cx_plan_free(struct cx_request *r)
-{
-    destroy(r);
-}
-
 /* ---- the MPI face ---- */
 static unsigned hash(MPI_Request h)
 {
