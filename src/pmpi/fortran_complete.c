@@ -5,7 +5,8 @@
  * on collx's generalized requests from Fortran must move collx's
  * schedules on there too. Each converts the requests, calls the C call of
  * complete.c and converts back (requests, 1-based indices, statuses,
- * LOGICAL flags), as the MPI's own bindings do. Statuses: Open MPI's are
+ * LOGICAL flags), as the MPI's own bindings do; MPI_START, MPI_STARTALL and
+ * MPI_REQUEST_FREE too, which must reach persistent.c. Statuses: Open MPI's are
  * 6 integers in both bindings (MPI_Status_c2f), its MPI_STATUS(ES)_IGNORE
  * found at run time (dlsym, as fortran.c finds MPI_IN_PLACE); MPICH's
  * mpi_f08 ones are MPI_F08_status (MPI_Status_c2f08, MPI-4's
@@ -289,6 +290,36 @@ static int f_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
     return some(0, incount, requests, outcount, indices, statuses);
 }
 
+/* Persistent requests: collx's (persistent.c) must be started and freed
+ * by it, not by PMPI_Start. */
+static int f_start(MPI_Fint *request)
+{
+    MPI_Request c = PMPI_Request_f2c(*request);
+    int err = MPI_Start(&c);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c);
+    return err;
+}
+
+static int f_startall(MPI_Fint *count, MPI_Fint *requests)
+{
+    reqs r;
+    int err = reqs_get(&r, *count, requests, 0);
+    if (!err && (err = MPI_Startall(r.n, r.c)) == MPI_SUCCESS)
+        reqs_put(&r, requests);
+    reqs_free(&r);
+    return err;
+}
+
+static int f_request_free(MPI_Fint *request)
+{
+    MPI_Request c = PMPI_Request_f2c(*request);
+    int err = MPI_Request_free(&c);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c);
+    return err;
+}
+
 /* ---- the symbols a Fortran compiler may call them by ---- */
 #define F_SYMBOL(sym, fn, decl, args)                                          \
     void sym decl;                                                             \
@@ -340,5 +371,11 @@ F_SYMBOLS(mpi_testsome, MPI_TESTSOME, f_testsome,
           (MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
            MPI_Fint *statuses, MPI_Fint *ierr),
           (incount, requests, outcount, indices, statuses))
+
+F_SYMBOLS(mpi_start, MPI_START, f_start, (MPI_Fint *request, MPI_Fint *ierr), (request))
+F_SYMBOLS(mpi_startall, MPI_STARTALL, f_startall,
+          (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr), (count, requests))
+F_SYMBOLS(mpi_request_free, MPI_REQUEST_FREE, f_request_free,
+          (MPI_Fint *request, MPI_Fint *ierr), (request))
 
 #endif /* OPEN_MPI || MPICH */

@@ -5,8 +5,9 @@
 ! types, MPI_SUM reductions and MPI_ERRORS_RETURN, and checks its own
 ! results; then nonblocking collectives (MPI_I...), completed by MPI_Waitall
 ! beside point-to-point requests, MPI_Test, MPI_Waitany, MPI_Waitsome,
-! MPI_Testall and MPI_Request_get_status. Built twice: `use mpi`, and
-! `use mpi_f08` with -DCOLLX_F08.
+! MPI_Testall and MPI_Request_get_status; with -DCOLLX_PERSISTENT (MPI-4)
+! a persistent allreduce. Built twice: `use mpi`, and `use mpi_f08` with
+! -DCOLLX_F08.
 #ifdef COLLX_F08
 #define HANDLE(kind) type(kind)
 #define APP "fortran f08 app"
@@ -351,6 +352,24 @@ program fortran_app
   do k = 1, 2
     call check('MPI_Ireduce_scatter_block', rb(k), p * (2 * rank + k) + p * (p - 1) / 2)
   end do
+
+#ifdef COLLX_PERSISTENT
+  ! ---- persistent (MPI-4): an allreduce started twice with new data ----
+  call MPI_Allreduce_init(sb, rb, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req, ierr)
+  call ok('MPI_Allreduce_init')
+  do k = 1, 2
+    sb(1:2) = [rank + k, 1]
+    rb(1:2) = -1
+    call MPI_Start(req, ierr)
+    call ok('MPI_Start')
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call ok('MPI_Wait (persistent)')
+    call check('MPI_Allreduce_init', rb(1), p * (p - 1) / 2 + p * k)
+    call check('MPI_Allreduce_init', rb(2), p)
+  end do
+  call MPI_Request_free(req, ierr)
+  call ok('MPI_Request_free')
+#endif
 
   s = p * (p - 1) / 2   ! sum of the ranks
 
