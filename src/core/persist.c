@@ -65,6 +65,8 @@ static void destroy(struct cx_request *r)
     free(r);
 }
 
+static void plan_completed(struct cx_request *r);
+
 /* The plan of call a, decided (alg): types held, and for a family that
  * replays, the schedule built and its set-up run. */
 static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out)
@@ -77,6 +79,7 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
     }
     r->plan = p;
+    r->completed = plan_completed;
     p->a = *a;
     p->a.alg = alg;
     p->alg = alg;
@@ -176,7 +179,7 @@ int cx_plan_start(struct cx_request *r)
     return err;
 }
 
-void cx_plan_completed(struct cx_request *r)
+static void plan_completed(struct cx_request *r)
 {
     r->plan->active = 0;
     if (!r->plan->replay)

@@ -47,7 +47,5 @@ int cx_plan_start_mpi(MPI_Request *mreq);
 int cx_plan_free_mpi(MPI_Request *mreq);
 /* A CX_Request's start (request.c calls it from CX_Start). */
 int cx_plan_start(struct cx_request *r);
-/* The plan's part of a CX_Request that completed. */
-void cx_plan_completed(struct cx_request *r);
 
 #endif

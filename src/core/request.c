@@ -12,7 +12,7 @@
  * list that the next collx call or completion call empties. */
 #include <stdlib.h>
 #include "cx_internal.h"
-#include "persist.h"
+#include "persist.h"   /* a persistent request's plan->active (data only) */
 #include "request.h"
 
 static int mpi_in_flight;   /* generalized requests not yet complete */
@@ -174,8 +174,8 @@ static void release(CX_Request *request)
 /* A completed request: freed, or (persistent) made inactive. */
 static void completed(CX_Request *request)
 {
-    if ((*request)->plan)
-        cx_plan_completed(*request);
+    if ((*request)->completed)
+        (*request)->completed(*request);
     else
         release(request);
 }

@@ -26,6 +26,8 @@ struct cx_request {
     int holds;            /* MPI face: collx's hold and MPI's (free_fn) */
     struct cx_request *next_buried;
     struct cx_plan *plan; /* persistent: what each start runs (persist.h) */
+    /* persistent: called when a start completed, instead of freeing r */
+    void (*completed)(struct cx_request *r);
 };
 
 /* A request for a schedule on c (calloc'ed; NULL when out of memory). */
