@@ -29,7 +29,9 @@ void cb_opts_usage(void *file, const char *prog)
 "  --algs A,B,...    algorithms to compare (default: every registered one);\n"
 "                    'selected' = none forced: COLLX_<COLL>_ALGORITHM, COLLX_RULES\n"
 "                    or the default decide per call (column ran says what ran)\n"
-"  -m MIN:MAX        bytes per rank, powers of two between (default 4:4096)\n"
+"  -m MIN:MAX        bytes per rank, powers of two between (default 4:4096);\n"
+"  -m A,B,...        or exactly these sizes (K, M suffixes)\n"
+"  --comm-size Q     measure on ranks 0..Q-1 only (the others wait)\n"
 "  -i N              timed repetitions (default 100)\n"
 "  -x N              warm-up calls (default 10)\n"
 "  -f                full statistics (min/median/mean/max of r and e)\n"
@@ -55,6 +57,8 @@ void cb_opts_usage(void *file, const char *prog)
 "  --csv FILE        tidy CSV, one row per case and metric\n"
 "  --json FILE       the same rows as JSON\n"
 "  -q                no progress line on stderr\n"
+"  --host-time       column host_s: CPU seconds of rank 0's process per case\n"
+"                    (in SMPI the whole simulation's: what measuring it cost)\n"
 "  -h, --help        this text\n");
 }
 
@@ -108,6 +112,8 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+#define MAX_SIZE (1L << 30)
+
 /* Splits a comma list into names[]; -1 if too many or an empty item. */
 static int split_names(const char *s, char names[][CB_NAME_LEN], int *n)
 {
@@ -124,6 +130,23 @@ static int split_names(const char *s, char names[][CB_NAME_LEN], int *n)
             return 0;
         p = c + 1;
     }
+}
+
+/* -m A,B,...: sizes measured in this order. */
+static int size_list(cb_opts *o, const char *val, char *err, size_t len)
+{
+    char list[CB_MAX_LIST][CB_NAME_LEN];
+    int n;
+    if (split_names(val, list, &n))
+        return fail(err, len, "bad size list for -m: '%s' (at most %d sizes)", val,
+                    CB_MAX_LIST);
+    for (int i = 0; i < n; i++) {
+        o->size_list[i] = cb_parse_size(list[i]);
+        if (o->size_list[i] < 0 || o->size_list[i] > MAX_SIZE)
+            return fail(err, len, "bad size '%s' in -m %s (want bytes <= 1G)", list[i], val);
+    }
+    o->nsize_list = n;
+    return 0;
 }
 
 static void defaults(cb_opts *o)
@@ -181,8 +204,11 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         return 0;
     }
     if (!strcmp(name, "-m")) {
+        if (strchr(val, ','))
+            return size_list(o, val, err, len);
         const char *c = strchr(val, ':');
         char lo[64];
+        o->nsize_list = 0;
         if (c && (size_t)(c - val) < sizeof lo) {
             memcpy(lo, val, (size_t)(c - val));
             lo[c - val] = 0;
@@ -194,9 +220,15 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
             o->min_size = -1;
         }
         if (o->min_size < 0 || o->max_size < 0 || o->min_size > o->max_size ||
-            o->max_size > (1L << 30))
+            o->max_size > MAX_SIZE)
             return fail(err, len, "bad size range for -m: '%s' (want MIN:MAX "
-                        "bytes, MIN <= MAX <= 1G)", val);
+                        "bytes, MIN <= MAX <= 1G, or a list A,B,...)", val);
+        return 0;
+    }
+    if (!strcmp(name, "--comm-size")) {
+        if (parse_int(val, 1, 1 << 30, &v))
+            return fail(err, len, "bad --comm-size '%s' (want a rank count >= 1)", val);
+        o->comm_size = (int)v;
         return 0;
     }
     if (!strcmp(name, "-i") || !strcmp(name, "-x")) {
@@ -292,7 +324,7 @@ static int takes_value(const char *name)
     static const char *const v[] = {
         "--coll", "--algs", "--guide-algs", "--g2-algs", "-m", "-i", "-x", "--root",
         "--problem", "-b", "--pap", "--max-delay", "--seed", "--tolerance",
-        "--mode", "--csv", "--json", NULL};
+        "--mode", "--csv", "--json", "--comm-size", NULL};
     for (int i = 0; v[i]; i++)
         if (!strcmp(name, v[i]))
             return 1;
@@ -343,6 +375,12 @@ int cb_opts_parse(int argc, char **argv, cb_opts *o, char *err, size_t len)
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
             o->help = 1;
             return 0;
+        }
+        if (!strcmp(name, "--host-time")) {
+            if (val)
+                return fail(err, len, "option %s takes no value", name);
+            o->host_time = 1;
+            continue;
         }
         if (!strcmp(name, "-f") || !strcmp(name, "-c") || !strcmp(name, "-q") ||
             !strcmp(name, "--guidelines")) {

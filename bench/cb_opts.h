@@ -20,8 +20,12 @@ typedef struct {
     char algs[CB_MAX_LIST][CB_NAME_LEN];    /* --algs; none = all registered */
     int nalgs;
     long min_size, max_size;                /* -m MIN:MAX, bytes per rank */
+    long size_list[CB_MAX_LIST];            /* -m A,B,...: these sizes instead */
+    int nsize_list;
+    int comm_size;                          /* --comm-size Q: ranks 0..Q-1 (0: all) */
     int iters, warmup;                      /* -i, -x */
     int full, validate, quiet;              /* -f, -c, -q */
+    int host_time;                          /* --host-time */
     int root_mode, root;                    /* --root N|rotate|mid */
     int root_given;
     int problems[CB_MAX_LIST], nproblems;   /* --problem a,b,... */

@@ -65,37 +65,48 @@ static void opt_long(FILE *f, long long v)
         fprintf(f, "%lld", v);
 }
 
+void cb_csv_header(FILE *f)
+{
+    fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
+            "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
+            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s\n");
+}
+
+void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r)
+{
+    int g = strcmp(r->kind, "guideline") == 0;
+    fprintf(f, "%s,%s,%s,%s,%d,%d,%s,", r->kind, m->platform, r->coll, r->alg,
+            m->p, m->ppn, m->root);
+    opt_long(f, r->size_bytes);
+    fprintf(f, ",%s,", r->problem);
+    opt_long(f, r->b);
+    fputc(',', f);
+    opt_long(f, r->m);
+    fputc(',', f);
+    opt_long(f, r->m_pad);
+    fprintf(f, ",%g,%llu,%d,%d,%s,%.3f,%.3f,%.3f,%.3f,", m->max_delay_ms,
+            m->seed, m->warmup, m->iters, r->metric, r->s.min, r->s.median,
+            r->s.mean, r->s.max);
+    if (r->valid >= 0)
+        fprintf(f, "%d", r->valid);
+    if (g)
+        fprintf(f, ",%s,%.3f,%.4f,%d", r->ref, r->ref_us, r->ratio, r->violated);
+    else
+        fprintf(f, ",,,,");
+    fprintf(f, ",%s,", r->ran);
+    if (r->host_s >= 0)
+        fprintf(f, "%.4f", r->host_s);
+    fputc('\n', f);
+}
+
 int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
-            "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
-            "max_us,valid,ref,ref_us,ratio,violated,ran\n");
-    for (int i = 0; i < t->n; i++) {
-        const cb_row *r = &t->rows[i];
-        int g = strcmp(r->kind, "guideline") == 0;
-        fprintf(f, "%s,%s,%s,%s,%d,%d,%s,", r->kind, m->platform, r->coll, r->alg,
-                m->p, m->ppn, m->root);
-        opt_long(f, r->size_bytes);
-        fprintf(f, ",%s,", r->problem);
-        opt_long(f, r->b);
-        fputc(',', f);
-        opt_long(f, r->m);
-        fputc(',', f);
-        opt_long(f, r->m_pad);
-        fprintf(f, ",%g,%llu,%d,%d,%s,%.3f,%.3f,%.3f,%.3f,", m->max_delay_ms,
-                m->seed, m->warmup, m->iters, r->metric, r->s.min, r->s.median,
-                r->s.mean, r->s.max);
-        if (r->valid >= 0)
-            fprintf(f, "%d", r->valid);
-        if (g)
-            fprintf(f, ",%s,%.3f,%.4f,%d", r->ref, r->ref_us, r->ratio, r->violated);
-        else
-            fprintf(f, ",,,,");
-        fprintf(f, ",%s\n", r->ran);
-    }
+    cb_csv_header(f);
+    for (int i = 0; i < t->n; i++)
+        cb_csv_row(f, m, &t->rows[i]);
     return fclose(f);
 }
 
@@ -153,6 +164,10 @@ int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
         json_str(f, "metric", r->metric);
         fprintf(f, ", \"min_us\": %.3f, \"median_us\": %.3f, \"mean_us\": %.3f, "
                 "\"max_us\": %.3f", r->s.min, r->s.median, r->s.mean, r->s.max);
+        if (r->host_s >= 0)
+            fprintf(f, ", \"host_s\": %.4f", r->host_s);
+        else
+            fprintf(f, ", \"host_s\": null");
         if (r->valid >= 0)
             fprintf(f, ", \"valid\": %s", r->valid ? "true" : "false");
         else

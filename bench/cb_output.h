@@ -29,6 +29,9 @@ typedef struct {
     char ref[96];         /* guideline: right-hand side */
     double ref_us, ratio; /* guideline: rhs min time, lhs/rhs */
     int violated;
+    double host_s;        /* --host-time: CPU seconds of rank 0's process
+                             during the case (SMPI: the whole simulation);
+                             < 0: not measured */
 } cb_row;
 
 typedef struct {
@@ -45,6 +48,10 @@ void cb_print_case(FILE *f, const cb_row *r, const cb_row *e, const cb_row *t,
 void cb_print_verdict(FILE *f, const cb_row *g, double tol);
 
 int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t);
+/* The same, a row at a time (collbench appends each case as it ends, so
+ * that a run killed midway leaves the cases it finished). */
+void cb_csv_header(FILE *f);
+void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r);
 int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
                   const char *cmdline);
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "collx.h"
@@ -28,6 +29,8 @@
 typedef struct {
     cb_opts o;
     MPI_Comm comm;
+    MPI_Comm world;   /* with --comm-size: all ranks started (else NULL) */
+    FILE *live;       /* --csv while the run goes (rank 0) */
     int rank, p, shared;
     cb_meta meta;
     cb_table table;
@@ -268,6 +271,15 @@ static void record(bench *B, cb_row *rows)
                "%.1f %%\n", rows[M_T].s.mean, rows[M_TOTAL].s.mean, rows[M_COMPUTE].s.mean,
                rows[M_OVERLAP].s.mean);
     fflush(stdout);
+    /* --csv grows case by case: a run killed midway (time or memory limit)
+     * leaves the cases it finished; the whole table is written at the end */
+    if (B->o.csv[0] && !B->live && (B->live = fopen(B->o.csv, "w")))
+        cb_csv_header(B->live);
+    if (B->live) {
+        for (int i = 0; i < nmetrics(B); i++)
+            cb_csv_row(B->live, &B->meta, &rows[i]);
+        fflush(B->live);
+    }
 }
 
 /* Measures coll/alg on block sizes m and records rows[nmetrics(B)]. */
@@ -290,7 +302,11 @@ static void run_case(bench *B, const cb_row *proto, cb_coll coll,
     }
     long before[CB_MAX_ALGS];
     cb_calls(cb_coll_name(coll), before);
+    clock_t c0 = clock();   /* not simulated in SMPI: the host's CPU time */
     measure(B, &op, rows);
+    double host_s = B->o.host_time ? (double)(clock() - c0) / CLOCKS_PER_SEC : -1;
+    for (int i = 0; i < nmetrics(B); i++)
+        rows[i].host_s = host_s;
     cb_what_ran(cb_coll_name(coll), before, rows[0].ran, sizeof rows[0].ran);
     for (int i = 1; i < nmetrics(B); i++)
         strcpy(rows[i].ran, rows[0].ran);
@@ -393,6 +409,36 @@ static int bad_usage(bench *B, const char *msg, const char *prog)
     return 2;
 }
 
+/* --comm-size Q: the benchmark runs on ranks 0..Q-1 (with block placement,
+ * whole nodes first). The other ranks wait for them in a barrier they poll
+ * with sleeps, so they do not take the CPU from the measured ranks when
+ * cores are oversubscribed. Returns 1 on the waiting ranks (finalized). */
+static int sub_comm(bench *B, int q)
+{
+    MPI_Comm sub, world = B->comm;
+    MPI_Comm_split(world, B->rank < q ? 0 : MPI_UNDEFINED, B->rank, &sub);
+    if (sub == MPI_COMM_NULL) {
+        MPI_Request req;
+        int done = 0;
+        struct timespec ms = {0, 1000000};
+        MPI_Ibarrier(world, &req);
+        while (!done) {
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done)
+                nanosleep(&ms, NULL);
+        }
+        MPI_Comm_free(&world);
+        MPI_Finalize();
+        return 1;
+    }
+    B->world = world;
+    B->comm = sub;
+    MPI_Comm_set_errhandler(B->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(B->comm, &B->rank);
+    MPI_Comm_size(B->comm, &B->p);
+    return 0;
+}
+
 /* Checks user-given names against the registry; fills in all if none. */
 static int resolve_algs(const char *coll, char list[][CB_NAME_LEN], int *n,
                         char *err, size_t len)
@@ -436,6 +482,7 @@ int main(int argc, char **argv)
         want = MPI_THREAD_MULTIPLE;
     MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &B->comm);
+    B->world = MPI_COMM_NULL;
     MPI_Comm_set_errhandler(B->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(B->comm, &B->rank);
     MPI_Comm_size(B->comm, &B->p);
@@ -457,10 +504,18 @@ int main(int argc, char **argv)
         (o->guidelines && o->ng2_algs &&
          resolve_algs(cb_coll_name(reg), o->g2_algs, &o->ng2_algs, err, sizeof err)))
         return bad_usage(B, err, argv[0]);
-    if (o->root_mode == CB_ROOT_FIXED && o->root >= B->p) {
-        snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, B->p);
+    if (o->comm_size > B->p) {
+        snprintf(err, sizeof err, "--comm-size %d is more than the %d ranks started",
+                 o->comm_size, B->p);
         return bad_usage(B, err, argv[0]);
     }
+    int p = o->comm_size ? o->comm_size : B->p;
+    if (o->root_mode == CB_ROOT_FIXED && o->root >= p) {
+        snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, p);
+        return bad_usage(B, err, argv[0]);
+    }
+    if (p < B->p && sub_comm(B, p))
+        return 0;   /* this rank was not in it */
 #ifdef CB_SMPI
     B->shared = !o->validate;
 #endif
@@ -503,7 +558,10 @@ int main(int argc, char **argv)
     int pm = o->nproblems > 0;
     long sizes[64];
     int nsizes = 0;
-    if (!pm) {
+    if (!pm && o->nsize_list) {
+        for (int i = 0; i < o->nsize_list; i++)
+            sizes[nsizes++] = o->size_list[i];
+    } else if (!pm) {
         for (long s = o->min_size; s <= o->max_size && nsizes < 64;
              s = s ? 2 * s : 1) {
             long c = (s + 3) / 4;
@@ -529,6 +587,7 @@ int main(int argc, char **argv)
         cb_row proto;
         memset(&proto, 0, sizeof proto);
         proto.valid = -1;
+        proto.host_s = -1;
         int regular = 1;
         if (pm) {
             cb_problem pr = (cb_problem)o->problems[pt / o->nb];
@@ -575,6 +634,8 @@ int main(int argc, char **argv)
         char cmd[2048] = "";
         for (int i = 0, off = 0; i < argc && off < (int)sizeof cmd; i++)
             off += snprintf(cmd + off, sizeof cmd - (size_t)off, "%s%s", i ? " " : "", argv[i]);
+        if (B->live)
+            fclose(B->live);
         if (o->csv[0] && cb_write_csv(o->csv, mt, &B->table)) {
             fprintf(stderr, "collbench: cannot write %s\n", o->csv);
             rc = 1;
@@ -595,6 +656,12 @@ int main(int argc, char **argv)
     free(m);
     free(mp);
     MPI_Comm_free(&B->comm);
+    if (B->world != MPI_COMM_NULL) {   /* release the ranks left out */
+        MPI_Request req;
+        MPI_Ibarrier(B->world, &req);   /* theirs is nonblocking too */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&B->world);
+    }
     MPI_Finalize();
     return rc;
 }

@@ -1,15 +1,22 @@
 /* collx_info: lists every collective and its registered algorithms (the
  * same registry CX_Algorithm_set and COLLX_<COLL>_ALGORITHM choose from),
- * with what each needs and what runs instead when it cannot serve a call. */
+ * with what each needs and what runs instead when it cannot serve a call.
+ *
+ *   collx_info                  the algorithms
+ *   collx_info --vars [--json]  every COLLX_* variable (src/core/knob_table.c):
+ *                               its value now, default, what it takes, whether a
+ *                               rule's "params" may set it, what it means */
 #include <stdio.h>
+#include <string.h>
 #include "collx.h"
+#include "core/knobs.h"
 
-int main(int argc, char **argv)
+static const char *const type_names[] = {"int", "size", "real", "enum", "string", "path",
+                                          "algorithm"};
+
+static void algorithms(void)
 {
-    MPI_Init(&argc, &argv);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int c = 0; rank == 0 && c < CX_Collective_count(); c++) {
+    for (int c = 0; c < CX_Collective_count(); c++) {
         const char *coll = CX_Collective_name(c);
         printf("%s (selected now: %s)\n", coll, CX_Algorithm_get(coll));
         for (int i = 0; i < CX_Algorithm_count(coll); i++) {
@@ -20,6 +27,119 @@ int main(int argc, char **argv)
                 printf("  %-20s needs: %s\n", "", needs);
         }
     }
+}
+
+/* Where the value comes from, in words. */
+static const char *source(cx_knob k)
+{
+    if (cx_knob_bad(k))
+        return "environment, unusable";
+    if (cx_knob_env(k) && !cx_knob_given(k))
+        return cx_knob_call(NULL, k)->set ? "environment unusable: default"
+                                          : "environment unusable: unset";
+    if (cx_knob_env(k))
+        return "environment";
+    return cx_knob_decls[k].def ? "default" : "unset";
+}
+
+static void vars_text(void)
+{
+    printf("# COLLX_* variables: value now (source), default, what it takes, per call = "
+           "a rule's \"params\" may set it (COLLX_RULES)\n");
+    for (int k = 0; k < CX_KNOB_COUNT; k++) {
+        const cx_knob_decl *d = &cx_knob_decls[k];
+        char value[256], range[700];
+        cx_knob_format((cx_knob)k, cx_knob_call(NULL, (cx_knob)k), value, sizeof value);
+        cx_knob_range((cx_knob)k, range, sizeof range);
+        printf("%s [%s%s]\n", d->name, d->family, d->per_call ? ", per call" : "");
+        printf("    value:   %s (%s)\n", *value ? value : "-", source((cx_knob)k));
+        if (cx_knob_env((cx_knob)k) && strcmp(cx_knob_env((cx_knob)k), value))
+            printf("    set to:  %s\n", cx_knob_env((cx_knob)k));
+        printf("    default: %s\n", d->def ? d->def : d->unset);
+        printf("    takes:   %s (%s)\n", range, type_names[d->type]);
+        printf("    meaning: %s\n", d->meaning);
+    }
+}
+
+static void json_string(const char *s)
+{
+    if (!s) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", (unsigned char)*s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void vars_json(void)
+{
+    printf("{\"vars\": [");
+    for (int k = 0; k < CX_KNOB_COUNT; k++) {
+        const cx_knob_decl *d = &cx_knob_decls[k];
+        const cx_knob_value *v = cx_knob_call(NULL, (cx_knob)k);
+        char value[256], range[700];
+        cx_knob_format((cx_knob)k, v, value, sizeof value);
+        cx_knob_range((cx_knob)k, range, sizeof range);
+        printf("%s\n  {\"name\": ", k ? "," : "");
+        json_string(d->name);
+        printf(", \"family\": ");
+        json_string(d->family);
+        printf(", \"type\": ");
+        json_string(type_names[d->type]);
+        printf(", \"value\": ");
+        json_string(v->set ? value : NULL);
+        printf(", \"source\": ");
+        json_string(source((cx_knob)k));
+        printf(", \"environment\": ");
+        json_string(cx_knob_env((cx_knob)k));
+        printf(", \"default\": ");
+        json_string(d->def);
+        printf(", \"unset\": ");
+        json_string(d->def ? NULL : d->unset);
+        printf(", \"range\": ");
+        json_string(range);
+        if (d->type == CX_KNOB_INT || d->type == CX_KNOB_SIZE)
+            printf(", \"min\": %lld, \"max\": %lld", d->min, d->max);
+        if (d->type == CX_KNOB_REAL)
+            printf(", \"min\": %.17g, \"max\": %.17g", d->rmin, d->rmax);
+        if (d->type == CX_KNOB_ENUM) {
+            printf(", \"values\": [");
+            for (int i = 0; d->values[i]; i++) {
+                printf("%s", i ? ", " : "");
+                json_string(d->values[i]);
+            }
+            printf("]");
+        }
+        printf(", \"per_call\": %s, \"meaning\": ", d->per_call ? "true" : "false");
+        json_string(d->meaning);
+        printf("}");
+    }
+    printf("\n]}\n");
+}
+
+int main(int argc, char **argv)
+{
+    int vars = 0, json = 0, rank;
+    for (int i = 1; i < argc; i++) {
+        vars |= !strcmp(argv[i], "--vars");
+        json |= !strcmp(argv[i], "--json");
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && vars && json)
+        vars_json();
+    else if (rank == 0 && vars)
+        vars_text();
+    else if (rank == 0)
+        algorithms();
     MPI_Finalize();
     return 0;
 }

@@ -11,6 +11,9 @@
 #     reduce_scatter_block/allreduce on the hierarchical paper's fat tree;
 #  3. pap-demo, fft-demo, rma-demo, topo-demo: the PAP sweep (reduced), the
 #     FFT use case, the one-sided broadcast, the topology-aware reordering;
+#     cluster-demo: ring vs ring_topo on the emulated cluster (4 network
+#     namespaces as nodes, 2 switches, 100 Mbit/s uplink; cluster "demo",
+#     removed at the end);
 #  4. python3 -m collx report: results/<date>/report.md with tables + PNGs.
 # Every run prints a line when it starts and ends, with the time left.
 # Env: COLLX_MPI (openmpi|mpich), NP (real ranks, 4), JOBS (parallel SMPI
@@ -27,13 +30,15 @@ GROUP=demo
 [ "${DEMO_SMOKE:-0}" = 1 ] && GROUP=demo-smoke
 collx() { PYTHONPATH="$ROOT/python" /usr/bin/python3 -m collx "$@"; }
 
-rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,log} "$OUT"/*.png "$OUT/timings.txt"
+rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,cluster,log} "$OUT"/*.png "$OUT/timings.txt"
 mkdir -p "$OUT"
 T0=$(date +%s)
 echo "[demo] sweeps of group $GROUP: ${COLLX_MPI:-openmpi} with $NP ranks, SMPI $JOBS runs at a time" >&2
+export COLLX_CLUSTER="${COLLX_CLUSTER:-demo}"   # the emulated cluster's name
 collx sweep "$GROUP" -o "$OUT" --set real_np="$NP" -j "$JOBS" \
   --log "$OUT/log" --timings "$OUT/timings.txt" ||
   echo "demo: some runs failed (their logs: $OUT/log); the report shows the rest" >&2
+"$ROOT/cluster/down.sh" --quiet || true
 
 echo "[demo $(( $(date +%s) - T0 ))s] report" >&2
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"

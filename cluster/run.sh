@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# cluster/run.sh [--placement block|cyclic|alternate] [--launcher mpirun|srun]
-#                -n P -- PROGRAM ARGS...
+# cluster/run.sh [--up "NODESxPPN [up options]"] [--placement block|cyclic|alternate]
+#                [--launcher mpirun|srun] -n P -- PROGRAM ARGS...
 # Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI
 # (openmpi, the default, or mpich), started on the head node by that MPI's
 # own launcher (mpirun / mpiexec, the default) or by Slurm's srun (a
 # cluster brought up with --slurm; Open MPI through PMIx, MPICH through
 # PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable.
+# --up: bring that cluster up first (idempotent: left as it is if it is up).
 #   block:     fill node0 (PPN ranks), then node1, ...
 #   cyclic:    rank i on node i mod N
 #   alternate: rank i on the i mod N-th node of the list that takes nodes
@@ -16,13 +17,14 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 . "$CLUSTER_SRC/../bench/mpi_env.sh"
 
-usage() { sed -n '2,14p' "$0" >&2; exit 2; }
-placement=block np="" launcher=mpirun
+usage() { sed -n '2,15p' "$0" >&2; exit 2; }
+placement=block np="" launcher=mpirun up=""
 while (($#)); do
   case "$1" in
     --placement) placement="${2:?}"; shift 2 ;;
     -n|-np) np="${2:?}"; shift 2 ;;
     --launcher) launcher="${2:?}"; shift 2 ;;
+    --up) up="${2:?}"; shift 2 ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) echo "cluster run: unknown argument '$1' (the program goes after --)" >&2; usage ;;
@@ -30,6 +32,8 @@ while (($#)); do
 done
 (($#)) && [[ "$np" =~ ^[0-9]+$ ]] && ((np >= 1)) || usage
 cluster_check_name
+# shellcheck disable=SC2086
+[ -z "$up" ] || "$CLUSTER_SRC/up.sh" $up
 cluster_load
 case "$launcher" in
   mpirun) ;;

@@ -8,8 +8,9 @@
 #     node, each in the node's network, UTS and IPC namespaces plus a
 #     mount namespace of its own where the node's hosts file lies over
 #     /etc/hosts (not `ip netns exec`: its /sys remount breaks slurmd);
-#   - per-node spool and TmpFS (PMIx steps of two nodes must not share a
-#     directory), oversubscription allowed (`config_overrides`: a node
+#   - per-node spool, TmpFS and task TMPDIR (PMIx steps of two nodes must
+#     not share a directory), job ids that start at random (no two clusters
+#     share MPI file names in /dev/shm), oversubscription allowed (`config_overrides`: a node
 #     declares PPN CPUs whatever the machine has);
 #   - every daemon's pid file under $CLUSTER_DIR/slurm: `down` kills by them.
 # Jobs: `./run cluster run --launcher srun ...` (cluster/run.sh) runs srun
@@ -39,6 +40,13 @@ in_node() {
 
 write_conf() {
   local k
+  # Every task's TMPDIR is its node's own directory (Slurm takes the
+  # "export" lines a TaskProlog prints into the task's environment).
+  cat >"$SLURM_DIR/task_prolog" <<EOF
+#!/bin/sh
+echo "export TMPDIR=$SLURM_DIR/\$SLURMD_NODENAME/tmp"
+EOF
+  chmod +x "$SLURM_DIR/task_prolog"
   cat >"$CONF" <<EOF
 # Slurm of the collx emulated cluster $CLUSTER_NAME (cluster/slurm.sh)
 ClusterName=collx$CLUSTER_NAME
@@ -55,6 +63,12 @@ SlurmdSpoolDir=$SLURM_DIR/%n/spool
 SlurmdPidFile=$SLURM_DIR/%n/slurmd.pid
 SlurmdLogFile=$SLURM_DIR/%n/slurmd.log
 TmpFS=$SLURM_DIR/%n/tmp
+TaskProlog=$SLURM_DIR/task_prolog
+# Job ids of their own: two clusters on one machine have the same host
+# names, and MPIs name shared-memory files in /dev/shm by host and job
+# (Open MPI's vader segments under srun: one cluster's clean-up removed
+# the other's files).
+FirstJobId=$FIRST_JOB_ID
 SlurmdParameters=config_overrides
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -104,6 +118,7 @@ slurm_up() {
     --pid-file="$SLURM_DIR/munged.pid" --log-file="$SLURM_DIR/munged.log" \
     --seed-file="$SLURM_DIR/munged.seed" ||
     cluster_die "--slurm: munged did not start (log: $SLURM_DIR/munged.log)"
+  FIRST_JOB_ID=$(( (RANDOM << 10 ^ RANDOM ^ $$) % 60000000 + 1000 ))
   write_conf
   for ((k = 0; k < NODES; k++)); do mkdir -p "$SLURM_DIR/node$k/spool" "$SLURM_DIR/node$k/tmp"; done
   # -i: ignore saved state (a fresh cluster every time).

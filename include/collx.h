@@ -6,7 +6,9 @@
  * rank, by (in order): CX_Algorithm_set(), the environment variable
  * COLLX_<COLL>_ALGORITHM=<name>, the first matching rule of the JSON file
  * named by COLLX_RULES (keyed on communicator size, message size and ranks
- * per node; format in README.md), the built-in default ("native" = PMPI_).
+ * per node; a rule may also set per-call variables, its "params"; format in
+ * README.md), the built-in default ("native" = PMPI_). Every COLLX_*
+ * variable, its default and meaning: `collx_info --vars`.
  *
  * Errors are reported through the communicator's error handler, like MPI:
  * with MPI_ERRORS_RETURN the call returns an MPI error class.
@@ -284,6 +286,11 @@ long CX_Algorithm_calls(const char *coll, const char *alg);
 /* How many calls that named alg for coll it handed to its fallback, in
  * this process (a call it served itself does not count). */
 long CX_Algorithm_fallbacks(const char *coll, const char *alg);
+/* How many times alg ran for coll as a step of another algorithm in this
+ * process: the collective among hier's node leaders (COLLX_HIER_INTER)
+ * and other whole collectives on collx's own communicators; "native" =
+ * the MPI's own call there. */
+long CX_Algorithm_inner_calls(const char *coll, const char *alg);
 
 /* ---- topology-aware rank reordering (Bhowmik & Bodele 2019) ----
  * A NEW communicator with the same processes RENUMBERED by a topology

@@ -15,7 +15,9 @@ COMMANDS = {
     ("tables", "pap"): "collx.tables.pap",
     ("tables", "fft"): "collx.tables.fft",
     ("tables", "topo-demo"): "collx.tables.topo",
+    ("tables", "cluster"): "collx.tables.cluster",
     ("model", "rma"): "collx.models.rma",
+    "tune": "collx.tune.main",
 }
 
 USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
@@ -30,7 +32,11 @@ USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
   tables pap CSV [-o MD]    PAP Tables 3-4
   tables fft DIR [-o MD]    PAP Table 5 (and DIR/fft.csv)
   tables topo-demo DIR      DIR/summary.md of sweep topo-demo
+  tables cluster DIR        DIR/tables.md and PNGs of the emulated-cluster sweeps
   model rma LOGGP.csv SWEEP.csv OUT.md   the one-sided broadcast's LogGP model
+  tune (--platform NAME -n P | --launch CMD | --real -n P) [--colls ..] [--budget S]
+       [--out rules.json] [--report DIR] [--grid]   measured rules (tune --help)
+  tune validate --rules R (target) [--out DIR]   the rules on held-out points
 """
 
 

@@ -1,6 +1,6 @@
 /* Recursive-doubling allgather for any p, on virtual ranks (a->order, e.g.
- * a topology mapping; the ranges below are virtual-rank ranges, one piece
- * each: cx_vrange_piece). With p' the largest power of two
+ * a topology mapping; the ranges below are virtual-rank ranges, each sent
+ * as cx_sched_vrange does). With p' the largest power of two
  * <= p, rank r >= p' first hands its block to r - p'; the p' ranks double
  * their blocks log2(p') times (a group of low ranks always carries its
  * partners' blocks too, so each exchange is at most two ranges); finally
@@ -12,27 +12,16 @@ static int exchange(const cx_args *a, cx_sched *s, int mine, int theirs, int mas
                     int pow2, int peer)
 {
     int p = a->size, err;
-    cx_piece out, in;
-    if ((err = cx_vrange_piece(a, s, mine, mask, &out)) ||
-        (err = cx_vrange_piece(a, s, theirs, mask, &in)))
-        return err;
-    if ((err = cx_sched_send(s, out.buf, out.count, out.type, peer)) ||
-        (err = cx_sched_recv(s, in.buf, in.count, in.type, peer)))
+    if ((err = cx_sched_vrange(a, s, mine, mask, peer, 0)) ||
+        (err = cx_sched_vrange(a, s, theirs, mask, peer, 1)))
         return err;
     /* The extra ranks' blocks held by each group: [g+p', min(g+mask+p', p)). */
     int mine_hi = p - (mine + pow2), theirs_hi = p - (theirs + pow2);
     mine_hi = mine_hi < 0 ? 0 : mine_hi > mask ? mask : mine_hi;
     theirs_hi = theirs_hi < 0 ? 0 : theirs_hi > mask ? mask : theirs_hi;
-    if (mine_hi) {
-        if ((err = cx_vrange_piece(a, s, mine + pow2, mine_hi, &out)) ||
-            (err = cx_sched_send(s, out.buf, out.count, out.type, peer)))
-            return err;
-    }
-    if (theirs_hi) {
-        if (!(err = cx_vrange_piece(a, s, theirs + pow2, theirs_hi, &in)))
-            err = cx_sched_recv(s, in.buf, in.count, in.type, peer);
-    }
-    return err;
+    if ((err = cx_sched_vrange(a, s, mine + pow2, mine_hi, peer, 0)))
+        return err;
+    return cx_sched_vrange(a, s, theirs + pow2, theirs_hi, peer, 1);
 }
 
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
@@ -40,18 +29,16 @@ int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
     int p = a->size, v = cx_vrank_of(a, a->rank), err = MPI_SUCCESS, pow2 = 1;
     while (pow2 * 2 <= p)
         pow2 *= 2;
-    cx_piece mine = cx_all_block(a, a->rank), low, high;
+    cx_piece mine = cx_all_block(a, a->rank);
     err = cx_sched_own_block(a, s);
     if (v >= pow2) {  /* extra rank: hand over, then receive everything */
         int host = cx_rank_of(a, v - pow2);
         if (!err && !(err = cx_sched_send(s, mine.buf, mine.count, mine.type, host)))
             err = cx_sched_barrier(s);
         /* Its own block comes back unchanged; receive around it. */
-        if (!err && v > 0 && !(err = cx_vrange_piece(a, s, 0, v, &low)))
-            err = cx_sched_recv(s, low.buf, low.count, low.type, host);
-        if (!err && v + 1 < p && !(err = cx_vrange_piece(a, s, v + 1, p - v - 1, &high)))
-            err = cx_sched_recv(s, high.buf, high.count, high.type, host);
-        return err;
+        if (!err)
+            err = cx_sched_vrange(a, s, 0, v, host, 1);
+        return err ? err : cx_sched_vrange(a, s, v + 1, p - v - 1, host, 1);
     }
     if (!err && v + pow2 < p) {
         int x = cx_rank_of(a, v + pow2);
@@ -66,10 +53,8 @@ int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s)
     }
     if (!err && v + pow2 < p) {
         int x = v + pow2, xr = cx_rank_of(a, x);
-        if (!(err = cx_vrange_piece(a, s, 0, x, &low)) &&
-            !(err = cx_sched_send(s, low.buf, low.count, low.type, xr)) && x + 1 < p &&
-            !(err = cx_vrange_piece(a, s, x + 1, p - x - 1, &high)))
-            err = cx_sched_send(s, high.buf, high.count, high.type, xr);
+        if (!(err = cx_sched_vrange(a, s, 0, x, xr, 0)))
+            err = cx_sched_vrange(a, s, x + 1, p - x - 1, xr, 0);
     }
     return err;
 }

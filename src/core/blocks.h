@@ -47,6 +47,12 @@ int cx_vrange_contiguous(const cx_args *a, int v, int n);
  * of an hindexed type over them (owned by s). Sender and receiver build
  * the same block list, so the type signatures match. */
 int cx_vrange_piece(const cx_args *a, cx_sched *s, int v, int n, cx_piece *out);
+/* Sends (recv = 0) or receives (recv = 1) the blocks of virtual ranks
+ * [v, v+n) to or from peer: one message, or, when the ranges are not
+ * consecutive ranks and the blocks are large (CX_RUN_BYTES), one message
+ * per run of consecutive ranks. The runs depend on the order and the
+ * counts only, so sender and receiver post the same messages. */
+int cx_sched_vrange(const cx_args *a, cx_sched *s, int v, int n, int peer, int recv);
 
 /* Binomial tree on virtual ranks: the lowest set bit of v (p's next power
  * of two for v = 0) and the number of virtual ranks in v's subtree. */

@@ -6,29 +6,24 @@
  * collx:reduce_bw, bytes per second; calibration in sim/README.md). */
 #include <stdlib.h>
 #include "dtype.h"
+#include "knobs.h"
 
 #ifdef SMPI_H
-/* Seconds for bytes at the rate named by var (read once into *bw); a
- * platform that names none gets 5 GB/s, a 2015 server core's memcpy. */
-static double seconds(double *bw, const char *var, MPI_Count bytes)
+/* Seconds for bytes at the rate of knob k; a platform that names none
+ * gets the default, 5 GB/s, a 2015 server core's memcpy. */
+static double seconds(cx_knob k, MPI_Count bytes)
 {
-    if (!*bw) {
-        const char *v = getenv(var);
-        *bw = v && atof(v) > 0 ? atof(v) : 5e9;
-    }
-    return bytes > 0 ? (double)bytes / *bw : 0;
+    return bytes > 0 ? (double)bytes / cx_knob_real(k) : 0;
 }
 
 double cx_copy_seconds(MPI_Count bytes)
 {
-    static double bw;
-    return seconds(&bw, "COLLX_SMPI_COPY_BW", bytes);
+    return seconds(CX_KNOB_SMPI_COPY_BW, bytes);
 }
 
 double cx_reduce_seconds(MPI_Count bytes)
 {
-    static double bw;
-    return seconds(&bw, "COLLX_SMPI_REDUCE_BW", bytes);
+    return seconds(CX_KNOB_SMPI_REDUCE_BW, bytes);
 }
 
 void cx_charge(double *pending)

@@ -75,6 +75,9 @@ typedef struct cx_args {
     /* The algorithm being built: its builder's parameters are its
      * family_data (one builder serves several table rows). */
     const struct cx_algorithm *alg;
+    /* The per-call knob values of the rule that picked the algorithm (NULL:
+     * none): read knobs with cx_knob_call_*(a->params, ...) (knobs.h). */
+    const struct cx_knob_params *params;
     /* CX_<Name>_shared: an algorithm that leaves the result in node-shared
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */
@@ -84,6 +87,9 @@ typedef struct cx_args {
      * conversions, the large-count ones' int copies): a call that
      * outlives it keeps copies (cx_hold_args). */
     int scratch_arrays;
+    /* COLLX_STATS: the record of the call these arguments belong to
+     * (stats.h; copies point at it too), NULL when not measured. */
+    struct cx_stats_call *stats;
 } cx_args;
 
 /* Initialiser of a cx_args from the parameters of MPI_<Name>:

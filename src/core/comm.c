@@ -51,7 +51,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
         if (c->family_state[i] && cx_families[i]->release)
             cx_families[i]->release(c->family_state[i]);
     for (int i = 0; i < CX_COLL_COUNT; i++)
-        free(c->sel[i].rules);
+        free(c->sel[i].classes);
     cx_comm_free_shm(c);
     cx_comm_free_nodes(c);
     free_comm(&c->priv);

@@ -47,12 +47,7 @@ typedef struct cx_comm {
     MPI_Win ctl_win;      /* the node's control block (counters, flags) */
     char *ctl_base;
 
-    /* Selection cached per collective (select.c). */
-    struct {
-        unsigned gen;
-        const struct cx_algorithm *alg; /* decided, or NULL: rules per call */
-        int *rules;                     /* candidate rules, -1 terminated */
-    } sel[CX_COLL_COUNT];
+    cx_rules_cache sel[CX_COLL_COUNT];          /* select.c */
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */

@@ -11,6 +11,8 @@
 #include "comm.h"
 #include "registry.h"
 #include "progress.h"
+#include "knobs.h"
+#include "stats.h"
 
 /* Checks the arguments (validate.c); MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);

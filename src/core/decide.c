@@ -10,28 +10,12 @@
 #include <string.h>
 #include "cx_internal.h"
 
+/* COLLX_FALLBACK's values, in the order of its declaration. */
 enum { POLICY_SILENT, POLICY_PRINT, POLICY_ERROR };
-static int policy;
-static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
-
-static void read_policy(void)
-{
-    const char *v = getenv("COLLX_FALLBACK");
-    if (!v || !*v || strcmp(v, "silent") == 0)
-        return;
-    if (strcmp(v, "print") == 0)
-        policy = POLICY_PRINT;
-    else if (strcmp(v, "error") == 0)
-        policy = POLICY_ERROR;
-    else
-        fprintf(stderr, "collx: COLLX_FALLBACK=%s is not silent, print or error; "
-                "using silent\n", v);
-}
 
 static int fallback_policy(void)
 {
-    pthread_once(&policy_once, read_policy);
-    return policy;
+    return (int)cx_knob_int(CX_KNOB_FALLBACK);
 }
 
 static int commutative(MPI_Op op)
@@ -94,10 +78,10 @@ static int per_call(const cx_algorithm *alg)
 }
 
 static int decide_now(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
-                      cx_decision *d, int *cacheable)
+                      const cx_knob_params *params, cx_decision *d, int *cacheable)
 {
     int err = MPI_SUCCESS;
-    *d = (cx_decision){.asked = asked, .alg = asked};
+    *d = (cx_decision){.asked = asked, .params = params, .alg = asked};
     *cacheable = 1;
     for (int hops = 0; d->alg->build && hops < 8; hops++) {
         unsigned bit;
@@ -158,7 +142,7 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
 {
     static atomic_int said[CX_COLL_COUNT];
     int v = cx_verbose(), pol = fallback_policy();
-    cx_count_fallback(asked);
+    cx_count_fallback(a, asked, to, bit, why);
     if ((v > 0 || pol != POLICY_SILENT) && a->rank == 0 &&
         (v > 1 || !atomic_exchange(&said[a->coll], 1)))
         cx_say("%s: %s %s; %s %s", cx_coll_mpi_name(a->coll), asked->name, why,
@@ -167,15 +151,17 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
     return pol == POLICY_ERROR ? error_code(bit) : MPI_SUCCESS;
 }
 
-int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked, cx_decision *d)
+int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
+              const cx_knob_params *params, cx_decision *d)
 {
     int cacheable, err;
     cx_decision_cache *k = &c->decided[a->coll];
     int nb = a->nonblocking;
-    if (k->valid && k->d.asked == asked && k->op == a->op && k->nonblocking == nb) {
+    if (k->valid && k->d.asked == asked && k->d.params == params && k->op == a->op &&
+        k->nonblocking == nb) {
         *d = k->d;
     } else {
-        if ((err = decide_now(a, c, asked, d, &cacheable)))
+        if ((err = decide_now(a, c, asked, params, d, &cacheable)))
             return err;
         *k = (cx_decision_cache){.valid = cacheable, .d = *d, .op = a->op,
                                  .nonblocking = nb};

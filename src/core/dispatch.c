@@ -123,12 +123,14 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
         return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
     a->cc = c;
     a->pcomm = c->priv;
-    if (!alg && !(alg = cx_select(a, c, &err)))
+    const cx_knob_params *params = NULL;
+    if (!alg && !(alg = cx_select(a, c, &params, &err)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
     cx_decision d;
-    if ((err = cx_decide(a, c, alg, &d)))
+    if ((err = cx_decide(a, c, alg, params, &d)))
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
+    a->params = d.params;   /* the families read per-call knobs through it */
     *run = d.alg;
     return MPI_SUCCESS;
 }
@@ -153,20 +155,49 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
     return run_schedule(a, alg, a->cc, o);
 }
 
+/* COLLX_STATS: the call timed on this rank from entry to return (a CX_I
+ * call: also inside CX_Test and CX_Wait until it completes; an MPI_I call
+ * through the interposer: its start only, MPI completes it) and counted
+ * for the algorithm that ran it. */
+static int dispatch_measured(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    cx_stats_call here, *k = o->req ? malloc(sizeof *k) : &here;
+    if (!k)   /* not measured, still served */
+        return dispatch(a, o, want);
+    cx_stats_report_at_finalize();
+    cx_stats_begin(k, a, o->req || o->mreq);
+    a->stats = k;
+    int err = dispatch(a, o, want);
+    if (o->req && *o->req) {   /* the request keeps measuring */
+        cx_stats_pause(k);
+        (*o->req)->stats = k;
+        return err;
+    }
+    cx_stats_end(k);
+    if (k != &here)
+        free(k);
+    return err;
+}
+
+static int dispatch_call(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    return cx_stats_on() ? dispatch_measured(a, o, want) : dispatch(a, o, want);
+}
+
 int cx_dispatch(cx_args *a, CX_Request *req)
 {
     out o = {req, NULL};
-    return dispatch(a, &o, NULL);
+    return dispatch_call(a, &o, NULL);
 }
 
 int cx_dispatch_mpi(cx_args *a, MPI_Request *req)
 {
     out o = {NULL, req};
-    return dispatch(a, &o, NULL);
+    return dispatch_call(a, &o, NULL);
 }
 
 int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
 {
     out o = {NULL, NULL};
-    return dispatch(a, &o, alg);
+    return dispatch_call(a, &o, alg);
 }

@@ -1,23 +1,12 @@
 /* Error reporting through the user's error handler, and COLLX_VERBOSE. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "cx_internal.h"
 
-static int verbose;
-static pthread_once_t verbose_once = PTHREAD_ONCE_INIT;
-
-static void read_verbose(void)
-{
-    const char *v = getenv("COLLX_VERBOSE");
-    verbose = v ? atoi(v) : 0;
-}
-
 int cx_verbose(void)
 {
-    pthread_once(&verbose_once, read_verbose);
-    return verbose;
+    return (int)cx_knob_int(CX_KNOB_VERBOSE);
 }
 
 void cx_say(const char *fmt, ...)

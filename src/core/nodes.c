@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
+#include "knobs.h"
 
 /* Fake node id of rank r of p, or -1 for real nodes. *bad = 1 when the
  * environment cannot be used (then real nodes). */
 static int fake_node(int r, int *bad)
 {
-    const char *k = getenv("COLLX_RANKS_PER_NODE");
-    const char *list = getenv("COLLX_FAKE_NODES");
+    const char *list = cx_knob_str(CX_KNOB_FAKE_NODES);
     *bad = 0;
     if (list && *list) {
         if (strncmp(list, "cyclic:", 7) == 0) {
@@ -36,8 +36,8 @@ static int fake_node(int r, int *bad)
         }
         return (int)v;
     }
-    int kk = k ? atoi(k) : 0;
-    return kk > 0 ? r / kk : -1;
+    return cx_knob_given(CX_KNOB_RANKS_PER_NODE)
+               ? r / (int)cx_knob_int(CX_KNOB_RANKS_PER_NODE) : -1;
 }
 
 void cx_comm_free_nodes(cx_comm *c)
@@ -102,7 +102,7 @@ int cx_comm_nodes(cx_comm *c)
     if (bad && c->rank == 0)
         fprintf(stderr, "collx: COLLX_FAKE_NODES=%s: expected node numbers "
                         "'0,1,0,...' or 'cyclic:k'; using the real nodes\n",
-                getenv("COLLX_FAKE_NODES"));
+                cx_knob_str(CX_KNOB_FAKE_NODES));
     if (fake >= 0)
         err = PMPI_Comm_split(c->priv, fake, c->rank, &c->node);
     else

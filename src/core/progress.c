@@ -10,6 +10,7 @@
 #include <time.h>
 #include <mpi.h>
 #include "progress.h"
+#include "knobs.h"
 
 #define NAP_NS 20000L
 
@@ -138,8 +139,7 @@ static int stop_at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 int cx_progress_thread_wanted(void)
 {
-    const char *v = getenv("COLLX_PROGRESS");
-    return v && strcmp(v, "thread") == 0;
+    return cx_knob_int(CX_KNOB_PROGRESS) == 1;   /* "thread" */
 }
 
 #ifdef SMPI_H

@@ -1,7 +1,6 @@
-/* The catalogue: every family's table, names, call counters and the query
- * API. */
+/* The catalogue: every family's table, names and the query API (the
+ * counters of what ran are in stats.c). */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include "cx_internal.h"
@@ -14,10 +13,7 @@ static const cx_algorithm native_algorithms[] = {
 #undef CX_NATIVE
     CX_ALG_END};
 
-#define MAX_ALGS 512
-static const cx_algorithm *all[MAX_ALGS];
-static atomic_long calls[MAX_ALGS], fallbacks[MAX_ALGS];
-static atomic_int shown[MAX_ALGS][3];   /* blocking, nonblocking, persistent */
+static const cx_algorithm *all[CX_MAX_ALGS];
 static int nall;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
@@ -37,7 +33,7 @@ static void build_index(void)
         }
     for (int t = 0; t < ntables; t++) {
         table_first[t] = nall;
-        for (const cx_algorithm *a = tables[t]; a->name && nall < MAX_ALGS; a++)
+        for (const cx_algorithm *a = tables[t]; a->name && nall < CX_MAX_ALGS; a++)
             all[nall++] = a;
         table_len[t] = nall - table_first[t];
     }
@@ -61,6 +57,18 @@ int cx_algorithm_index(const cx_algorithm *alg)
         if (alg >= tables[t] && alg < tables[t] + table_len[t])
             return table_first[t] + (int)(alg - tables[t]);
     return -1;
+}
+
+int cx_algorithm_total(void)
+{
+    ensure_index();
+    return nall;
+}
+
+const cx_algorithm *cx_algorithm_at(int i)
+{
+    ensure_index();
+    return i >= 0 && i < nall ? all[i] : NULL;
 }
 
 int cx_algorithm_family(const cx_algorithm *alg)
@@ -119,34 +127,6 @@ void cx_algorithm_list(void *file, cx_coll c, const char *sep)
     const cx_algorithm *a;
     for (int i = 0; (a = nth(c, i)); i++)
         fprintf(file, "%s%s", i ? sep : "", a->name);
-}
-
-void cx_count_call(const cx_algorithm *alg, const cx_args *a)
-{
-    int i = cx_algorithm_index(alg), verbose = cx_verbose();
-    if (i < 0)
-        return;
-    atomic_fetch_add_explicit(&calls[i], 1, memory_order_relaxed);
-    if (verbose <= 0)
-        return;
-    int rank = a->rank, size = a->size;
-    if (a->comm != MPI_COMM_NULL && !a->size) {  /* fast native path */
-        PMPI_Comm_rank(a->comm, &rank);
-        PMPI_Comm_size(a->comm, &size);
-    }
-    /* named MPI_<Name>, MPI_I<lower-case name> or MPI_<Name>_init */
-    int form = a->persistent ? 2 : a->nonblocking ? 1 : 0;
-    if (rank == 0 && (verbose > 1 || !atomic_exchange(&shown[i][form], 1)))
-        fprintf(stderr, "collx: %s%s%s -> %s (p=%d%s)\n", form == 1 ? "MPI_I" : "",
-                form == 1 ? cx_coll_name(a->coll) : cx_coll_mpi_name(a->coll),
-                form == 2 ? "_init" : "", alg->name, size, verbose > 1 ? "" : ", shown once");
-}
-
-void cx_count_fallback(const cx_algorithm *alg)
-{
-    int i = cx_algorithm_index(alg);
-    if (i >= 0)
-        atomic_fetch_add_explicit(&fallbacks[i], 1, memory_order_relaxed);
 }
 
 /* The requirement bits as the API shows them: a check is one too. */
@@ -219,20 +199,4 @@ int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)
         n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "; else %s",
                       a->fallback ? a->fallback : "native");
     return n;
-}
-
-long CX_Algorithm_calls(const char *coll, const char *alg)
-{
-    int c = cx_coll_from_name(coll);
-    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
-    int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&calls[i]);
-}
-
-long CX_Algorithm_fallbacks(const char *coll, const char *alg)
-{
-    int c = cx_coll_from_name(coll);
-    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
-    int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&fallbacks[i]);
 }

@@ -6,6 +6,8 @@
 #include "comm.h"
 #include "sched.h"
 
+struct cx_knob_params;
+
 typedef int (*cx_build_fn)(const cx_args *a, cx_sched *s);
 
 /* What an algorithm needs, as data (the CX_REQ_* bits of collx.h): the
@@ -36,22 +38,31 @@ typedef struct cx_algorithm {
      .summary = __VA_ARGS__}
 #define CX_ALG_END {.name = NULL}
 
+/* Room in the catalogue (every family's rows and native's). */
+#define CX_MAX_ALGS 512
+
 const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
 const cx_algorithm *cx_native(cx_coll c);
-/* Index of alg in the catalogue (for counters), -1 if none. */
+/* Index of alg in the catalogue (for counters), -1 if none; the number of
+ * algorithms, alike in every process, and the one at an index. */
 int cx_algorithm_index(const cx_algorithm *alg);
+int cx_algorithm_total(void);
+const cx_algorithm *cx_algorithm_at(int i);
 /* Prints the valid names of c, comma separated. */
 void cx_algorithm_list(void *file, cx_coll c, const char *sep);
-/* Counts a call of alg (and prints it under COLLX_VERBOSE). */
+/* Counts a call of alg (stats.c; prints it under COLLX_VERBOSE). The last
+ * algorithm counted for a call is the one that ran it (COLLX_STATS). */
 void cx_count_call(const cx_algorithm *alg, const cx_args *a);
 
-/* The decision for a call (decide.c): asked (the selected algorithm) or
- * the first of its fallbacks that can serve it, into *d. A fallback is
+/* The decision for a call (decide.c): asked (the selected algorithm, with
+ * the params of the rule that picked it) or the first of its fallbacks
+ * that can serve it, into *d. A fallback is
  * counted, said under COLLX_VERBOSE / COLLX_FALLBACK=print, and under
  * COLLX_FALLBACK=error returned as an error code of class
  * MPI_ERR_UNSUPPORTED_OPERATION naming the requirement (d->why set);
  * other errors: the node layout could not be learnt. */
-int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked, cx_decision *d);
+int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
+              const struct cx_knob_params *params, cx_decision *d);
 /* A call that asked could not serve is handed to `to` (bit: the
  * requirement missed, 0 for none of the CX_REQ_* ones): counted, said,
  * and MPI_SUCCESS or, under COLLX_FALLBACK=error, the error to return. */
@@ -67,8 +78,13 @@ void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to
 const char *cx_req_text(unsigned bit);
 /* Index in cx_families of the family alg belongs to, -1 for native. */
 int cx_algorithm_family(const cx_algorithm *alg);
-/* Counts a call that named alg and ran another. */
-void cx_count_fallback(const cx_algorithm *alg);
+/* Counts a call a that asked for `asked` and ran `to`, because of
+ * requirement bit (0: none of the CX_REQ_* ones), why in words (stats.c). */
+void cx_count_fallback(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
+                       unsigned bit, const char *why);
+/* Counts a collective that alg runs as a step of another algorithm
+ * (cx_sched_collective: e.g. hier's leaders). */
+void cx_count_inner(const cx_algorithm *alg);
 
 /* Selection (select.c): the algorithm named for this call by explicit
  * choice > environment > rules > default, decided once per communicator
@@ -76,7 +92,10 @@ void cx_count_fallback(const cx_algorithm *alg);
  * file cannot be used. cx_select_global: the choice when no per-
  * communicator information is needed (no rules for c), else NULL. */
 const cx_algorithm *cx_select_global(cx_coll c, int *err);
-const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err);
+/* The same for call a on c, with the params of the rule that picked it
+ * (NULL: none) in *params. */
+const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
+                              const struct cx_knob_params **params, int *err);
 /* Generation of explicit choices (CX_Algorithm_set bumps it). */
 unsigned cx_select_generation(void);
 
@@ -95,7 +114,11 @@ int cx_rules_need_nodes(void);
 /* Candidate rules of c for a communicator (comm_size and ranks per node
  * hold), -1 terminated, malloc'ed; NULL on no memory. */
 int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node);
-/* First candidate whose msg_size range holds for a. */
-const cx_algorithm *cx_rules_pick(const int *cands, const cx_args *a);
+/* The message size the rules look at for call a. */
+long long cx_rules_msg_size(const cx_args *a);
+/* What the candidates pick for every message size: classes of sizes in
+ * increasing order, covering 0..LLONG_MAX, into *out (malloc'ed); their
+ * number, -1 on no memory. */
+int cx_rules_classes(const int *cands, cx_rules_class **out);
 
 #endif

@@ -14,6 +14,7 @@
 #include "cx_internal.h"
 #include "persist.h"   /* a persistent request's plan->active (data only) */
 #include "request.h"
+#include "stats.h"
 
 static int mpi_in_flight;   /* generalized requests not yet complete */
 
@@ -162,9 +163,14 @@ int cx_request_mpi_in_flight(void)
 }
 
 /* ---- CX_Request ---- */
+/* A completed CX_Request: its call is counted (COLLX_STATS), it is freed. */
 static void release(CX_Request *request)
 {
     struct cx_request *r = *request;
+    if (r->stats) {
+        cx_stats_end(r->stats);
+        free(r->stats);
+    }
     if (!r->native)
         cx_sched_free(&r->sched);
     free(r);
@@ -187,6 +193,8 @@ int CX_Test(CX_Request *request, int *flag)
     *flag = 1;
     if (!r || (r->plan && !r->plan->active))
         return MPI_SUCCESS;
+    if (r->stats)
+        cx_stats_resume(r->stats);
     if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
         *flag |= err != MPI_SUCCESS;
@@ -208,6 +216,8 @@ int CX_Test(CX_Request *request, int *flag)
     }
     if (*flag)
         completed(request);
+    else if (r->stats)
+        cx_stats_pause(r->stats);
     return err;
 }
 
@@ -217,6 +227,8 @@ int CX_Wait(CX_Request *request)
     struct cx_request *r = *request;
     if (!r || (r->plan && !r->plan->active))
         return MPI_SUCCESS;
+    if (r->stats)
+        cx_stats_resume(r->stats);
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
     } else if (cx_progress_remove(&r->job)) {

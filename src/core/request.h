@@ -13,6 +13,7 @@
 
 struct cx_comm;
 struct cx_plan;
+struct cx_stats_call;
 
 struct cx_request {
     int native;           /* a CX_Request of the MPI's own call: in mpi */
@@ -28,6 +29,8 @@ struct cx_request {
     struct cx_plan *plan; /* persistent: what each start runs (persist.h) */
     /* persistent: called when a start completed, instead of freeing r */
     void (*completed)(struct cx_request *r);
+    struct cx_stats_call *stats;   /* COLLX_STATS: the CX_I call's record
+                                      (heap), else NULL */
 };
 
 /* A request for a schedule on c (calloc'ed; NULL when out of memory). */

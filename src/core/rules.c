@@ -13,8 +13,22 @@
  * largest node of the communicator); msg_size in bytes, of one rank's block
  * (gather, scatter, allgather, reduce_scatter_block) or of the buffer
  * (bcast) — not allowed for the v-collectives, whose sizes only the root
- * knows. A file that cannot be used makes every collective fail with
- * MPI_ERR_ARG, after one message that says where and why. */
+ * knows.
+ *
+ * A rule may also carry "params": values of per-call knobs (knobs.h,
+ * `collx_info --vars` marks them) for the calls it picks, e.g.
+ *
+ *     {"collective": "allgather", "algorithm": "hier", "msg_size": {"max": 4096},
+ *      "params": {"COLLX_HIER_INTER": "bruck", "COLLX_HIER_SENDERS": 2}}
+ *
+ * Values are strings or numbers, checked as the environment's are; they
+ * apply to that call only (the environment's values hold elsewhere), and
+ * since every rank picks the same rule, every rank applies them.
+ *
+ * A file that cannot be used (syntax, unknown key, collective, algorithm,
+ * variable, a variable no rule may set, a value out of range) makes every
+ * collective fail with MPI_ERR_ARG, after one message that says where
+ * (file, line, rule index, key) and why. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +43,7 @@ typedef struct {
     cx_coll coll;
     const cx_algorithm *alg;
     range comm_size, msg_size, ranks_per_node;
+    cx_knob_params *params;   /* NULL: none */
 } rule;
 
 static rule *rules;
@@ -99,10 +114,85 @@ static int get_range(const cx_json *r, const char *key, range *out, char *err, s
     return 0;
 }
 
-static int parse_rule(const cx_json *r, rule *out, char *err, size_t len)
+/* The names of the per-call knobs, for a message. */
+static void per_call_names(char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < CX_KNOB_COUNT && n >= 0 && (size_t)n < len; k++)
+        if (cx_knob_decls[k].per_call)
+            n += snprintf(buf + n, len - (size_t)n, "%s%s", n ? ", " : "",
+                          cx_knob_decls[k].name);
+}
+
+/* "params": {"COLLX_NAME": value, ...}: per-call knobs only, values as the
+ * environment would give them. */
+static int get_params(const cx_json *r, int index, rule *out, char *err, size_t len)
+{
+    const cx_json *ps = cx_json_member(r, "params");
+    char names[1024], why[400];
+    if (!ps)
+        return 0;
+    if (ps->kind != CX_JSON_OBJECT) {
+        snprintf(err, len, "line %d: rules[%d].params must be an object like "
+                 "{\"COLLX_HIER_INTER\": \"bruck\"}", ps->line, index);
+        return -1;
+    }
+    int n = 0;
+    for (const cx_json *m = ps->child; m; m = m->next)
+        n++;
+    cx_knob_params *p = calloc(1, sizeof *p);
+    if (!p || !(p->p = calloc((size_t)(n ? n : 1), sizeof *p->p))) {
+        free(p);
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    p->rule = index;
+    out->params = p;
+    for (const cx_json *m = ps->child; m; m = m->next) {
+        int k = cx_knob_find(m->key);
+        char text[64];
+        const char *value = text;
+        if (k < 0 || !cx_knob_decls[k].per_call) {
+            per_call_names(names, sizeof names);
+            snprintf(err, len, "line %d: rules[%d].params: %s \"%s\"; a rule may set %s",
+                     m->line, index, k < 0 ? "unknown variable" : "no rule may set",
+                     m->key, names);
+            return -1;
+        }
+        for (int i = 0; i < p->n; i++)
+            if ((int)p->p[i].knob == k) {
+                snprintf(err, len, "line %d: rules[%d].params: %s given twice", m->line,
+                         index, m->key);
+                return -1;
+            }
+        if (m->kind == CX_JSON_STRING) {
+            value = m->string;
+        } else if (m->kind == CX_JSON_NUMBER && m->number > -0x1p62 && m->number < 0x1p62 &&
+                   m->number == (double)(long long)m->number) {
+            snprintf(text, sizeof text, "%lld", (long long)m->number);
+        } else if (m->kind == CX_JSON_NUMBER) {
+            snprintf(text, sizeof text, "%.17g", m->number);
+        } else {
+            snprintf(err, len, "line %d: rules[%d].params: %s must be a string or a number, "
+                     "not %s", m->line, index, m->key, cx_json_kind_name(m->kind));
+            return -1;
+        }
+        cx_knob_value v;
+        if (cx_knob_parse((cx_knob)k, value, &v, why, sizeof why)) {
+            snprintf(err, len, "line %d: rules[%d].params: %s=%s %s", m->line, index, m->key,
+                     value, why);
+            return -1;
+        }
+        p->p[p->n++] = (cx_knob_param){.knob = (cx_knob)k, .v = v};
+    }
+    return 0;
+}
+
+static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t len)
 {
     static const char *const known[] = {"collective", "algorithm", "comm_size", "msg_size",
-                                        "ranks_per_node", "comment"};
+                                        "ranks_per_node", "params", "comment"};
     if (r->kind != CX_JSON_OBJECT) {
         snprintf(err, len, "line %d: a rule must be an object", r->line);
         return -1;
@@ -113,7 +203,7 @@ static int parse_rule(const cx_json *r, rule *out, char *err, size_t len)
             i++;
         if (i == sizeof known / sizeof *known) {
             snprintf(err, len, "line %d: unknown key \"%s\" (known: collective, algorithm, "
-                     "comm_size, msg_size, ranks_per_node, comment)", m->line, m->key);
+                     "comm_size, msg_size, ranks_per_node, params, comment)", m->line, m->key);
             return -1;
         }
     }
@@ -143,7 +233,8 @@ static int parse_rule(const cx_json *r, rule *out, char *err, size_t len)
     }
     if (get_range(r, "comm_size", &out->comm_size, err, len) ||
         get_range(r, "msg_size", &out->msg_size, err, len) ||
-        get_range(r, "ranks_per_node", &out->ranks_per_node, err, len))
+        get_range(r, "ranks_per_node", &out->ranks_per_node, err, len) ||
+        get_params(r, index, out, err, len))
         return -1;
     if (cx_json_member(r, "ranks_per_node"))
         need_nodes = 1;
@@ -165,8 +256,8 @@ static int parse(const char *text, char *err, size_t len)
             n++;
         rules = calloc((size_t)(n ? n : 1), sizeof *rules);
         rc = rules ? 0 : -1;
-        for (const cx_json *r = list->child; r && !rc; r = r->next)
-            rc = parse_rule(r, &rules[nrules++], err, len);
+        for (const cx_json *r = list->child; r && !rc; r = r->next, nrules++)
+            rc = parse_rule(r, nrules, &rules[nrules], err, len);
     }
     cx_json_free(doc);
     return rc;
@@ -174,7 +265,7 @@ static int parse(const char *text, char *err, size_t len)
 
 static void load(void)
 {
-    const char *path = getenv("COLLX_RULES");
+    const char *path = cx_knob_str(CX_KNOB_RULES);
     if (!path || !*path)
         return;
     char err[512] = "";
@@ -228,7 +319,7 @@ int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node)
 
 /* The size every rank of the call agrees on (signatures match): bytes of
  * one rank's block, of a reduction's vector, or of the bcast buffer. */
-static long long msg_size(const cx_args *a)
+long long cx_rules_msg_size(const cx_args *a)
 {
     unsigned shape = cx_coll_shape(a->coll);
     int root = a->rank == a->root;
@@ -241,18 +332,53 @@ static long long msg_size(const cx_args *a)
     return cx_type_bytes(a->scount, a->stype);
 }
 
-const cx_algorithm *cx_rules_pick(const int *cands, const cx_args *a)
+static int cmp_ll(const void *x, const void *y)
 {
-    long long m = -1;
-    for (const int *i = cands; *i >= 0; i++) {
-        const rule *r = &rules[*i];
-        if (r->msg_size.lo > 0 || r->msg_size.hi < LLONG_MAX) {
-            if (m < 0)
-                m = msg_size(a);
-            if (!in(&r->msg_size, m))
-                continue;
-        }
-        return r->alg;
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+/* The message sizes split where a candidate's msg_size range starts or
+ * ends: inside one class every candidate holds for all sizes or none, so
+ * the first that holds for the class's lowest size is its pick. Classes
+ * with the same pick in a row are merged. */
+int cx_rules_classes(const int *cands, cx_rules_class **out)
+{
+    int n = 0, nb = 1, k = 0;
+    while (cands[n] >= 0)
+        n++;
+    long long *b = malloc(sizeof *b * (size_t)(2 * n + 1));
+    cx_rules_class *cl = malloc(sizeof *cl * (size_t)(2 * n + 1));
+    if (!b || !cl) {
+        free(b);
+        free(cl);
+        return -1;
     }
-    return NULL;
+    b[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const range *r = &rules[cands[i]].msg_size;
+        if (r->lo > 0)
+            b[nb++] = r->lo;
+        if (r->hi < LLONG_MAX)
+            b[nb++] = r->hi + 1;
+    }
+    qsort(b, (size_t)nb, sizeof *b, cmp_ll);
+    for (int j = 0; j < nb; j++) {
+        if (j && b[j] == b[j - 1])
+            continue;
+        const rule *pick = NULL;
+        for (int i = 0; i < n && !pick; i++)
+            if (in(&rules[cands[i]].msg_size, b[j]))
+                pick = &rules[cands[i]];
+        const cx_algorithm *alg = pick ? pick->alg : NULL;
+        const cx_knob_params *params = pick ? pick->params : NULL;
+        if (k && cl[k - 1].alg == alg && cl[k - 1].params == params)
+            continue;   /* same pick: the class before grows */
+        if (k)
+            cl[k - 1].hi = b[j] - 1;
+        cl[k++] = (cx_rules_class){.lo = b[j], .hi = LLONG_MAX, .alg = alg, .params = params};
+    }
+    free(b);
+    *out = cl;
+    return k;
 }

@@ -1,9 +1,10 @@
 /* Which algorithm runs a call: explicit choice (CX_Algorithm_set) >
  * environment (COLLX_<COLL>_ALGORITHM, read once) > rules file (pruned once
- * per communicator to the rules its size and node layout can match, then
- * only msg_size is looked at per call) > "native". Every input is one all
- * ranks hold alike, so every rank picks the same. */
-#include <ctype.h>
+ * per communicator to the rules its size and node layout can match, whose
+ * picks then depend on msg_size alone: worked out once for every class of
+ * sizes, and a call looks its class up, never walking the rules) >
+ * "native". Every input is one all ranks hold alike, so every rank picks
+ * the same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,28 +22,13 @@ static const cx_algorithm *static_choice[CX_COLL_COUNT];  /* NULL: per comm */
 static int static_err[CX_COLL_COUNT];
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
-static void env_name(cx_coll c, char *buf, size_t len)
-{
-    snprintf(buf, len, "COLLX_%s_ALGORITHM", cx_coll_name(c));
-    for (char *p = buf; *p; p++)
-        *p = (char)toupper((unsigned char)*p);
-}
-
+/* COLLX_<COLL>_ALGORITHM (the knob says what is wrong with a bad name). */
 static void read_env(void)
 {
     for (int c = 0; c < CX_COLL_COUNT; c++) {
-        char var[64];
-        env_name((cx_coll)c, var, sizeof var);
-        const char *v = getenv(var);
-        if (!v || !*v)
-            continue;
-        if ((env_alg[c] = cx_algorithm_find((cx_coll)c, v)))
-            continue;
-        env_bad[c] = 1;
-        fprintf(stderr, "collx: %s=%s is not a %s algorithm; valid: ", var, v,
-                cx_coll_name((cx_coll)c));
-        cx_algorithm_list(stderr, (cx_coll)c, ", ");
-        fputc('\n', stderr);
+        cx_knob k = CX_KNOB_ALGORITHM_OF(c);
+        env_bad[c] = cx_knob_bad(k);
+        env_alg[c] = cx_algorithm_find((cx_coll)c, cx_knob_str(k));
     }
     for (int c = 0; c < CX_COLL_COUNT; c++) {
         if (env_bad[c] || (!env_alg[c] && cx_rules_broken()))
@@ -70,26 +56,57 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
     return static_choice[c];
 }
 
-const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, int *err)
+/* The rules' pick for a on c: its size's class, found from the last
+ * call's (the common case: the same sizes again) or by bisection. */
+static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, int *err)
 {
-    const cx_algorithm *g = cx_select_global(a->coll, err);
-    if (g || *err)
-        return g;
-    int **cands = &c->sel[a->coll].rules;
-    if (!*cands) {
-        int ppn = 0;
+    cx_rules_cache *k = &c->sel[a->coll];
+    if (!k->classes) {
+        int ppn = 0, *cands;
         if (cx_rules_need_nodes()) {
             if ((*err = cx_comm_nodes(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
-        if (!(*cands = cx_rules_prune(a->coll, c->size, ppn))) {
+        if (!(cands = cx_rules_prune(a->coll, c->size, ppn)) ||
+            (k->n = cx_rules_classes(cands, &k->classes)) < 0) {
+            free(cands);
+            k->classes = NULL;
             *err = MPI_ERR_NO_MEM;
             return NULL;
         }
+        free(cands);
     }
-    const cx_algorithm *alg = cx_rules_pick(*cands, a);
-    return alg ? alg : cx_native(a->coll);
+    if (k->n == 1)
+        return k->classes;
+    long long m = cx_rules_msg_size(a);
+    const cx_rules_class *last = &k->classes[k->last];
+    if (m >= last->lo && m <= last->hi)
+        return last;
+    int lo = 0, hi = k->n - 1;   /* the class with the largest lo <= m */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (k->classes[mid].lo <= m)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    k->last = lo;
+    return &k->classes[lo];
+}
+
+const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params **params,
+                              int *err)
+{
+    *params = NULL;
+    const cx_algorithm *g = cx_select_global(a->coll, err);
+    if (g || *err)
+        return g;
+    const cx_rules_class *p = rules_class(a, c, err);
+    if (!p)
+        return NULL;
+    *params = p->params;
+    return p->alg ? p->alg : cx_native(a->coll);
 }
 
 /* ------------------------------------------------------------ public API */

@@ -9,14 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
-
-#define SHM_MAX_DEFAULT ((MPI_Aint)256 << 20)
+#include "knobs.h"
 
 MPI_Aint cx_shm_max(void)
 {
-    const char *v = getenv("COLLX_SHM_MAX");
-    long long m = v ? atoll(v) : 0;
-    return m > 0 ? (MPI_Aint)m : SHM_MAX_DEFAULT;
+    return (MPI_Aint)cx_knob_int(CX_KNOB_SHM_MAX);
 }
 
 static void free_win(MPI_Win *w)

@@ -93,7 +93,9 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.pcomm = a->comm;
     x->a.order = NULL;
     x->a.cc = NULL;
-    if (!alg || !alg->build || !servable(alg, &x->a)) {
+    int own = alg && alg->build && servable(alg, &x->a);
+    cx_count_inner(own ? alg : cx_native(a->coll));
+    if (!own) {
         if (!a->nonblocking && !blocking_crashes(&x->a))
             return cx_sched_start(s, run_native, x);
 #ifdef SMPI_H

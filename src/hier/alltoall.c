@@ -368,12 +368,12 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms);
  * of the time from 4 KiB per block on; slower with small shares: 8 B per
  * block 1.07-1.26, p = 1024 at 512 B with 8 senders (16 KiB shares, 63
  * rounds) 1.09: a node barrier per round). From values every rank
- * shares. COLLX_HIER_A2A_PIPE=0|1 decides for every size. */
-static int pipelined_for(MPI_Aint node_bytes, int nnodes, int senders)
+ * shares. COLLX_HIER_A2A_PIPE=0|1 (or the call's rule) decides for every
+ * size. */
+static int pipelined_for(const cx_args *a, MPI_Aint node_bytes, int nnodes, int senders)
 {
-    const char *v = getenv("COLLX_HIER_A2A_PIPE");
-    if (v && *v)
-        return atoi(v) != 0;
+    if (cx_knob_call_given(a->params, CX_KNOB_HIER_A2A_PIPE))
+        return cx_knob_call_int(a->params, CX_KNOB_HIER_A2A_PIPE) != 0;
     return node_bytes / (2 * (MPI_Aint)nnodes * senders) >= 65536;
 }
 
@@ -466,6 +466,6 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         return err;
     if (x->nb > 1 && a->sbuf == MPI_IN_PLACE && (err = send_from_copy(x, s)))
         return err;
-    x->pipelined = pipelined_for(fits ? largest : need, c->nnodes, x->h.senders);
+    x->pipelined = pipelined_for(a, fits ? largest : need, c->nnodes, x->h.senders);
     return table_step(x, s);
 }

@@ -368,8 +368,8 @@ int hier_node_barrier(hier *h, cx_sched *s)
  * nonblocking twin (=nonblocking): see src/core/subcoll.c. */
 static int native_nonblocking(const hier *h, const cx_args *inter)
 {
-    const char *v = getenv("COLLX_HIER_NATIVE");
-    return h->a->nonblocking || inter->nonblocking || (v && !strcmp(v, "nonblocking"));
+    return h->a->nonblocking || inter->nonblocking ||
+           cx_knob_call_int(h->a->params, CX_KNOB_HIER_NATIVE) == 1;
 }
 
 /* From this many nodes on, the leaders' allgatherv is collx's Bruck (log
@@ -389,13 +389,14 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
 #define HIER_RD_NODES 64
 
 /* The leaders' algorithm for the collective inter among n nodes:
- * COLLX_HIER_INTER=<name> where the collective has one (native: the
- * MPI's own), else the rules above; NULL: the MPI's own (its nonblocking
- * call when inter->nonblocking). */
-static const cx_algorithm *inter_alg(const cx_args *inter, int n)
+ * COLLX_HIER_INTER=<name> (the call's rule may set it) where the
+ * collective has one (native, or a name it does not have: the MPI's own),
+ * else the rules above; NULL: the MPI's own (its nonblocking call when
+ * inter->nonblocking). */
+static const cx_algorithm *inter_alg(const hier *h, const cx_args *inter, int n)
 {
-    const char *v = getenv("COLLX_HIER_INTER");
-    if (v && *v)
+    const char *v = cx_knob_call_str(h->a->params, CX_KNOB_HIER_INTER);
+    if (v)
         return cx_algorithm_find(inter->coll, v);
     const cx_algorithm *own = instead_of_mpi_nonblocking(inter);
     if (own)
@@ -414,19 +415,21 @@ int hier_leaders(hier *h, cx_sched *s, cx_args *inter)
         return MPI_SUCCESS;
     inter->comm = h->c->leaders;
     inter->nonblocking = native_nonblocking(h, inter);
-    int err = cx_sched_collective(s, inter, inter_alg(inter, h->c->nnodes));
+    inter->params = h->a->params;   /* the call's, for the leaders' algorithm too */
+    int err = cx_sched_collective(s, inter, inter_alg(h, inter, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }
 
 int hier_choose_senders(hier *h, MPI_Aint bytes, MPI_Aint per_sender)
 {
-    const char *v = getenv("COLLX_HIER_SENDERS");
-    int k = v && atoi(v) > 0 ? atoi(v) : (int)(bytes / per_sender);
-    if (k > 8 && !(v && atoi(v) > 0))
+    int given = cx_knob_call_given(h->a->params, CX_KNOB_HIER_SENDERS);
+    MPI_Aint k = given ? (MPI_Aint)cx_knob_call_int(h->a->params, CX_KNOB_HIER_SENDERS)
+                       : bytes / per_sender;
+    if (k > 8 && !given)
         k = 8;
     if (k > h->c->min_ranks_per_node)
         k = h->c->min_ranks_per_node;
-    h->senders = k < 1 ? 1 : k;
+    h->senders = k < 1 ? 1 : (int)k;
     MPI_Comm col;   /* set up now, on every rank: later it may be mid-schedule */
     return h->senders > 1 ? cx_comm_column(h->c, &col) : MPI_SUCCESS;
 }
@@ -450,6 +453,7 @@ int hier_columns(hier *h, cx_sched *s, cx_args *inter)
         return err;
     inter->comm = col;
     inter->nonblocking = native_nonblocking(h, inter);
-    err = cx_sched_collective(s, inter, inter_alg(inter, h->c->nnodes));
+    inter->params = h->a->params;
+    err = cx_sched_collective(s, inter, inter_alg(h, inter, h->c->nnodes));
     return err ? err : cx_sched_barrier(s);
 }

@@ -83,7 +83,7 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, int 
     *out = h->slot + (L - 1) * stride - tlb;
     int fold = sliced && commute && !prefixes &&
                span(n, a->rtype) >= (MPI_Aint)L * HIER_FOLD_SLICE_MIN;
-    if (fold && !getenv("COLLX_HIER_FOLD_COPY")) {
+    if (fold && !cx_knob_call_int(a->params, CX_KNOB_HIER_FOLD_COPY)) {
         /* Any order will do: in round t rank l folds slice (l + t) mod L
          * of its own vector straight into the result (round 0 copies),
          * so no rank copies its whole vector into the segment first (half

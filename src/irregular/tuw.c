@@ -75,7 +75,7 @@ static int construction_done(cx_sched *s, void *arg)
         cx_piece b = cx_all_block(a, i);
         m[i] = (long long)cx_type_bytes(b.count, b.type);
     }
-    int err = tuw_simulate(m, a->size, a->root, a->rank, tuw_threshold(), s, &full);
+    int err = tuw_simulate(m, a->size, a->root, a->rank, tuw_threshold(a), s, &full);
     free(m);
     if (err)
         return err;
@@ -103,7 +103,7 @@ static int build_irregular(const cx_args *a, cx_sched *s)
         return MPI_ERR_NO_MEM;
     x->a = *a;
     cx_sched_plan_setup(s);   /* the construction: once per persistent call */
-    tuw_build *b = tuw_build_new(my_bytes(a), a->size, a->root, a->rank, tuw_threshold(),
+    tuw_build *b = tuw_build_new(my_bytes(a), a->size, a->root, a->rank, tuw_threshold(a),
                                  s->comm, s->tag, s, &x->dist, construction_done, x);
     return b ? tuw_construct_steps(s, b) : MPI_ERR_NO_MEM;
 }

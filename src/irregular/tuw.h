@@ -62,9 +62,9 @@ typedef struct tuw_plan {
 
 /* Levels of the ordered hypercube: ceil(log2 p). */
 int tuw_levels(int p);
-/* Bytes above which a subtree sends directly to the root
- * (COLLX_TUW_DIRECT_THRESHOLD; negative = never). */
-long long tuw_threshold(void);
+/* Bytes above which a subtree of call a sends directly to the root
+ * (COLLX_TUW_DIRECT_THRESHOLD, per call; negative = never). */
+long long tuw_threshold(const cx_args *a);
 
 /* The whole tree from every block size m[0..p) (known at the root of
  * gatherv/scatterv, and everywhere for gather/scatter): me's plan. */

@@ -3,9 +3,6 @@
 #include <stdlib.h>
 #include "tuw.h"
 
-/* Default of COLLX_TUW_DIRECT_THRESHOLD (bytes); see the README of
- * src/irregular for the SMPI measurement that chose it. */
-#define TUW_DEFAULT_THRESHOLD (64LL * 1024)
 
 int tuw_levels(int p)
 {
@@ -15,14 +12,11 @@ int tuw_levels(int p)
     return d;
 }
 
-long long tuw_threshold(void)
+/* COLLX_TUW_DIRECT_THRESHOLD, or the call's rule's; its default (64 KiB,
+ * src/core/knob_table.c) was measured in SMPI (src/irregular/README.md). */
+long long tuw_threshold(const cx_args *a)
 {
-    const char *v = getenv("COLLX_TUW_DIRECT_THRESHOLD");
-    if (!v || !*v)
-        return TUW_DEFAULT_THRESHOLD;
-    char *end;
-    long long t = strtoll(v, &end, 10);
-    return end == v ? TUW_DEFAULT_THRESHOLD : t;
+    return cx_knob_call_int(a->params, CX_KNOB_TUW_DIRECT_THRESHOLD);
 }
 
 tuw_merge tuw_merge_cubes(const tuw_info *A, const tuw_info *B, int a_has_root,

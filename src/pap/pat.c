@@ -38,12 +38,12 @@ static cx_pap_engine choose_engine(MPI_Comm comm, int rank)
     int provided = MPI_THREAD_SINGLE, can, all;
     PMPI_Query_thread(&provided);
     can = provided == MPI_THREAD_MULTIPLE;
-    const char *env = getenv("COLLX_PAP_ENGINE");
-    if (env && strcmp(env, "eager") == 0)
+    int want = (int)cx_knob_int(CX_KNOB_PAP_ENGINE);   /* auto, thread, eager */
+    if (want == 2)
         can = 0;
     /* Every rank must run the same engine: it decides the bsbn order. */
     PMPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (env && strcmp(env, "thread") == 0 && !all && rank == 0)
+    if (want == 1 && !all && rank == 0)
         fprintf(stderr, "collx: COLLX_PAP_ENGINE=thread needs MPI_THREAD_MULTIPLE; "
                         "using the eager engine\n");
     return all ? CX_PAP_THREAD : CX_PAP_EAGER;

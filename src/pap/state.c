@@ -20,7 +20,8 @@ cx_pap *cx_pap_get(MPI_Comm comm)
 const cx_algorithm *cx_pap_reg_alg(cx_pap *pap)
 {
     int err;
-    const cx_algorithm *alg = cx_select(&pap->reg, pap->cc, &err);
+    const cx_knob_params *params;   /* PAP's algorithms read no per-call knob */
+    const cx_algorithm *alg = cx_select(&pap->reg, pap->cc, &params, &err);
     return err ? NULL : alg;
 }
 

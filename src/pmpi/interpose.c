@@ -6,8 +6,9 @@
  * returns a generalized request that collx completes (src/core/request.c);
  * the completion calls are interposed too (complete.c), so that they move
  * collx's schedules on while they wait. One wrapper per collective of
- * include/collx_colls.h. */
+ * include/collx_colls.h, and MPI_Init(_thread) for COLLX_STATS. */
 #include "../core/cx_internal.h"
+#include "../core/stats.h"
 
 #define CX_WRAP(E, N, n)                                                       \
     int MPI_##N(CX_DECLS(E)) { return CX_##N(CX_NAMES(E)); }                   \
@@ -17,3 +18,21 @@
         return cx_dispatch_mpi(&a, request);                                   \
     }
 CX_COLLECTIVES(CX_WRAP)
+
+/* COLLX_STATS reduces every rank's counters at MPI_Finalize: each rank
+ * hooks it at MPI_Init, also a rank that never calls a collective. */
+int MPI_Init(int *argc, char ***argv)
+{
+    int err = PMPI_Init(argc, argv);
+    if (err == MPI_SUCCESS)
+        cx_stats_report_at_finalize();
+    return err;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int err = PMPI_Init_thread(argc, argv, required, provided);
+    if (err == MPI_SUCCESS)
+        cx_stats_report_at_finalize();
+    return err;
+}

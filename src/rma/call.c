@@ -195,13 +195,23 @@ static MPI_Aint piece(MPI_Aint total, MPI_Aint off, MPI_Aint cap)
     return total - off < cap ? total - off : cap;
 }
 
-/* COLLX_RMA_PULL=0: binomial leaves are put to and copy out of staging
- * (the paper's way) instead of reading into their buffer. Only a root
- * looks at the variable: its descriptors tell each child. */
-static int pull_bit(int alg)
+/* COLLX_RMA_PULL=0 (or the call's rule): binomial leaves are put to and
+ * copy out of staging (the paper's way) instead of reading into their
+ * buffer. Only a root looks at the knob: its descriptors tell each child. */
+static int pull_bit(const cx_args *a, int alg)
 {
-    const char *v = getenv("COLLX_RMA_PULL");
-    return alg == CX_RMA_BINOMIAL && !(v && atoi(v) == 0) ? CX_RMA_PULL : 0;
+    return alg == CX_RMA_BINOMIAL && cx_knob_call_int(a->params, CX_KNOB_RMA_PULL)
+               ? CX_RMA_PULL : 0;
+}
+
+/* Bytes up to which this call goes by LL: COLLX_RMA_LL_MAX, or the call's
+ * rule's value below it (the window was sized by the environment's). Only
+ * a root looks: receivers learn the path from what arrives. */
+static MPI_Aint ll_limit(const cx_args *a, const cx_rma_ll *ll)
+{
+    MPI_Aint most = cx_rma_ll_max(ll);
+    long long want = cx_knob_call_int(a->params, CX_KNOB_RMA_LL_MAX);
+    return want < most ? (MPI_Aint)want : most;
 }
 
 /* The root's message as contiguous bytes: its buffer, or packed into
@@ -479,8 +489,8 @@ static int begin(cx_sched *s, call *k)
     k->n = ++d->calls;
     k->mine = call_bytes(k->a);
     if (k->a->rank == k->a->root) {
-        k->put_alg = k->alg | pull_bit(k->alg);
-        return d->ll && k->mine <= cx_rma_ll_max(d->ll) ? root_ll(s, k) : root_put(s, k);
+        k->put_alg = k->alg | pull_bit(k->a, k->alg);
+        return d->ll && k->mine <= ll_limit(k->a, d->ll) ? root_ll(s, k) : root_put(s, k);
     }
     /* Another root's turn: a rank that kept the lock gives it back
      * (before waiting: that root may need it). */

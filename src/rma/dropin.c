@@ -72,9 +72,7 @@ void cx_rma_dropin_release(void *state)
  * larger messages go through it in pieces. */
 static MPI_Aint staging_max(void)
 {
-    const char *v = getenv("COLLX_RMA_MAX");
-    long long n = v ? atoll(v) : 0;
-    return n > 0 ? (MPI_Aint)n : (MPI_Aint)256 << 20;
+    return (MPI_Aint)cx_knob_int(CX_KNOB_RMA_MAX);
 }
 
 /* The staging window is replaced (collective) by one of cap bytes. */

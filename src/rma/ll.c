@@ -22,7 +22,6 @@
 #include "rma.h"
 
 enum { ELEM = 16, DATA = ELEM - 1, SLOTS = 32, PUBLISH = SLOTS / 2, ZERO_GENS = 128 };
-#define DEFAULT_MAX ((MPI_Aint)32 << 10)
 
 struct cx_rma_ll {
     MPI_Comm comm;
@@ -42,12 +41,6 @@ struct cx_rma_ll {
     int nkids;
     int *kids;            /* [p] children of this rank (relative ranks) */
 };
-
-static MPI_Aint env_bytes(const char *name, MPI_Aint dflt)
-{
-    const char *v = getenv(name);
-    return v && *v ? (MPI_Aint)atoll(v) : dflt;
-}
 
 static int elems_of(MPI_Aint total)
 {
@@ -74,7 +67,7 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
 {
     int ok = 1, all_ok = 0, tsize = 0;
     *out = NULL;
-    long long want = (long long)env_bytes("COLLX_RMA_LL_MAX", DEFAULT_MAX), max = 0;
+    long long want = cx_knob_int(CX_KNOB_RMA_LL_MAX), max = 0;
     PMPI_Type_size(MPI_C_DOUBLE_COMPLEX, &tsize);
     if (tsize != ELEM || want < 0)
         want = 0;

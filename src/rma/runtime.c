@@ -74,8 +74,7 @@ static int probe_async(cx_rma *rt)
 static int local_poll_ok(MPI_Win win)
 {
     int *model = NULL, flag = 0;
-    const char *v = getenv("COLLX_RMA_POLL");
-    if (v && strcmp(v, "rma") == 0)
+    if (cx_knob_int(CX_KNOB_RMA_POLL) == 1)   /* rma */
         return 0;
     PMPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     return flag && model && *model == MPI_WIN_UNIFIED;
@@ -83,8 +82,7 @@ static int local_poll_ok(MPI_Win win)
 
 static int engine_from_env(int thread_ok)
 {
-    const char *v = getenv("COLLX_RMA_ENGINE");
-    if (v && strcmp(v, "inline") == 0)
+    if (cx_knob_int(CX_KNOB_RMA_ENGINE) == 1)   /* inline */
         return CX_RMA_ENGINE_INLINE;
     return thread_ok ? CX_RMA_ENGINE_THREAD : CX_RMA_ENGINE_INLINE;
 }
@@ -150,18 +148,17 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
     /* Probe 3 (informative, 30 ms): passive-target progress. Without it the
      * inline engine needs every rank inside MPI (collx calls) to forward. */
     rt->async = -1;
-    const char *pv = getenv("COLLX_RMA_PROBE");
-    if (rt->size > 1 && (cx_verbose() > 0 || (pv && strcmp(pv, "1") == 0)))
+    if (rt->size > 1 && (cx_verbose() > 0 || cx_knob_int(CX_KNOB_RMA_PROBE)))
         rt->async = probe_async(rt);
     if (rt->rank == 0 && cx_verbose() > 0) {
-        const char *v = getenv("COLLX_RMA_ENGINE");
+        int inline_asked = cx_knob_int(CX_KNOB_RMA_ENGINE) == 1;
         cx_say("rma: p=%d windows yes; polling by %s; passive-target progress without "
                "the target: %s; engine %s%s", rt->size,
                rt->local_poll ? "loads (unified model)" : "fetch-and-op",
                rt->async < 0 ? "not probed" : rt->async ? "yes" : "no",
                cx_rma_engine_name(rt),
                rt->engine == CX_RMA_ENGINE_THREAD ? " (progress thread)"
-               : v && strcmp(v, "inline") == 0 ? " (COLLX_RMA_ENGINE=inline)"
+               : inline_asked ? " (COLLX_RMA_ENGINE=inline)"
                : " (no MPI_THREAD_MULTIPLE or SMPI: forwarding inside collx calls)");
     }
     *out = rt;

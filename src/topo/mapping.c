@@ -9,9 +9,7 @@
  * regular machine. */
 double cx_topo_tolerance(void)
 {
-    const char *e = getenv("COLLX_TOPO_TOLERANCE");
-    double t = e ? atof(e) : 0.05;
-    return t < 0 ? 0 : t > 0.5 ? 0.5 : t;
+    return cx_knob_real(CX_KNOB_TOPO_TOLERANCE);   /* clamped to 0..0.5 */
 }
 
 /* -1, 0, 1: x clearly smaller, about equal, clearly larger than y. */

@@ -14,9 +14,7 @@ static const int sizes[] = {8, 262144};   /* latency and bandwidth */
 
 static int reps(void)
 {
-    const char *e = getenv("COLLX_TOPO_REPS");
-    int r = e ? atoi(e) : 5;
-    return r < 1 ? 1 : r > 100 ? 100 : r;
+    return (int)cx_knob_int(CX_KNOB_TOPO_REPS);   /* clamped to 1..100 */
 }
 
 static int cmp_double(const void *x, const void *y)

@@ -75,8 +75,7 @@ enum { MEASURE, MEASURE_NO_SAVE, LOADED };
 
 int cx_topo_full_max(void)
 {
-    const char *e = getenv("COLLX_TOPO_FULL_MAX");
-    return e && atoi(e) >= 0 ? atoi(e) : 1024;
+    return (int)cx_knob_int(CX_KNOB_TOPO_FULL_MAX);
 }
 
 /* Rank 0: what to do with COLLX_TOPO_FILE (an MPI error class if unusable). */
@@ -120,7 +119,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
         return MPI_ERR_NO_MEM;
     }
     t->rank = c->rank;
-    const char *path = getenv("COLLX_TOPO_FILE");
+    const char *path = cx_knob_str(CX_KNOB_TOPO_FILE);
     PMPI_Barrier(c->priv);
     double t0 = PMPI_Wtime();
     int what = c->rank == 0 ? try_file(c, t, path) : 0;
@@ -160,8 +159,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
 
 int cx_topo_heuristic(void)
 {
-    const char *e = getenv("COLLX_TOPO_MAP");
-    return e && !strcmp(e, "hier") ? CX_TOPO_HIER : CX_TOPO_PAPER;
+    return cx_knob_int(CX_KNOB_TOPO_MAP) == 1 ? CX_TOPO_HIER : CX_TOPO_PAPER;
 }
 
 /* The heuristic's mapping, unchecked; without the rank matrix the paper's

@@ -46,6 +46,12 @@ int main(void)
     CHECK(o.root_mode == CB_ROOT_MID); /* --problem defaults to root p/2 */
 
     CHECK(parse("--coll bcast --root 3", &o, err) == 0 && o.root == 3);
+    CHECK(parse("--coll bcast -m 8,96,4K --comm-size 6 --host-time", &o, err) == 0 &&
+          o.host_time);
+    CHECK(o.nsize_list == 3 && o.size_list[1] == 96 && o.size_list[2] == 4096 &&
+          o.comm_size == 6);
+    CHECK(parse("--coll bcast -m 8,16 -m 4:64", &o, err) == 0 && o.nsize_list == 0 &&
+          o.max_size == 64);
     CHECK(parse("--help", &o, err) == 0 && o.help);
     CHECK(cb_parse_duration("2s") == 2 && cb_parse_duration("300us") > 2.99e-4);
     CHECK(cb_parse_duration("5parsecs") < 0 && cb_parse_size("4M") == 4 << 20);
@@ -54,6 +60,9 @@ int main(void)
     bad("--coll allfoo", "unknown collective");
     bad("--coll gather -m 64:4", "bad size range");
     bad("--coll gather -m x", "bad size range");
+    bad("--coll gather -m 8,,16", "bad size list");
+    bad("--coll gather -m 8,2G", "bad size '2G'");
+    bad("--coll gather --comm-size 0", "bad --comm-size");
     bad("--coll gather -i 0", "bad count for -i");
     bad("--coll gather -i", "needs a value");
     bad("--coll gather --bogus", "unknown option");

@@ -1,7 +1,11 @@
 /* The rules file (COLLX_RULES): which algorithm each call runs, per message
  * size, communicator size and ranks per node, with results equal to PMPI_;
- * and a file that cannot be used makes the calls fail with MPI_ERR_ARG.
+ * a rule's params reach the calls it picks and no others; and a file that
+ * cannot be used makes the calls fail with MPI_ERR_ARG.
  *   rules good BCAST_ALG   (COLLX_RULES=rules/good.json)
+ *   rules overlap          (COLLX_RULES=rules/overlap.json: ranges that overlap)
+ *   rules params           (COLLX_RULES=rules/params.json, 2 nodes of 2 ranks,
+ *                           COLLX_HIER_INTER=binomial)
  *   rules bad              (COLLX_RULES=a broken file) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +92,87 @@ static void good(const char *bcast_alg)
     check(!strcmp(CX_Algorithm_get("gather"), "native"), "CX_Algorithm_get ignores rules");
 }
 
+/* rules/overlap.json: the first rule whose range holds wins, at every
+ * edge of every range, whatever the order of the calls (collx looks the
+ * size's class up: from the last call's or by bisection). */
+static void overlap(void)
+{
+    static const struct { int ints; const char *alg; } want[] = {
+        {0, "linear_sync"}, {12, "linear_sync"}, {13, "native"}, {24, "native"},
+        {25, "binomial"}, {50, "binomial"}, {51, "linear"}, {100, "linear"},
+        {101, "binomial"}, {250, "binomial"}, {251, "native"}, {100000, "native"}};
+    int n = (int)(sizeof want / sizeof *want);
+    for (int pass = 0; pass < 3; pass++)
+        for (int j = 0; j < n; j++) {
+            int i = pass == 0 ? j : pass == 1 ? n - 1 - j : (j * 5) % n;
+            char what[96];
+            const char *ran = gather_with(want[i].ints);
+            snprintf(what, sizeof what, "gather %d B -> %s (ran %s)", 4 * want[i].ints,
+                     want[i].alg, ran);
+            check(!strcmp(ran, want[i].alg), what);
+        }
+}
+
+/* Calls of alg for coll run as a step of another algorithm (hier's node
+ * leaders), summed over the ranks. */
+static long inner(const char *coll, const char *alg)
+{
+    long mine = CX_Algorithm_inner_calls(coll, alg), all;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+/* One allgather of n ints per rank, checked against PMPI_Allgather; how
+ * many allgathervs the leaders ran with bruck and with ring, and which
+ * algorithm served the call. */
+static void allgather_with(int n, long *bruck, long *ring, const char **alg)
+{
+    long b = inner("allgatherv", "bruck"), r = inner("allgatherv", "ring");
+    long h = CX_Algorithm_calls("allgather", "hier"), ms = CX_Algorithm_calls("allgather", "hier_ms");
+    int *s = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n * size);
+    int *ref = malloc(sizeof(int) * (size_t)n * size);
+    for (int i = 0; i < n; i++)
+        s[i] = rank * 1000003 + i;
+    check(CX_Allgather(s, n, MPI_INT, got, n, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "allgather returns MPI_SUCCESS");
+    PMPI_Allgather(s, n, MPI_INT, ref, n, MPI_INT, MPI_COMM_WORLD);
+    check(!memcmp(got, ref, sizeof(int) * (size_t)n * size), "allgather result");
+    free(s); free(got); free(ref);
+    *bruck = inner("allgatherv", "bruck") - b;
+    *ring = inner("allgatherv", "ring") - r;
+    *alg = CX_Algorithm_calls("allgather", "hier") != h        ? "hier"
+           : CX_Algorithm_calls("allgather", "hier_ms") != ms ? "hier_ms" : "other";
+}
+
+/* rules/params.json on 2 nodes of 2 ranks: each call runs with its own
+ * rule's COLLX_HIER_INTER (and senders), seen in what the leaders ran. */
+static void params(void)
+{
+    long bruck, ring;
+    const char *alg;
+    char what[128];
+    for (int round = 0; round < 2; round++) {   /* again: cached picks, same answers */
+        allgather_with(16, &bruck, &ring, &alg);   /* 64 B: rules[0], bruck */
+        snprintf(what, sizeof what, "64 B: hier, leaders by bruck (bruck %ld ring %ld, %s)",
+                 bruck, ring, alg);
+        check(!strcmp(alg, "hier") && bruck == 2 && ring == 0, what);
+        allgather_with(17, &bruck, &ring, &alg);   /* 68 B: rules[1], ring */
+        snprintf(what, sizeof what, "68 B: hier, leaders by ring (bruck %ld ring %ld, %s)",
+                 bruck, ring, alg);
+        check(!strcmp(alg, "hier") && bruck == 0 && ring == 2, what);
+        allgather_with(2048, &bruck, &ring, &alg);   /* 8 KiB: rules[2], 2 senders */
+        snprintf(what, sizeof what, "8 KiB: hier_ms, 2 columns by ring (bruck %ld ring %ld, "
+                 "%s)", bruck, ring, alg);
+        check(!strcmp(alg, "hier_ms") && bruck == 0 && ring == 4, what);
+    }
+    /* A rule without params: the environment's COLLX_HIER_INTER=binomial. */
+    long nat = inner("bcast", "native"), bin = inner("bcast", "binomial");
+    check(!strcmp(bcast_ran(), "other") && CX_Algorithm_calls("bcast", "hier") > 0,
+          "bcast by hier");
+    check(inner("bcast", "binomial") - bin == 2 && inner("bcast", "native") == nat,
+          "bcast: the leaders run binomial (the environment's value)");
+}
+
 static void bad(void)
 {
     int v = rank, all[64];
@@ -104,10 +189,15 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc > 2 && !strcmp(argv[1], "good"))
         good(argv[2]);
+    else if (argc > 1 && !strcmp(argv[1], "params") && size == 4)
+        params();
+    else if (argc > 1 && !strcmp(argv[1], "overlap"))
+        overlap();
     else if (argc > 1 && !strcmp(argv[1], "bad") && size <= 64)
         bad();
     else
-        check(0, "usage: rules good BCAST_ALG | rules bad");
+        check(0, "usage: rules good BCAST_ALG | rules overlap | rules params (4 ranks) | "
+                 "rules bad");
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

@@ -246,6 +246,7 @@ static void test_model_hier_rd30(void)
           "hier rd no worse than paper rd");
     cx_topo_free(t);
     setenv("COLLX_TOPO_FULL_MAX", "100", 1);   /* node distances only */
+    cx_knobs_reread();
     t = state(N, K, nd, node_of);
     CHECK(!t->dist, "no rank matrix above COLLX_TOPO_FULL_MAX");
     o = cx_topo_order_with(t, CX_TOPO_HIER, CX_TOPO_RD, 0);
@@ -253,6 +254,7 @@ static void test_model_hier_rd30(void)
           "node distances only: hier rd no worse than rank order");
     cx_topo_free(t);
     unsetenv("COLLX_TOPO_FULL_MAX");
+    cx_knobs_reread();
     free(paper), free(hier);
 }
 

@@ -54,22 +54,31 @@ static void write_file(const char *path, const char *text)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* The allgather algorithms of the family give PMPI_Allgather's bytes. */
-static void check_allgather(MPI_Comm comm, const char *alg)
+/* The allgather algorithms of the family give PMPI_Allgather's bytes, with
+ * small blocks (one message per range) and blocks of 20 KB (one message
+ * per run of consecutive ranks: cx_sched_vrange). */
+static void check_allgather_n(MPI_Comm comm, const char *alg, int n)
 {
-    enum { N = 3 };
-    int mine[N], *got = malloc(sizeof(int) * N * size), *want = malloc(sizeof(int) * N * size);
-    for (int i = 0; i < N; i++)
-        mine[i] = rank * 100 + i;
+    int *mine = malloc(sizeof(int) * n), *got = malloc(sizeof(int) * n * size),
+        *want = malloc(sizeof(int) * n * size);
+    for (int i = 0; i < n; i++)
+        mine[i] = rank * 100000 + i;
     long before = CX_Algorithm_calls("allgather", alg);
     CX_Algorithm_set("allgather", alg);
-    CX_Allgather(mine, N, MPI_INT, got, N, MPI_INT, comm);
+    CX_Allgather(mine, n, MPI_INT, got, n, MPI_INT, comm);
     CX_Algorithm_set("allgather", NULL);
-    PMPI_Allgather(mine, N, MPI_INT, want, N, MPI_INT, comm);
-    CHECK(!memcmp(got, want, sizeof(int) * N * size), "allgather %s bytes", alg);
+    PMPI_Allgather(mine, n, MPI_INT, want, n, MPI_INT, comm);
+    CHECK(!memcmp(got, want, sizeof(int) * n * size), "allgather %s bytes (%d ints)", alg, n);
     CHECK(CX_Algorithm_calls("allgather", alg) == before + 1, "%s ran", alg);
+    free(mine);
     free(got);
     free(want);
+}
+
+static void check_allgather(MPI_Comm comm, const char *alg)
+{
+    check_allgather_n(comm, alg, 3);
+    check_allgather_n(comm, alg, 5000);
 }
 
 static void test_fig1(const char *prefix)
@@ -81,6 +90,7 @@ static void test_fig1(const char *prefix)
     snprintf(path, sizeof path, "%s.fig1", prefix);
     write_file(path, text);
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int err;
@@ -125,6 +135,7 @@ static void test_measured(const char *prefix)
         remove(path);
     MPI_Barrier(MPI_COMM_WORLD);
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     MPI_Comm comm, comm2;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     cx_comm *c, *c2;
@@ -201,6 +212,7 @@ static void test_errors(const char *prefix)
     snprintf(path, sizeof path, "%s.bad", prefix);
     write_file(path, "p 2\n0 1 1\n");   /* short */
     setenv("COLLX_TOPO_FILE", path, 1);
+    cx_knobs_reread();   /* collx reads its variables once */
     /* p=2 only matches on a 2-rank communicator; make the file fit p. */
     if (rank == 0) {
         FILE *f = fopen(path, "w");
@@ -221,6 +233,7 @@ static void test_errors(const char *prefix)
     if (rank == 0)
         remove(path);
     unsetenv("COLLX_TOPO_FILE");
+    cx_knobs_reread();
 }
 
 int main(int argc, char **argv)

@@ -1,4 +1,4 @@
-"""Figures of the demo report (report.py): Träff's t vs b per problem, and
+"""Figures of the demo report (report/): Träff's t vs b per problem, and
 a sweep's time vs bytes per rank, one line per algorithm."""
 from collx.plotting import pyplot
 

@@ -1,5 +1,6 @@
 """A run's command line: SMPI through sim/run, real MPI through the MPI's
-launcher. How collx starts MPI here (launcher, root and oversubscription
+launcher, the emulated cluster through ./run cluster (brought up first,
+idempotently, as the sweep's "cluster" says). How collx starts MPI here (launcher, root and oversubscription
 settings) is written once, in bench/mpi_env.sh; this asks it."""
 import functools
 import os
@@ -20,6 +21,11 @@ def root_of(v):
 
 def engine(v):
     return v.text("engine")
+
+
+def is_real(v):
+    """Real MPI processes (on this machine or on the emulated cluster)."""
+    return engine(v) in ("real", "cluster")
 
 
 def program_path(v):
@@ -84,8 +90,23 @@ def command(v):
             yield_preload(v, env)
         cmd = list(launcher) + ["-n", np_] + rank_env_flags(mpi, rank_env) + \
             [program_path(v)] + args
+    elif engine(v) == "cluster":
+        # ./run cluster run passes the environment's COLLX_* variables and
+        # LD_PRELOAD to every rank; the cluster is the sweep's "cluster"
+        # (NODESxPPN and up options), brought up if it is not already.
+        env["COLLX_MPI"] = v.text("mpi")
+        env.update({k: str(x) for k, x in v.render(v.data["rank_env"]).items()})
+        if v.data.get("yield_when_idle") and v.text("mpi") == "mpich":
+            yield_preload(v, env)
+        spec = v.text("cluster", "")
+        if not spec:
+            raise ValueError("the cluster engine needs 'cluster' (e.g. '4x2 --switches 2')")
+        cmd = [os.path.join(root_of(v), "cluster", "run.sh"), "--up", spec,
+               "--placement", v.text("placement", "block"),
+               "--launcher", v.text("launcher", "mpirun"), "-n", np_, "--",
+               program_path(v)] + args
     else:
-        raise ValueError(f"engine must be smpi or real, not '{engine(v)}'")
+        raise ValueError(f"engine must be smpi, real or cluster, not '{engine(v)}'")
     if int(v.get("timeout") or 0):
         cmd = ["timeout", str(v.get("timeout"))] + cmd
     if v.text("lock", ""):
@@ -97,4 +118,7 @@ def where(v):
     """A run's place in a progress line."""
     if engine(v) == "smpi":
         return f"{v.text('platform')}, p={v.text('np')}"
+    if engine(v) == "cluster":
+        return (f"{v.text('mpi')}, p={v.text('np')} on cluster {v.text('cluster')}, "
+                f"{v.text('placement', 'block')}")
     return f"{v.text('mpi')}, p={v.text('np')}"

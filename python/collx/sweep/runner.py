@@ -131,8 +131,8 @@ class Runner:
         return len(self.failed)
 
     def can_start(self, r, active):
-        real = launch.engine(r.vars) == "real"
-        if real or any(launch.engine(a.vars) == "real" for a in active):
+        # Real processes run alone: they time themselves on this machine.
+        if launch.is_real(r.vars) or any(launch.is_real(a.vars) for a in active):
             return not active
         cap = int(self.sweep(r).vars.get("jobs") or 0)
         same = sum(1 for a in active if a.sweep == r.sweep)

@@ -1,6 +1,12 @@
-"""Markdown tables, one module per family (fft, hier, pap, rma, topo)."""
+"""Markdown tables, one module per family (fft, hier, pap, rma, topo,
+traff, cluster) and for any collbench sweep (sweep)."""
 import argparse
 import sys
+
+
+def fmt(x):
+    """A time in us for a table: whole above 100, one decimal below."""
+    return "-" if x is None else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
 
 
 def command(prog, source, make, argv):

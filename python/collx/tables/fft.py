@@ -43,6 +43,21 @@ def mean_of_runs(paths):
     return rows, runs[0][1], len(runs)
 
 
+def gains(rows):
+    """algorithm -> (total, run r) saved against LS (linear_sync), in %;
+    rows as mean_of_runs gives them (or the paper's, as numbers)."""
+    base = next((r for r in rows if r["algorithm"] == "linear_sync"), None)
+    if not base:
+        return {}
+    return {r["algorithm"]: (100 * (1 - float(r["total_s"]) / float(base["total_s"])),
+                             100 * (1 - float(r["run_s"]) / float(base["run_s"])))
+            for r in rows}
+
+
+def paper_gains():
+    return gains(list(published.proficz_fft().values()))
+
+
 def tables(d):
     """The markdown lines; writes d/fft.csv on the way."""
     paper = published.proficz_fft()

@@ -12,16 +12,20 @@ against that one (the error printed is for runs the fit has not seen),
 then refitted on all and evaluated at p = 65536, the paper's largest
 scale.
 """
-import json
-import math
 import os
 from collections import defaultdict
 
+from collx import published
 from collx.csvio import read_rows, time_rows
 from collx.models import hier as hier_model
 from collx.plots.hier import plot
+from collx.tune import rules as tune_rules
+from collx.tune.grid import Grid
 
-PAPER = {"alltoallv": 14.2, "allgather": 26.0, "reduce_scatter_block": 32.7}
+
+def paper_speedups():
+    """collective -> the paper's average speed-up of hier over flat."""
+    return {c: x for (v, c), x in published.parsons().items() if v == "hier"}
 
 
 def load(path):
@@ -32,6 +36,7 @@ def load(path):
 def main(argv):
     out = argv[0] if argv else "results/hier"
     t = load(os.path.join(out, "hier.csv"))
+    paper = paper_speedups()
     colls = sorted({k[0] for k in t})
     lines = ["# Hierarchical collectives (Parsons & Pai 2014) in SMPI", "",
              "fattree-256x16 (16 ranks per node), run time r in us (mean of the "
@@ -58,8 +63,8 @@ def main(argv):
                 lines.append(f"| {p} | {m} | " +
                              " | ".join(f"{x:.1f}" if x else "" for x in vals) +
                              f" | {sp} | {ratio} |")
-        if c in PAPER:
-            lines += ["", f"Paper (65536 cores): hier {PAPER[c]}x faster than flat on "
+        if c in paper:
+            lines += ["", f"Paper (65536 cores): hier {paper[c]}x faster than flat on "
                       "average."]
         lines.append("")
         plot(out, c, t, ps, variants)
@@ -83,17 +88,12 @@ def flat(t, c, p, m):
     return t.get((c, p, m, "native")) or t.get((c, p, m, "smpi:pair"))
 
 
-def summary(t):
-    """Per collective and p: the mean over small sizes (8 B..1 KiB per
-    rank) of native / the best hier variant, beside the paper's average."""
-    lines = ["## Summary: speed-up of the best hier variant over flat native", "",
-             "Mean over the sizes measured from 8 B to 1 KiB per rank (and over all "
-             "sizes) of native / min(hier, hier+bruck, hier_ms); the paper's figure is "
-             "its average over its runs at up to 65536 cores (Cray MPT / MPICH as the "
-             "flat baseline).", "",
-             "| collective | p | small sizes: mean (range) | all sizes: mean | "
-             "best other / best hier, worst size | paper |",
-             "|---|---|---|---|---|---|"]
+def speedups(t):
+    """Per collective and p: native / the best hier variant at every size
+    measured, and the worst case of best other / best hier: rows
+    (coll, p, small, every, worst) where small lists the sizes 8 B..1 KiB
+    per rank and worst = (ratio, size)."""
+    rows = []
     for c in sorted({k[0] for k in t}):
         for p in sorted({k[1] for k in t if k[0] == c}):
             small, every, worst = [], [], None
@@ -109,13 +109,29 @@ def summary(t):
                     small.append(n / min(h))
                 r = (min(others) / min(h), m)
                 worst = r if worst is None or r < worst else worst
-            if not every:
-                continue
-            sm = (f"{sum(small) / len(small):.2f}x ({min(small):.2f}-{max(small):.2f})"
-                  if small else "")
-            paper = f"{PAPER[c]}x" if c in PAPER else ""
-            lines.append(f"| {c} | {p} | {sm} | {sum(every) / len(every):.2f}x | "
-                         f"{worst[0]:.2f} at {worst[1]} B | {paper} |")
+            if every:
+                rows.append((c, p, small, every, worst))
+    return rows
+
+
+def summary(t):
+    """Per collective and p: the mean over small sizes (8 B..1 KiB per
+    rank) of native / the best hier variant, beside the paper's average."""
+    paper = paper_speedups()
+    lines = ["## Summary: speed-up of the best hier variant over flat native", "",
+             "Mean over the sizes measured from 8 B to 1 KiB per rank (and over all "
+             "sizes) of native / min(hier, hier+bruck, hier_ms); the paper's figure is "
+             "its average over its runs at up to 65536 cores (Cray MPT / MPICH as the "
+             "flat baseline).", "",
+             "| collective | p | small sizes: mean (range) | all sizes: mean | "
+             "best other / best hier, worst size | paper |",
+             "|---|---|---|---|---|---|"]
+    for c, p, small, every, worst in speedups(t):
+        sm = (f"{sum(small) / len(small):.2f}x ({min(small):.2f}-{max(small):.2f})"
+              if small else "")
+        pp = f"{paper[c]}x" if c in paper else ""
+        lines.append(f"| {c} | {p} | {sm} | {sum(every) / len(every):.2f}x | "
+                     f"{worst[0]:.2f} at {worst[1]} B | {pp} |")
     return lines + [""]
 
 
@@ -187,32 +203,33 @@ def measured_as(c, p, v, t_get):
 
 
 def rules(t, path):
-    """A COLLX_RULES file: per collective and p, the fastest of collx's
-    algorithms at each measured size (ranges split halfway, in log scale,
-    between measured sizes). Collectives whose size is not known alike on
-    every rank (the v ones) cannot be chosen by size and are left out."""
+    """A COLLX_RULES file: per collective, the fastest of collx's
+    algorithms at each measured (p, size), as ranges that serve the sizes
+    and process counts in between (collx.tune.rules: boundaries at the
+    geometric mean of measured neighbours, equal neighbours merged, 16 ranks
+    per node, nothing below the smallest p measured). Collectives whose
+    size is not known alike on every rank (the v ones) cannot be chosen by
+    size and are left out."""
     out = []
     for c in RULE_COLLS:
-        for p in sorted({k[1] for k in t if k[0] == c}):
-            ms = sorted({k[2] for k in t if k[0] == c and k[1] == p})
-            best = []
+        ps = sorted({k[1] for k in t if k[0] == c})
+        ms = sorted({k[2] for k in t if k[0] == c})
+        if not ps:
+            continue
+        choice = {}
+        for p in ps:
             for m in ms:
                 times = {v: measured_as(c, p, v, t.get)(m) for v in RULE_ALGS}
                 times = {v: y for v, y in times.items() if y}
-                if times:
-                    best.append((m, min(times, key=times.get)))
-            for i, (m, v) in enumerate(best):
-                lo = 0 if i == 0 else int(math.sqrt(best[i - 1][0] * m)) + 1
-                hi = None if i == len(best) - 1 else int(math.sqrt(m * best[i + 1][0]))
-                size = {"min": lo} if hi is None else {"min": lo, "max": hi}
-                out.append({"collective": c, "algorithm": v,
-                            "comm_size": {"min": p, "max": p}, "msg_size": size})
-    with open(path, "w") as f:
-        f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in out) + "\n]}\n")
+                choice[(p, m)] = min(times, key=times.get) if times else "native"
+        out += tune_rules.build(c, Grid(c, ps, ms), choice, node=16, comm_open_below=False)
+    tune_rules.write(path, out)
     return ["## Rules file", "",
             f"`{os.path.basename(path)}` (written by this report): for each collective "
-            "whose message size every rank knows and each p measured, the fastest of "
-            "collx's `native`, `hier` and `hier_ms` at each measured size; "
+            "whose message size every rank knows, the fastest of collx's `native`, "
+            "`hier` and `hier_ms` at each measured p and size, as ranges that also serve "
+            "the process counts and sizes in between, none below the smallest p measured "
+            "(`python/collx/tune/rules.py`); "
             "`COLLX_RULES=docs/results/hier/rules.json` runs hier only where it was "
             f"measured faster on fattree-256x16 ({len(out)} rules).", ""]
 

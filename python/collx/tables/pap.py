@@ -42,6 +42,24 @@ def load(path):
     return val, p, rows[0]["platform"] if rows else "?"
 
 
+# Table 3 compares BSLN with LIN (scatter), Table 4 BSLS with LS (gather)
+COMPARED = {3: ("scatter", "bsln", "linear"), 4: ("gather", "bsls", "linear_sync")}
+
+
+def compared(val, table):
+    """The cells of the paper's table that we measured: (kfloats, delay ms,
+    our r(base) / r(new), the paper's), largest delay and size last."""
+    coll, new, base = COMPARED[table]
+    paper = published.proficz()
+    out = []
+    for k, d in sorted({(key[2], key[3]) for key in val}, key=lambda kd: (kd[1], kd[0])):
+        a = val.get((coll, new, k, d), {}).get("r")
+        b = val.get((coll, base, k, d), {}).get("r")
+        if a and b and (table, k, d) in paper:
+            out.append((k, d, b / a, paper[(table, k, d)][1]))
+    return out
+
+
 def cmp_table(val, paper, title, coll, new, base, table):
     sizes = sorted({key[2] for key in val})
     delays = sorted({key[3] for key in val})

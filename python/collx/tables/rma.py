@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from collx import published
 from collx.csvio import read_rows
 
 ALGS = ["rma_linear", "rma_binomial", "binomial", "native", "rma_binomial_put"]
@@ -91,6 +92,53 @@ def loggp_fit(data, plat):
         pred = math.ceil(math.log2(p)) * (A + m * G) + B
         md.append(f"| {p} | {m} | {t:.0f} | {pred:.0f} | {100 * (pred - t) / t:+.0f} % |")
     return md
+
+
+def size_text(m):
+    return f"{m / (1 << 20):g} MiB" if m >= 1 << 20 else f"{m / 1024:g} KiB" if m >= 1024 else f"{m} B"
+
+
+def ratios(data, plat, p, m):
+    """rma_binomial over rma_linear, two-sided binomial and native at one
+    point (None where one of them was not measured)."""
+    t = {a: data.get((plat, a), {}).get((p, m)) for a in ("rma_binomial", "rma_linear", "binomial", "native")}
+    rb = t["rma_binomial"]
+    return {a: (rb / t[a] if rb and t[a] else None) for a in ("rma_linear", "binomial", "native")}
+
+
+def paper_verdict(plat, p, m):
+    """Which one-sided broadcast the paper found faster at (p, m): 'binomial',
+    'linear', or None where its crossovers do not tell. The paper says the
+    binomial one's advantage grows with p and m, so a crossover at (p0, m0)
+    also holds for every larger p and m; returns the crossover row that
+    decided."""
+    for r in (r for r in published.paznikov() if r["platform"] == plat):
+        if r["vary"] == "m" and p >= r["p"] and m >= r["m_bytes"]:
+            return "binomial", r
+        if r["vary"] == "p" and m >= r["m_bytes"] and p >= r["p"]:
+            return "binomial", r
+    for r in (r for r in published.paznikov() if r["platform"] == plat):
+        if r["vary"] == "m" and p <= r["p"] and m < r["m_bytes"]:
+            return "linear", r
+        if r["vary"] == "p" and m <= r["m_bytes"] and p < r["p"]:
+            return "linear", r
+    return None, None
+
+
+def crossover_text(r):
+    """A paper's crossover row in words."""
+    if r["vary"] == "m":
+        return f"p = {r['p']}: binomial ahead from m = {size_text(r['m_bytes'])} (Fig. {r['fig']})"
+    return f"m = {size_text(r['m_bytes'])}: binomial ahead from p = {r['p']} (Fig. {r['fig']})"
+
+
+def paper_crossovers(plat):
+    """The paper's crossovers on the platform it ran on, as list lines."""
+    rows = [r for r in published.paznikov() if r["platform"] == plat]
+    if not rows:
+        return []
+    return ([f"\nThe paper's crossovers on this cluster (rma_binomial faster than rma_linear):\n"]
+            + [f"- {crossover_text(r)}" for r in rows])
 
 
 def tables(data):

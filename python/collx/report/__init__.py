@@ -1,0 +1,54 @@
+"""collx demo report: reads what the sweeps of group `demo` (sweeps.json)
+wrote into a results directory and writes DIR/report.md and PNG plots next
+to it, one section per paper, each with the paper's published figures
+beside ours (python/collx/published/), then real MPI on this machine, the
+emulated cluster and, when the tuner ran, its results.
+
+    python3 -m collx report results/<date>
+
+A part whose data is missing is left out with one line naming the sweep
+that makes it. CSV schema: bench/README.md. Every sweep_* file is rendered
+(by the section of its platform's paper, or under 'Other SMPI sweeps'), so
+new algorithms and new sweeps appear without changes here."""
+import os
+
+from collx.report import bhowmik, machines, parsons, paznikov, proficz, traff
+from collx.report.sweeps import Sweeps
+
+
+def sections(res):
+    """The report's sections in order (papers first), None left out."""
+    smpi = Sweeps(res)
+    papers = [traff.section(res), proficz.section(res), paznikov.section(res, smpi),
+              parsons.section(res, smpi), bhowmik.section(res, smpi)]
+    rest = [machines.real_mpi(res), machines.emulated_cluster(res), machines.tuning(res),
+            machines.other_sweeps(res, smpi)]
+    return papers + [s for s in rest if s is not None]
+
+
+def timings(res):
+    path = os.path.join(res, "timings.txt")
+    if not os.path.exists(path):
+        return []
+    return ["Wall time of the demo steps:", "", "```", open(path).read().rstrip(), "```", ""]
+
+
+def main(argv):
+    if len(argv) != 1:
+        raise SystemExit("usage: python3 -m collx report RESULTS_DIR")
+    res = argv[0]
+    if not os.path.isdir(res):
+        raise SystemExit(f"collx report: no directory {res}")
+    secs = sections(res)
+    summary = [s.summary() for s in secs]
+    out = ["# collx demo report", "",
+           "One section per paper: what it claims, this run's headline figure beside the "
+           "paper's (**ours:**), where we miss it, then the tables. Published numbers: "
+           "python/collx/published/. Made by `python3 -m collx report DIR` from the CSVs "
+           "the sweeps of group `demo` wrote (`./run collx sweep --list`).", "",
+           "## Summary", ""] + summary + [""] + timings(res)
+    for s in secs:
+        out += s.lines()
+    with open(os.path.join(res, "report.md"), "w") as f:
+        f.write("\n".join(out).rstrip("\n") + "\n")
+    print("\n".join(summary))

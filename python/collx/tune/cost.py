@@ -1,0 +1,94 @@
+"""What measuring costs, predicted from what it has cost so far.
+
+A case (one algorithm at one size, one sample) costs what collbench's
+host_s says (SMPI: the simulation's CPU seconds; store.case_cost), and its
+prediction elsewhere comes from the same kind of model as the times
+(model.AlgModel on the case costs of that algorithm, inside one node and
+across nodes apart: simulating shared links costs up to 200 times more),
+growing as q^2 beyond the largest q measured: simulating rma_linear costs
+a hundred times what native does, and the sampler must know. A run
+costs its cases plus a launch overhead (start-up, privatization,
+communicator setup: the run's cost minus its cases'), a + b q fitted over
+the runs so far."""
+import math
+
+import numpy as np
+
+from collx.tune.model import AlgModel
+
+DEFAULT_CASE = 0.01     # seconds, before anything is known
+DEFAULT_LAUNCH = 0.2
+
+
+class CostModel:
+    def __init__(self, store, algs, reps, node=None):
+        self.store, self.algs, self.reps, self.node = store, algs, reps, node
+        self.models, self.cache, self.launch = {}, {}, (DEFAULT_LAUNCH, 0.0)
+
+    def domain(self, q):
+        return int(self.node is not None and q > self.node)
+
+    def refit(self, coll):
+        self.cache = {k: v for k, v in self.cache.items() if k[0] != coll}
+        pts = {}
+        for (c, a, q, m), xs in self.store.host.items():
+            if c == coll:
+                pts.setdefault((a, self.domain(q)), []).append(
+                    (q, m, max(sum(xs) / len(xs), 1e-5)))
+        for a in self.algs[coll]:
+            for dom in (0, 1):
+                self.models[(coll, a, dom)] = AlgModel(sorted(pts.get((a, dom), [])))
+        over = []
+        for b in self.store.batches:
+            if b.get("case_cost") is not None:
+                over.append((b["q"], max(b["cost"] - b["case_cost"], 0.0)))
+        if len(over) >= 2 and len({q for q, _ in over}) >= 2:
+            qs, ys = np.array([q for q, _ in over], float), np.array([y for _, y in over])
+            b_, a_ = np.polyfit(qs, ys, 1)
+            self.launch = (max(float(a_), 0.0), max(float(b_), 0.0))
+        elif over:
+            self.launch = (sum(y for _, y in over) / len(over), 0.0)
+
+    def fill(self, coll, cells):
+        """Predicts every algorithm's case cost at these points at once."""
+        for a in self.algs[coll]:
+            for dom in (0, 1):
+                model = self.models.get((coll, a, dom))
+                todo = [(q, m) for q, m in cells if self.domain(q) == dom and
+                        (coll, a, q, m) not in self.store.host]
+                if model is None or model.n < 3 or not todo:
+                    continue
+                top = max(qq for qq, _ in model.points)
+                pred = model.predict([(min(q, top), m) for q, m in todo])
+                for (q, m), ln in zip(todo, pred):
+                    self.cache[(coll, a, q, m)] = math.exp(float(ln)) * max(q / top, 1) ** 2
+
+    def case(self, coll, a, q, m):
+        """Predicted cost of one case of a at (q, m)."""
+        key = (coll, a, q, m)
+        if key in self.cache:
+            return self.cache[key]
+        xs = self.store.host.get(key)
+        model = self.models.get((coll, a, self.domain(q)))
+        if xs:
+            got = sum(xs) / len(xs)
+        elif model is not None and model.n >= 3:
+            # beyond the largest q measured: grow as q^2 (messages of a
+            # ring or pairwise exchange; sharing links costs the solver more)
+            top = max(qq for qq, _ in model.points)
+            got = math.exp(float(model.predict([(min(q, top), m)])[0])) * max(q / top, 1) ** 2
+        else:   # nothing on this algorithm there yet: the others' mean, or a guess
+            others = [self.case(coll, b, q, m) for b in self.algs[coll]
+                      if b != a and self.models.get((coll, b, self.domain(q))) is not None
+                      and self.models[(coll, b, self.domain(q))].n >= 3]
+            got = sum(others) / len(others) if others else DEFAULT_CASE
+        self.cache[key] = got
+        return got
+
+    def overhead(self, q):
+        return self.launch[0] + self.launch[1] * q
+
+    def batch(self, coll, q, algs, sizes):
+        """Predicted cost of one run: algs x sizes, reps samples each."""
+        return self.overhead(q) + self.reps * sum(self.case(coll, a, q, m)
+                                                  for a in algs for m in sizes)

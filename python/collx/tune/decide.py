@@ -1,0 +1,269 @@
+"""What to run at a grid point, and how sure that is.
+
+An algorithm's time at a point (q, m) is measured (the mean of its
+samples, with their 95 % confidence interval) or predicted (model.py).
+Two algorithms are compared by the difference of their ln T; its
+uncertainty is
+
+  * both measured: their confidence intervals;
+  * otherwise: how wrong the predicted difference was at the measured
+    points nearby where both were measured (the difference of their
+    leave-one-out errors, weighted 1/(1 + d^2)), grown with the distance
+    to the nearest such point. Errors the two share (a step of the
+    platform that both cross) cancel: near-identical algorithms are not
+    measured just because the model misses that step. Only interpolation
+    counts: outside the range of q and m where both were measured, or with
+    points only inside one node for a point across nodes (and the other
+    way round), the difference is unknown (sigma = 1, a factor e).
+
+Choice: an algorithm replaces native only on evidence: faster than native
+by the margin (default 2 %), and beyond the noise: measured, its upper
+95 % bound below native's lower one; predicted, the difference more than
+1.96 of its uncertainties. Of native and the algorithms with evidence the
+one with the best upper 95 % bound is chosen (a measured time beats an
+equal prediction), unless the choice at the next smaller size is allowed
+too and within 3 % of it: then that one stays (longer ranges, fewer
+rules, no switching on differences within the noise).
+
+Collectives whose rules cannot use the message size (the v-collectives,
+barrier) choose one algorithm per communicator size:
+it must beat native in geometric mean over the sizes (by the margin, with
+evidence) and be at most 5 % slower than native at every size.
+
+Risk: the probability that an algorithm whose time is only predicted (or
+whose comparison is not measured) is faster than the choice by more than
+EPS (3 %); its expected gain beyond EPS ranks what to measure next
+(sampler.py). Points where no comparison has a risk above 5 % are done."""
+import math
+
+import numpy as np
+
+from collx.tune import grid as gridmod
+from collx.tune.model import AlgModel
+
+Z = 1.96          # 95 % two-sided
+EPS = 0.03        # a difference this small is not worth a measurement
+RISK = 0.05
+V_SLOWER = 0.05   # one algorithm for every size: at most this much slower anywhere
+IGNORANT = 1.0    # sigma of a ln-difference with too few points (a factor e)
+MIN_POINTS = 3    # points an algorithm needs before its predictions count
+MIN_SIGMA = 0.01
+
+
+def phi(x):
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+class Est:
+    """ln T at a point; sigma: of the measurement (None: predicted)."""
+
+    def __init__(self, ln, sigma=None):
+        self.ln, self.sigma = ln, sigma
+
+    @property
+    def measured(self):
+        return self.sigma is not None
+
+    @property
+    def us(self):
+        return math.exp(self.ln)
+
+
+class Decider:
+    def __init__(self, store, algs, margin, grids=None, node=None):
+        """algs: {coll: [algorithm, ...]} (native among them); node: ranks
+        per node (None: one node)."""
+        self.store, self.algs, self.margin, self.node = store, algs, margin, node
+        self.grids = grids or {}
+        self.models, self.pred, self.pairs = {}, {}, {}
+
+    def refit(self, coll, cells=None):
+        """Fits every algorithm of coll and predicts the grid's points."""
+        cells = cells or (self.grids[coll].cells() if coll in self.grids else [])
+        self.pairs = {k: v for k, v in self.pairs.items() if k[0] != coll}
+        for a in self.algs[coll]:
+            pts = [(q, m, self.store.stat(coll, a, q, m).mean)
+                   for q, m in sorted(self.store.measured_points(coll, a))]
+            model = self.models[(coll, a)] = AlgModel(pts)
+            if model.n >= MIN_POINTS and cells:
+                self.pred[(coll, a)] = dict(zip(cells, model.predict(cells)))
+            else:
+                self.pred[(coll, a)] = {}
+
+    # ------------------------------------------------------------ estimates
+    def estimate(self, coll, alg, q, m):
+        if self.store.cannot(coll, alg, q, m):
+            return None
+        if self.store.usable(coll, alg, q, m):
+            st = self.store.stat(coll, alg, q, m)
+            return Est(math.log(st.mean), st.sigma_ln())
+        ln = self.pred.get((coll, alg), {}).get((q, m))
+        return None if ln is None else Est(float(ln))
+
+    def estimates(self, coll, q, m):
+        out = {}
+        for a in self.algs[coll]:
+            e = self.estimate(coll, a, q, m)
+            if e:
+                out[a] = e
+        return out
+
+    def diff_sigma(self, coll, a, ea, c, ec, q, m):
+        """Uncertainty of ln T_a - ln T_c at (q, m) (see the docstring)."""
+        noise = math.hypot(ea.sigma or 0.0, ec.sigma or 0.0)
+        if ea.measured and ec.measured:
+            return max(noise, MIN_SIGMA)
+        return self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured), q, m, noise)
+
+    def self_sigma(self, coll, a, e, q, m):
+        """Uncertainty of ln T_a at (q, m): of its measurement, or of its
+        prediction (its own leave-one-out errors nearby)."""
+        if e.measured:
+            return max(e.sigma, MIN_SIGMA)
+        return self.local_sigma(coll, (a,), (True,), q, m, 0.0)
+
+    def local_sigma(self, coll, algs, predicted, q, m, noise):
+        """RMS near (q, m) of the leave-one-out errors of the predicted
+        ones of algs (signs: first minus the others), at the points where
+        all of algs were measured, in q's domain; grown with the distance
+        to the nearest such point; IGNORANT outside their range."""
+        sup = self.support(coll, algs, self.domain(q))
+        if sup is None:
+            return IGNORANT
+        x, errs, spacing, lo, hi = sup
+        lq, lm = math.log2(q), math.log2(m)
+        if not (lo[0] <= lq <= hi[0] and lo[1] <= lm <= hi[1]):
+            return IGNORANT   # outside what they were measured around: no prediction
+        err = 0.0
+        for i, (e, pred) in enumerate(zip(errs, predicted)):
+            if pred:
+                err = err + e if i == 0 else err - e
+        d2 = (x[:, 0] - lq) ** 2 + (x[:, 1] - lm) ** 2
+        w = 1.0 / (1.0 + d2)
+        local = math.sqrt(float((w * np.square(err)).sum() / w.sum()))
+        # the errors are those of predictions one neighbour away: grow with
+        # the distance to the nearest point they were measured at
+        grow = max(math.sqrt(max(math.sqrt(float(d2.min())), 0.5) / spacing), 0.5)
+        return min(max(math.hypot(local * grow, noise), MIN_SIGMA), IGNORANT)
+
+    def domain(self, q):
+        """Inside one node (0) or across nodes (1): different machines, one
+        is not predicted from the other."""
+        return int(self.node is not None and q > self.node)
+
+    def support(self, coll, algs, dom):
+        """(the points of domain dom where all of algs were measured, as
+        log2 q and log2 m; each one's leave-one-out errors there; the mean
+        distance to the nearest other such point; their lower and upper
+        corners), or None with too few. Cached until the next refit."""
+        key = (coll, algs, dom)
+        if key not in self.pairs:
+            loos = [self.models[(coll, a)].loo for a in algs]
+            common = [p for p in loos[0] if self.domain(p[0]) == dom and
+                      all(p in lo for lo in loos[1:])]
+            if len(common) < MIN_POINTS:
+                self.pairs[key] = None
+            else:
+                x = np.array([(math.log2(p[0]), math.log2(p[1])) for p in common])
+                nn = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(axis=-1))
+                np.fill_diagonal(nn, np.inf)
+                spacing = max(float(nn.min(axis=1).mean()), 0.5)
+                self.pairs[key] = (x, [np.array([lo[p] for p in common]) for lo in loos],
+                                   spacing, tuple(x.min(axis=0)), tuple(x.max(axis=0)))
+        return self.pairs[key]
+
+    # ------------------------------------------------------------ choosing
+    def evidence(self, coll, a, e, nat, q, m):
+        """a beats native by the margin, beyond the noise."""
+        gain = nat.ln - e.ln
+        if gain < -math.log(1 - self.margin):
+            return False
+        if e.measured and nat.measured:   # confidence intervals apart
+            return e.ln + Z * e.sigma < nat.ln - Z * nat.sigma
+        return gain > Z * self.diff_sigma(coll, a, e, "native", nat, q, m)
+
+    def choose_cell(self, coll, q, m, ests=None, keep=None):
+        """keep: the choice at the next smaller size; it stays if it is
+        allowed here and within EPS of the best (fewer, longer ranges
+        instead of a new rule for every difference within the noise)."""
+        ests = ests if ests is not None else self.estimates(coll, q, m)
+        nat = ests.get("native")
+        if nat is None:
+            return "native"
+        ok = ["native"] + [a for a, e in ests.items()
+                           if a != "native" and self.evidence(coll, a, e, nat, q, m)]
+        # the best time it can be trusted to have: a measured algorithm
+        # wins over an equal prediction
+        bound = {a: ests[a].ln + Z * self.self_sigma(coll, a, ests[a], q, m) for a in ok}
+        best = min(ok, key=bound.get)
+        if keep in ok and ests[keep].ln - ests[best].ln <= math.log(1 + EPS):
+            return keep
+        return best
+
+    def choose_bin(self, coll, q, sizes):
+        """One algorithm for every size at q (rules without msg_size)."""
+        per = [(m, self.estimates(coll, q, m)) for m in sizes]
+        if any("native" not in e for _, e in per):
+            return "native"
+        best, best_g = "native", 0.0
+        for a in self.algs[coll]:
+            if a == "native" or any(a not in e for _, e in per):
+                continue
+            d = [e[a].ln - e["native"].ln for _, e in per]
+            s = sum(self.diff_sigma(coll, a, e[a], "native", e["native"], q, m)
+                    for m, e in per) / len(per)   # errors at neighbouring sizes go together
+            g = sum(d) / len(d)
+            if (g <= math.log(1 - self.margin) and g + Z * s < 0 and
+                    max(d) <= math.log(1 + V_SLOWER) and g < best_g):
+                best, best_g = a, g
+        return best
+
+    def choices(self, coll, grid):
+        """{(q, m): algorithm} over the grid."""
+        out = {}
+        for q in grid.comms:
+            if gridmod.uses_msg_size(coll):
+                prev = None
+                for m in grid.sizes:
+                    out[(q, m)] = prev = self.choose_cell(coll, q, m, keep=prev)
+            else:
+                a = self.choose_bin(coll, q, grid.sizes)
+                out.update({(q, m): a for m in grid.sizes})
+        return out
+
+    # ------------------------------------------------------------ risk
+    def comparisons(self, coll, q, m, choice):
+        """[(a, p, ei)] for each algorithm a whose comparison with the
+        choice is not measured: p, the probability that a is faster by
+        more than EPS; ei, the expected gain beyond EPS (in ln T) of
+        switching to a, E[max(0, ln T_choice - ln T_a - ln(1 + EPS))]."""
+        ests = self.estimates(coll, q, m)
+        c = ests.get(choice)
+        if c is None:
+            return []
+        out, delta = [], math.log(1 + EPS)
+        for a, e in ests.items():
+            if a == choice or (e.measured and c.measured):
+                continue
+            s = self.diff_sigma(coll, a, e, choice, c, q, m)
+            z = (c.ln - e.ln - delta) / s
+            ei = s * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) + (c.ln - e.ln - delta) * phi(z)
+            out.append((a, phi(z), ei))
+        return out
+
+    def risk(self, coll, q, m, choice):
+        """(the largest p of comparisons, the algorithms to measure: those
+        with p > RISK, and then the choice and native too)."""
+        comp = self.comparisons(coll, q, m, choice)
+        need = {a for a, p, _ in comp if p > RISK}
+        if need:
+            need |= {choice, "native"}
+        need = {a for a in need if not self.store.usable(coll, a, q, m)}
+        return max((p for _, p, _ in comp), default=0.0), sorted(need)
+
+    def predicted_regret(self, coll, q, m, choice):
+        """T(choice) / min T over the algorithms, from the estimates."""
+        ests = self.estimates(coll, q, m)
+        if choice not in ests:
+            return None
+        return math.exp(ests[choice].ln - min(e.ln for e in ests.values()))

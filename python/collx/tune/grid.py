@@ -1,0 +1,151 @@
+"""The grid the tuner samples from, and the points it holds out.
+
+Message sizes: powers of two from MIN to MAX (bytes per rank, as collbench's
+-m and the rules' msg_size count them). Communicator sizes: node counts
+N, N/2, N/4, ... and 3N/4, 3N/8, ... (rounded, whole nodes), then inside one
+node k, k/2, ... and 3k/4, 3k/8, ... down to 2 ranks (k ranks per node,
+block placement: a communicator of q ranks is ranks 0..q-1). Without nodes
+(one machine) k = P. Held-out points lie between grid points: sizes 3 * 2^j
+and communicator sizes halfway between two grid ones."""
+import math
+
+# collectives whose block sizes only the root knows: rules cannot use msg_size
+V_COLLS = ("gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw",
+           "reduce_scatter")
+NO_SIZE = ("barrier",)   # measured at one size; rules use no msg_size
+BARRIER_SIZE = 4
+
+
+def uses_msg_size(coll):
+    return coll not in V_COLLS and coll not in NO_SIZE
+
+
+def parse_size(text):
+    """'4096', '4K', '2M' -> bytes."""
+    t = text.strip()
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(t[-1:].lower(), 1)
+    return int(t[:-1] if mult > 1 else t) * mult
+
+
+def parse_range(text):
+    lo, _, hi = text.partition(":")
+    lo, hi = parse_size(lo), parse_size(hi or lo)
+    if not 0 < lo <= hi:
+        raise ValueError(f"bad size range '{text}' (want MIN:MAX, 0 < MIN <= MAX)")
+    return lo, hi
+
+
+def msg_sizes(lo, hi):
+    """Powers of two from lo to hi (lo itself if it is not one)."""
+    out, s = [], lo
+    while s <= hi:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def halvings(n):
+    """n, n/2, n/4, ... and 3n/4, 3n/8, ... rounded, >= 1, descending."""
+    got, x = set(), float(n)
+    while x >= 1:
+        got.add(int(round(x)))
+        if 0.75 * x >= 1:
+            got.add(int(round(0.75 * x)))
+        x /= 2
+    return sorted(got, reverse=True)
+
+
+def comm_sizes(p, node=None):
+    """The grid's communicator sizes for p ranks, k = node ranks per node
+    (None or >= p: one node). Descending, all >= 2."""
+    k = node if node and node < p else p
+    qs = {n * k for n in halvings(p // k)} if k < p else set()
+    qs |= {q for q in halvings(k) if q >= 2}
+    if p not in qs and p >= 2:
+        qs.add(p)   # p not a multiple of k: the whole job still counts
+    return sorted(qs, reverse=True)
+
+
+def held_out_comm_sizes(p, node=None):
+    """Communicator sizes halfway between two grid ones (never on the grid;
+    not always whole nodes: a job may end in a part of a node)."""
+    grid = comm_sizes(p, node)
+    out = set()
+    for hi, lo in zip(grid, grid[1:]):
+        mid = (hi + lo) // 2
+        if lo < mid < hi:
+            out.add(mid)
+    return sorted(out, reverse=True)
+
+
+def held_out_sizes(lo, hi):
+    """3 * 2^j bytes between lo and hi: halfway (in log scale, nearly)
+    between two grid sizes, never on the grid."""
+    grid = set(msg_sizes(lo, hi))
+    out, s = [], 3 * 2 ** max(0, int(math.log2(lo)) - 1)
+    while s <= hi:
+        if s >= lo and s not in grid and s % 4 == 0:
+            out.append(s)
+        s *= 2
+    return out
+
+
+def bins(values, top=None):
+    """Ranges that cover every value between grid points: each grid value v
+    serves [lo, hi], boundaries at the geometric mean of neighbours; the
+    lowest range starts at 0 (None), the highest ends at top (None: open).
+    values ascending; returns [(lo or None, hi or None)] in that order."""
+    out = []
+    for i, v in enumerate(values):
+        lo = None if i == 0 else int(math.sqrt(values[i - 1] * v)) + 1
+        hi = top if i == len(values) - 1 else int(math.sqrt(v * values[i + 1]))
+        out.append((lo, hi))
+    return out
+
+
+def is_pow2(v):
+    return v > 0 and v & (v - 1) == 0
+
+
+def comm_bins(values, top=None):
+    """bins() for communicator sizes, except that beside a grid size that
+    is not a power of two a power of two serves only itself: powers of two
+    behave apart (recursive doubling and Rabenseifner are at their best
+    there, the MPI's own selection switches on them), so a size between
+    a power of two and a non-power grid size is served like the non-power.
+    Grid 2 3 4 6 8 16 24 32: 6 serves 5..7, 8 serves 8..11, 24 serves
+    17..31, 32 only 32."""
+    out = bins(values, top)
+    for i, v in enumerate(values):
+        if not is_pow2(v):
+            continue
+        if i > 0 and not is_pow2(values[i - 1]):
+            out[i - 1], out[i] = (out[i - 1][0], v - 1), (v, out[i][1])
+        if i + 1 < len(values) and not is_pow2(values[i + 1]):
+            out[i], out[i + 1] = (out[i][0], v), (v + 1, out[i + 1][1])
+    return out
+
+
+def nearest(values, x):
+    """The grid value whose bin holds x (values ascending)."""
+    for v, (lo, hi) in zip(values, bins(values)):
+        if (lo is None or x >= lo) and (hi is None or x <= hi):
+            return v
+    return values[-1]
+
+
+class Grid:
+    """Communicator sizes x message sizes of one collective."""
+
+    def __init__(self, coll, comms, sizes):
+        self.coll = coll
+        self.comms = sorted(comms)                        # ascending
+        self.sizes = [BARRIER_SIZE] if coll in NO_SIZE else sorted(sizes)
+
+    def cells(self):
+        return [(q, m) for q in self.comms for m in self.sizes]
+
+    def index(self, q, m):
+        """Position in grid steps: (log2 q, log2 m), so distances count
+        halvings of either."""
+        return math.log2(q), math.log2(m)

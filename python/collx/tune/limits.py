@@ -1,0 +1,150 @@
+"""Runs one command so that one bad point cannot take the machine down: a
+time limit (wall clock, or the CPU seconds of its processes: a simulation
+on a machine loaded by other jobs is slow on the wall clock, not in CPU
+time) and a memory limit on the resident memory of its whole
+process group (SMPI runs every rank in one process; an algorithm that needs
+more memory than the limit is killed, said and skipped). Also measures the
+host time it cost: the CPU seconds (user + system) of the command and all
+its descendants."""
+import os
+import resource
+import signal
+import subprocess
+import tempfile
+import time
+
+POLL = 0.2   # seconds between checks
+
+
+def mem_total():
+    """Bytes of RAM on this machine."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return 8 << 30
+
+
+def default_mem_limit():
+    """A third of the machine: it is shared with other jobs."""
+    return mem_total() // 3
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def group_usage(pgid):
+    """{pid: (resident bytes, CPU seconds)} of every process in group pgid."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue   # gone meanwhile
+        # after "pid (comm)": state ppid pgrp ...; utime, stime at 11, 12; rss at 21
+        if int(fields[2]) == pgid:
+            out[int(pid)] = (int(fields[21]) * PAGE,
+                             (int(fields[11]) + int(fields[12])) / TICK)
+    return out
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+class Outcome:
+    """rc (None: killed), why it was killed ('' if not), host CPU seconds,
+    wall seconds, peak resident bytes seen."""
+
+    def __init__(self, rc, killed, cpu, wall, peak, stderr):
+        self.rc, self.killed, self.cpu, self.wall = rc, killed, cpu, wall
+        self.peak, self.stderr = peak, stderr
+
+    @property
+    def ok(self):
+        return self.rc == 0 and not self.killed
+
+    def why(self):
+        if self.killed:
+            return self.killed
+        if self.rc:
+            tail = " | ".join(self.stderr.strip().splitlines()[-3:])
+            return f"exit {self.rc}" + (f": {tail}" if tail else "")
+        return ""
+
+
+WALL_CAP = 20   # with a CPU time limit, the wall clock may take this many times it
+
+
+def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.devnull,
+        clock="wall"):
+    """Runs argv in its own process group under the limits (timeout in
+    seconds of clock: "wall", or "cpu" for its processes' CPU time, with
+    WALL_CAP times that on the wall clock); returns an Outcome. stderr is
+    kept (its end explains failures)."""
+    w = Watch(timeout, mem_limit or default_mem_limit(), clock)
+    cpu0 = children_cpu()
+    with open(stdout_path, "w") as out, open(os.devnull) as nul, \
+            tempfile.TemporaryFile("w+b") as err:
+        p = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd, stdin=nul,
+                             stdout=out, stderr=err, start_new_session=True)
+        try:
+            w.watch(p)
+        finally:   # interrupted (Ctrl-C, SIGTERM): the run must not outlive us
+            if p.poll() is None:
+                kill_group(p)
+        p.wait()
+        err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
+        stderr = err.read().decode(errors="replace")
+    # a killed run's processes are not all waited for (their CPU time never
+    # reaches RUSAGE_CHILDREN): count what was seen of them while they ran
+    cpu = max(children_cpu() - cpu0, sum(w.cpu.values()))
+    return Outcome(p.returncode, w.killed, cpu, time.time() - w.t0, w.peak, stderr)
+
+
+class Watch:
+    """Polls a process group: its peak resident memory, the CPU seconds of
+    each of its processes as last seen; kills it when it breaks a limit."""
+
+    def __init__(self, timeout, mem_limit, clock):
+        self.timeout, self.mem_limit, self.clock = timeout, mem_limit, clock
+        self.t0, self.peak, self.cpu, self.killed = time.time(), 0, {}, ""
+
+    def watch(self, p):
+        while p.poll() is None:
+            time.sleep(POLL)
+            usage = group_usage(p.pid)
+            self.cpu.update({pid: cpu for pid, (_, cpu) in usage.items()})
+            rss = sum(r for r, _ in usage.values())
+            self.peak = max(self.peak, rss)
+            if rss > self.mem_limit:
+                self.killed = f"memory: {rss / 2**30:.1f} GiB resident > limit " \
+                              f"{self.mem_limit / 2**30:.1f} GiB"
+            elif self.clock == "cpu" and sum(self.cpu.values()) > self.timeout:
+                self.killed = f"timeout: more than {self.timeout:g} s of CPU time"
+            elif time.time() - self.t0 > self.timeout * (WALL_CAP if self.clock == "cpu" else 1):
+                self.killed = f"timeout: more than {time.time() - self.t0:.0f} s"
+            if self.killed:
+                kill_group(p)
+                return
+
+
+def kill_group(p):
+    """TERM, then KILL what is left after a second."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=1.0)
+            return
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,225 @@
+"""./run tune: measured automatic selection (python/collx/tune/README.md).
+
+    ./run tune --platform ib-6x8 -n 32 --colls allreduce,bcast --budget 300 \\
+               --out rules.json --report results/tune
+    ./run tune --real -n 4 --sizes 8:64K --out rules.json
+    ./run tune validate --rules rules.json --platform ib-6x8 -n 32 ...
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+from collx.tune import grid as gridmod
+from collx.tune import limits, report, rules as rulesmod
+from collx.tune.decide import Decider
+from collx.tune.sampler import Sampler, grid_pairs
+from collx.tune.store import Store, save
+from collx.tune.target import Real, Replay, Smpi
+
+
+def target_args(ap):
+    """Options every subcommand shares: where to measure and its limits."""
+    t = ap.add_argument_group("target (one of --platform, --launch, --real)")
+    t.add_argument("--platform", help="SMPI platform: a NAME of sim/platforms or the path "
+                   "of a platform XML with NAME.hostfile and NAME.cfg beside it")
+    t.add_argument("--hostfile", help="SMPI placement: NAME (PLATFORM.NAME.hostfile) or a path")
+    t.add_argument("--launch", help="real MPI: the launcher command that starts P ranks, "
+                   "e.g. \"mpirun -np 4\" (collbench and its arguments are appended)")
+    t.add_argument("--real", action="store_true",
+                   help="real MPI with bench/mpi_env.sh's launcher for COLLX_MPI")
+    t.add_argument("--replay", help="no measuring: answer from the tune.json of an earlier "
+                   "--grid report (to study the sampling against a known grid)")
+    t.add_argument("-n", type=int, dest="p", help="ranks (the largest communicator)")
+    t.add_argument("--ranks-per-node", type=int,
+                   help="real MPI on several nodes: ranks per node (block placement)")
+    t.add_argument("--collbench", help="collbench binary (default: the build's)")
+    t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
+    t.add_argument("--timeout", type=float, default=300,
+                   help="seconds one run may take before it is killed: host CPU seconds in "
+                   "SMPI (and 20 times that on the wall clock), wall seconds on a real MPI "
+                   "(default 300)")
+    t.add_argument("--mem-limit", type=float,
+                   help="GiB one run may hold resident before it is killed "
+                   "(default a third of this machine's memory)")
+    t.add_argument("--reps", type=int, help="samples per point (default 1 in SMPI, whose "
+                   "runs are deterministic; 3 on a real MPI)")
+    t.add_argument("--iters", type=int, help="timed repetitions per sample (collbench -i; "
+                   "default 3 SMPI, 20 real)")
+    t.add_argument("--warmup", type=int,
+                   help="warm-up calls (collbench -x; default 1 SMPI, 5 real)")
+
+
+def make_target(a):
+    if sum(bool(x) for x in (a.platform, a.launch, a.real, a.replay)) != 1:
+        raise SystemExit("tune: give exactly one of --platform, --launch, --real, --replay")
+    if a.replay:
+        t = Replay(a.replay)
+    elif a.platform:
+        if not a.p:
+            raise SystemExit("tune: --platform needs -n P")
+        t = Smpi(a.platform, a.p, hostfile=a.hostfile, collbench=a.collbench)
+    else:
+        t = Real(a.p, launch_cmd=a.launch, node=a.ranks_per_node, collbench=a.collbench)
+    smpi = t.kind != "real"
+    a.reps = a.reps or (1 if smpi else 3)
+    a.iters = a.iters or (3 if smpi else 20)
+    a.warmup = a.warmup if a.warmup is not None else (1 if smpi else 5)
+    a.mem_limit = int(a.mem_limit * 2**30) if a.mem_limit else limits.default_mem_limit()
+    return t
+
+
+def registry(t, colls):
+    """{coll: [algorithms, native first]} of the collectives asked for."""
+    reg = dict(t.registry())
+    want = list(reg) if colls == "all" else colls.split(",")
+    bad = [c for c in want if c not in reg]
+    if bad:
+        raise SystemExit(f"tune: unknown collective(s) {', '.join(bad)}; known: "
+                         f"{', '.join(reg)}")
+    return {c: ["native"] + [x for x in reg[c] if x != "native"] for c in want}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="collx tune", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    target_args(ap)
+    ap.add_argument("--sizes", default="8:4194304",
+                    help="MIN:MAX bytes per rank, powers of two between (default 8:4194304)")
+    ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
+                    "P, P/2, ... and 3P/4, 3P/8, ..., whole nodes; grid.py)")
+    ap.add_argument("--budget", type=float, help="seconds of host CPU time (SMPI) or wall "
+                    "time (real) to spend measuring; the best rules so far are written")
+    ap.add_argument("--grid", action="store_true",
+                    help="measure the whole grid (every algorithm everywhere), for comparison")
+    ap.add_argument("--margin", type=float, default=0.02,
+                    help="an algorithm replaces native only if faster by this fraction "
+                    "beyond the noise (default 0.02)")
+    ap.add_argument("--noise-floor", type=float,
+                    help="smallest relative 95%% half-width assumed for a point "
+                    "(default 0.005 SMPI, 0.01 real)")
+    ap.add_argument("--out", default="rules.json", help="the rules file (default rules.json)")
+    ap.add_argument("--report", help="folder for report.md, maps, measurements CSV/JSON")
+    ap.add_argument("--from", dest="resume", help="start from the measurements of a "
+                    "tune.json (a --report of an earlier run): its cost counts as spent")
+    ap.add_argument("--decide-only", action="store_true",
+                    help="with --from: measure nothing, write the rules (and report) from "
+                    "its measurements (e.g. with another --margin)")
+    ap.add_argument("--no-check", action="store_true",
+                    help="skip loading the rules in collbench (--algs selected) at the end")
+    return ap.parse_args(argv)
+
+
+def stop_on_sigterm():
+    """SIGTERM ends the tuner like Ctrl-C: the run under way is killed
+    with it (limits.run), nothing is left behind."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+def main(argv):
+    stop_on_sigterm()
+    if argv[:1] == ["validate"]:
+        from collx.tune import validate
+        return validate.main(argv[1:])
+    a = parse_args(argv)
+    t = make_target(a)
+    t0 = time.time()
+    algs = registry(t, a.colls)
+    lo, hi = gridmod.parse_range(a.sizes)
+    comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
+        gridmod.comm_sizes(t.p, t.node)
+    if max(comms) > t.p or min(comms) < 2:
+        raise SystemExit(f"tune: communicator sizes must lie in 2..{t.p}")
+    grids = {c: gridmod.Grid(c, comms, gridmod.msg_sizes(lo, hi)) for c in algs}
+    floor = a.noise_floor if a.noise_floor is not None else \
+        (0.005 if t.kind != "real" else 0.01)
+    if a.resume:
+        with open(a.resume) as f:
+            store = Store.from_json(json.load(f)["measurements"])
+    else:
+        store = Store(floor)
+    dec = Decider(store, algs, a.margin, grids, t.node)
+    s = Sampler(t, grids, algs, store, dec, a)
+    full = grid_pairs(grids, algs)
+    s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
+          f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} "
+          f"(algorithm, point) pairs; "
+          f"budget {a.budget or 'none'}")
+    if a.decide_only:
+        if not a.resume:
+            raise SystemExit("tune: --decide-only needs --from")
+    elif a.grid:
+        s.exhaustive()
+    elif s.initial():
+        s.guided()
+    all_rules, choices = [], {}
+    for c, g in grids.items():
+        dec.refit(c)
+        choices[c] = dec.choices(c, g)
+        all_rules += rulesmod.build(c, g, choices[c], t.node)
+    rulesmod.write(a.out, all_rules)
+    s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
+          f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
+          f"{s.budget_text()}")
+    check = None
+    if not a.no_check and t.kind != "replay":
+        check = check_rules(t, a, all_rules, grids, store, s)
+    if a.report:
+        os.makedirs(a.report, exist_ok=True)
+        meta = {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
+                "colls": list(algs), "algs": algs, "comm_sizes": sorted(comms),
+                "sizes": [lo, hi], "budget": a.budget,
+                "mode": "decide-only" if a.decide_only else "grid" if a.grid else "guided",
+                "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
+                "rules": a.out, "stopped": s.stopped,
+                "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
+                "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
+                "command": "./run tune " + " ".join(argv)}
+        save(store, os.path.join(a.report, "tune.json"), meta)
+        report.write(a.report, meta, grids, store, dec, choices, all_rules, s)
+        s.say(f"report: {os.path.join(a.report, 'report.md')}")
+    return 1 if check and check["mismatches"] else 0
+
+
+def check_rules(t, a, all_rules, grids, store, s):
+    """Loads the rules in collx: collbench --algs selected with COLLX_RULES
+    at the smallest communicator size and, with nodes, the smallest across
+    nodes, at a size for every distinct choice there; column ran must say
+    what the rules say."""
+    path = os.path.abspath(a.out)
+    res = {"points": 0, "mismatches": []}
+    for c, g in grids.items():
+        qs = {g.comms[0]} | ({min(q for q in g.comms if q > t.node)}
+                            if t.node and g.comms[-1] > t.node else set())
+        for q in sorted(qs):
+            rpn = store.ppn.get((c, q), min(q, t.node or q))
+            picks = {}
+            for m in g.sizes:
+                picks.setdefault(rulesmod.match(all_rules, c, q, m, rpn), m)
+            sizes = sorted(picks.values())[:4]
+            rows, out = t.run_collbench(q, ["--coll", c, "--algs", "selected", "-m",
+                                            ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
+                                        env={"COLLX_RULES": path}, timeout=a.timeout,
+                                        mem_limit=a.mem_limit)
+            if not out.ok:
+                res["mismatches"].append(f"{c} p={q}: collbench failed: {out.why()}")
+                continue
+            for r in rows:
+                m = int(r["size_bytes"])
+                want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
+                res["points"] += 1
+                if r["ran"] != want:
+                    res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, "
+                                             f"ran {r['ran']}")
+    for msg in res["mismatches"]:
+        s.say(f"CHECK FAILED: {msg}")
+    s.say(f"check: the rules load in collx; column ran agrees at {res['points']} points"
+          if not res["mismatches"] else
+          f"check: {len(res['mismatches'])} disagreements of {res['points']} points")
+    return res
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

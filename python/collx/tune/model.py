@@ -1,0 +1,98 @@
+"""Cost model of one algorithm of one collective, fitted to its measured
+points (q ranks, m bytes per rank, time T):
+
+    T(q, m) = a + b log2 q + c q + m (d + e log2 q + f q)
+
+latency terms (one message, a tree of log2 q rounds, q - 1 steps of a
+linear or ring algorithm) and the same per byte, every coefficient >= 0
+(non-negative least squares on relative error: times span decades).
+
+Between measured points the fit is corrected by the residuals ln(T / fit)
+of the measured points nearby, weighted 1/d^2 (d in grid steps: doublings
+of q and of m) against a prior weight 1/RADIUS^2 for no correction, so a
+measured point is reproduced and a far one falls back to the fit.
+
+How good the predictor is: at each measured point, the error it makes
+when that point is left out of the correction (its leave-one-out error).
+The decider compares two algorithms by these errors at the points both
+were measured (decide.py)."""
+import math
+
+import numpy as np
+
+RADIUS = 2.0      # grid steps at which a residual's weight equals the prior's
+
+
+def features(lq, lm):
+    """Columns of the fit at log2 q, log2 m (arrays)."""
+    q, m = np.exp2(lq), np.exp2(lm)
+    return np.stack([np.ones_like(lq), lq, q, m, m * lq, m * q], axis=-1)
+
+
+def nnls(a, b, iters=100):
+    """min |a x - b| subject to x >= 0 (Lawson and Hanson's active set)."""
+    n = a.shape[1]
+    x, passive = np.zeros(n), np.zeros(n, bool)
+    w = a.T @ (b - a @ x)
+    for _ in range(iters):
+        free = ~passive & (w > 1e-12)
+        if not free.any():
+            break
+        passive[np.argmax(np.where(free, w, -np.inf))] = True
+        while True:
+            z = np.zeros(n)
+            z[passive] = np.linalg.lstsq(a[:, passive], b, rcond=None)[0]
+            if (z[passive] > 0).all():
+                break
+            neg = passive & (z <= 0)
+            alpha = np.min(x[neg] / np.maximum(x[neg] - z[neg], 1e-300))
+            x = x + alpha * (z - x)
+            passive &= x > 1e-12
+            x[~passive] = 0
+        x = z
+        w = a.T @ (b - a @ x)
+    return x
+
+
+def fit(lq, lm, t):
+    """Coefficients for times t at (log2 q, log2 m): relative least squares, >= 0."""
+    a = features(lq, lm) / t[:, None]
+    scale = np.abs(a).max(axis=0)
+    scale[scale == 0] = 1
+    return nnls(a / scale, np.ones(len(t))) / scale
+
+
+def weights(xa, xb):
+    """1/d^2 between point sets (d = 0: an exact hit, a huge weight)."""
+    d2 = ((xa[:, None, :] - xb[None, :, :]) ** 2).sum(axis=-1)
+    return 1.0 / np.maximum(d2, 1e-12)
+
+
+class AlgModel:
+    def __init__(self, points):
+        """points: [(q, m, T)], T > 0, distinct (q, m)."""
+        self.points = [(q, m) for q, m, _ in points]
+        self.n = len(points)
+        if not self.n:
+            return
+        self.x = np.array([(math.log2(q), math.log2(m)) for q, m, _ in points])
+        t = np.array([t for _, _, t in points], float)
+        self.coef = fit(self.x[:, 0], self.x[:, 1], t)
+        self.resid = np.log(t) - np.log(self.raw(self.x))
+        # leave-one-out: each residual predicted from the others
+        w = weights(self.x, self.x)
+        np.fill_diagonal(w, 0.0)
+        guess = (w @ self.resid) / (w.sum(axis=1) + 1.0 / RADIUS ** 2)
+        self.loo = dict(zip(self.points, self.resid - guess))
+
+    def raw(self, x):
+        return np.maximum(features(x[:, 0], x[:, 1]) @ self.coef, 1e-3)
+
+    def predict(self, cells):
+        """ln T at [(q, m)] (None without points)."""
+        if not self.n:
+            return None
+        x = np.array([(math.log2(q), math.log2(m)) for q, m in cells])
+        w = weights(x, self.x)
+        corr = (w @ self.resid) / (w.sum(axis=1) + 1.0 / RADIUS ** 2)
+        return np.log(self.raw(x)) + corr

@@ -1,0 +1,117 @@
+"""From choices on the grid to a COLLX_RULES file (src/core/rules.c).
+
+Each grid value serves a range (grid.bins: boundaries at the geometric mean
+of neighbouring grid values; the lowest range open below, the highest ending
+at the largest value tuned: beyond it nothing was measured, so no rule
+matches and native runs). For communicator sizes, a power of two beside a
+grid size that is not one serves only itself (grid.comm_bins). Per
+communicator size, adjacent message-size ranges with the same choice
+merge; then adjacent communicator-size ranges whose message-size ranges
+and choices are all the same merge. Every range
+gets a rule, native ones included, so the file says native where collx had
+nothing faster. Where the target has nodes, each rule also bounds
+ranks_per_node to what its communicator sizes had under block placement.
+
+A choice is an algorithm name, or (name, params) once rules carry per-call
+parameters: a rule is a dict, and params, when a choice has them, become
+its "params" key."""
+import json
+import os
+
+from collx.tune import grid as gridmod
+
+
+def merge_runs(segs):
+    """[(lo, hi, choice)] in order -> adjacent equal choices merged."""
+    out = []
+    for lo, hi, c in segs:
+        if out and out[-1][2] == c:
+            out[-1] = (out[-1][0], hi, c)
+        else:
+            out.append((lo, hi, c))
+    return out
+
+
+def merge_rows(rows):
+    """[(qlo, qhi, segs)] in order -> adjacent rows with equal segs merged."""
+    out = []
+    for qlo, qhi, segs in rows:
+        if out and out[-1][2] == segs:
+            out[-1] = (out[-1][0], qhi, segs)
+        else:
+            out.append((qlo, qhi, segs))
+    return out
+
+
+def rng(lo, hi):
+    r = {}
+    if lo is not None and lo > 0:
+        r["min"] = lo
+    if hi is not None:
+        r["max"] = hi
+    return r
+
+
+def rule_of(coll, choice):
+    alg, params = (choice, None) if isinstance(choice, str) else choice
+    r = {"collective": coll, "algorithm": alg}
+    if params:
+        r["params"] = dict(params)
+    return r
+
+
+def build(coll, grid, choices, node=None, comm_open_below=True):
+    """Rules of one collective from {(q, m): choice} over grid (node: ranks
+    per node of the target, None for one node; comm_open_below=False: no
+    rule below the smallest communicator size measured)."""
+    qbins = gridmod.comm_bins(grid.comms, top=grid.comms[-1])
+    if not comm_open_below:
+        qbins[0] = (grid.comms[0], qbins[0][1])
+    sized = gridmod.uses_msg_size(coll)
+    mbins = gridmod.bins(grid.sizes, top=grid.sizes[-1]) if sized else [(None, None)]
+    rows = []
+    for q, (qlo, qhi) in zip(grid.comms, qbins):
+        if sized:
+            segs = merge_runs([(lo, hi, choices[(q, m)])
+                               for m, (lo, hi) in zip(grid.sizes, mbins)])
+        else:
+            segs = [(None, None, choices[(q, grid.sizes[0])])]
+        rows.append((qlo, qhi, segs))
+    out = []
+    for qlo, qhi, segs in merge_rows(rows):
+        for mlo, mhi, choice in segs:
+            r = rule_of(coll, choice)
+            r["comm_size"] = rng(qlo, qhi)
+            if sized and (mlo, mhi) != (None, None):
+                r["msg_size"] = rng(mlo, mhi)
+            if node:
+                r["ranks_per_node"] = rng(min(qlo or 1, node), min(qhi, node))
+            out.append(r)
+    return out
+
+
+def write(path, rules):
+    """One rule per line: a diff shows what changed."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)["rules"]
+
+
+def inside(r, key, v):
+    b = r.get(key)
+    return b is None or (b.get("min", 0) <= v <= b.get("max", float("inf")))
+
+
+def match(rules, coll, q, m, rpn):
+    """The algorithm the first matching rule picks (None: no rule matches,
+    native runs), as src/core/rules.c does."""
+    for r in rules:
+        if r["collective"] == coll and inside(r, "comm_size", q) and \
+                inside(r, "msg_size", m) and inside(r, "ranks_per_node", rpn):
+            return r["algorithm"]
+    return None

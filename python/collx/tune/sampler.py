@@ -1,0 +1,285 @@
+"""Measuring: runs of collbench, the initial design, the model-guided
+rounds and the exhaustive grid.
+
+A run (a batch) is one collbench process: one collective on q ranks, some
+algorithms at some sizes, each algorithm listed `reps` times (interleaved
+samples of the same point). When a run fails (exit, timeout, memory
+limit), the cases it finished count (collbench's CSV grows case by case),
+the case it was in is recorded as failed, the algorithm is presumed to
+fail at larger sizes and communicator sizes too (skipped, said:
+store.cannot), and the rest runs again.
+
+Guided rounds: at every grid point, the choice and, for each algorithm
+whose comparison with the choice is not measured, the probability p that
+it is faster by more than 3 % and the expected gain (decide.comparisons).
+Items (algorithm, size) with p > 5 % are candidates. Per communicator size,
+a run is grown greedily from its best item by the size or algorithm that
+adds the most expected gain per predicted host second (cost.py), as long as
+that keeps at least 70 % of the run's gain per second; native and the
+points' choices are always in it. The run with the most gain per second
+over all collectives and communicator sizes that the budget can pay for
+goes next. Sampling ends when no candidate is left or the budget can pay
+for none.
+
+Budget: a run starts only if the cost spent plus its predicted cost stays
+within the budget; spent = the runs' cost (host CPU seconds in SMPI, wall
+seconds on a real MPI) plus, in SMPI, the tuner's own CPU seconds."""
+import resource
+import sys
+import time
+
+from collx.tune import decide
+from collx.tune.cost import CostModel
+from collx.tune.store import case_cost
+
+MAX_LIST = 32        # collbench's --algs and -m lists
+INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
+INIT_SIZES = 4       # sizes at each
+GROUP_SIZES = 8      # sizes per guided run at most
+DILUTE = 0.7         # a run grows while it keeps this share of its gain per second
+
+
+def spaced(values, k):
+    """k values spread evenly over the list (first and last included)."""
+    if len(values) <= k:
+        return list(values)
+    return sorted({values[round(i * (len(values) - 1) / (k - 1))] for i in range(k)})
+
+
+class Sampler:
+    def __init__(self, target, grids, algs, store, decider, opts, stream=sys.stderr):
+        self.t, self.grids, self.algs = target, grids, algs
+        self.store, self.dec, self.o = store, decider, opts
+        self.cost = CostModel(store, algs, opts.reps, target.node)
+        self.stream, self.t0 = stream, time.time()
+        self.budget = opts.budget if opts.budget else float("inf")
+        self.stopped = ""   # why sampling stopped early ("" = it did not)
+        self.cpu0 = self.self_cpu()
+        self.prior = store.cost()   # measurements loaded (--from)
+        self.dirty = set(grids)     # collectives measured since their last fit
+        self.plans = {}             # coll -> its candidate runs
+
+    # ------------------------------------------------------------ progress
+    def say(self, msg):
+        s = int(time.time() - self.t0)
+        print(f"[tune {s // 60}:{s % 60:02d}] {msg}", file=self.stream, flush=True)
+
+    @staticmethod
+    def self_cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    def own_cpu(self):
+        return self.self_cpu() - self.cpu0
+
+    def spent(self):
+        """The budget spent: the runs' cost (host CPU seconds in SMPI),
+        plus the tuner's own CPU time (fits, choices) since it started; on
+        a real MPI the wall time since the start."""
+        if self.t.kind == "real":
+            return time.time() - self.t0 + self.prior
+        return self.store.cost() + self.own_cpu()
+
+    def budget_text(self):
+        if self.budget == float("inf"):
+            return f"spent {self.spent():.0f} s ({self.t.clock})"
+        left = max(self.budget - self.spent(), 0)
+        return f"spent {self.spent():.0f}/{self.budget:.0f} s, {left:.0f} s left"
+
+    def fits(self, coll, q, algs, sizes):
+        return self.spent() + self.cost.batch(coll, q, algs, sizes) <= self.budget
+
+    # ------------------------------------------------------------ one run
+    def batch(self, coll, q, algs, sizes, why):
+        """Measures algs x sizes at q (reps samples each); splits failures."""
+        chunk = max(1, MAX_LIST // self.o.reps)
+        for i in range(0, len(algs), chunk):
+            self.run_one(coll, q, algs[i:i + chunk], sizes, why)
+
+    def run_one(self, coll, q, algs, sizes, why):
+        """One collbench run. If it fails, the cases it finished count, the
+        case it was in is recorded as failed (the algorithm is presumed to
+        fail at larger points too), and the rest runs again without it."""
+        labels = algs * self.o.reps
+        args = ["--coll", coll, "--algs", ",".join(labels),
+                "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
+                "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
+        rows, out = self.t.run_collbench(q, args, timeout=self.o.timeout,
+                                         mem_limit=self.o.mem_limit)
+        rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": self.o.reps,
+               "cases": len(rows), "cost": self.t.cost(out), "cpu_s": out.cpu,
+               "wall_s": out.wall, "peak_mb": out.peak >> 20, "why": why, "ok": out.ok,
+               "case_cost": sum(case_cost(r) for r in rows)}
+        self.store.batches.append(rec)
+        self.dirty.add(coll)
+        self.store.add_rows(coll, q, rows, rec)
+        order = [(m, a) for m in sizes for a in labels]   # collbench's order
+        if out.ok:
+            got = {(r["alg"], int(r["size_bytes"])) for r in rows}
+            for m, a in order:
+                if (a, m) not in got:
+                    self.store.fail(coll, a, q, m, "no result row")
+            self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {self.o.reps} "
+                     f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
+                     f"{self.budget_text()}")
+            return
+        if len(rows) >= len(order):
+            self.say(f"{coll} p={q}: every case done, then the run failed ({out.why()}); "
+                     f"kept")
+            return
+        m, a = order[len(rows)]
+        self.store.fail(coll, a, q, m, out.why())
+        self.say(f"{coll} p={q}: run failed after {rec['cost']:.1f} s and {len(rows)} of "
+                 f"{len(order)} cases: {a} at {m} B cannot be measured ({out.why()}); "
+                 f"skipped, and at larger sizes and communicators; {self.budget_text()}")
+        rest_a, rest_s = self.todo(coll, q, algs, [x for x in sizes if x >= m])
+        if rest_a and rest_s:
+            self.run_one(coll, q, rest_a, rest_s, why + ", rest")
+
+    def todo(self, coll, q, algs, sizes):
+        """The algorithms and sizes with a point not yet measured nor
+        known to fail."""
+        algs = [a for a in algs if any(self.unknown(coll, a, q, m) for m in sizes)]
+        sizes = [m for m in sizes if any(self.unknown(coll, a, q, m) for a in algs)]
+        return algs, sizes
+
+    def unknown(self, coll, a, q, m):
+        return (coll, a, q, m) not in self.store.samples and \
+            not self.store.cannot(coll, a, q, m)
+
+    def try_batch(self, coll, q, algs, sizes, why):
+        """Runs it if the budget allows; False if it did not."""
+        algs, sizes = self.todo(coll, q, algs, sizes)
+        if not algs or not sizes:
+            return True
+        if not self.fits(coll, q, algs, sizes):
+            return False
+        self.batch(coll, q, algs, sizes, why)
+        self.cost.refit(coll)
+        return True
+
+    # ------------------------------------------------------------ strategies
+    def initial(self):
+        """Every algorithm at a few points per collective: INIT_SIZES sizes
+        spread over the range at the communicator sizes of init_comms;
+        smallest communicator sizes first, so that every collective gets
+        some when the budget is small."""
+        plan = sorted((q, list(self.grids).index(c), c)
+                      for c, g in self.grids.items() for q in self.init_comms(g))
+        for q, _, coll in plan:
+            sizes = spaced(self.grids[coll].sizes, INIT_SIZES)
+            if not self.try_batch(coll, q, self.algs[coll], sizes, "initial"):
+                self.stopped = "budget spent in the initial design"
+                self.say(f"{coll} p={q}: no budget left for the initial design")
+                return False
+        return True
+
+    def init_comms(self, g):
+        """The smallest communicator size and, with nodes, the largest
+        inside one node and the smallest across nodes (inside a node and
+        across nodes are different machines to the models); without nodes,
+        the middle one (in log scale). The largest sizes cost the most to
+        simulate: the guided rounds go there where it pays."""
+        k = self.t.node
+        if k is None or k >= g.comms[-1]:
+            return spaced(g.comms, INIT_COMMS)[:2]
+        inside = [q for q in g.comms if q <= k]
+        across = [q for q in g.comms if q > k]
+        return sorted({g.comms[0], inside[-1] if inside else g.comms[0], across[0]})
+
+    def refresh(self, coll):
+        """The candidate runs of coll: one per communicator size with
+        candidates, as (gain per second, gain, cost, q, algs, sizes,
+        points at risk)."""
+        g = self.grids[coll]
+        self.dec.refit(coll)
+        self.cost.refit(coll)
+        self.cost.fill(coll, g.cells())
+        choice = self.dec.choices(coll, g)
+        plans = []
+        for q in g.comms:
+            items = {}   # m -> {a: ei}
+            for m in g.sizes:
+                for a, p, ei in self.dec.comparisons(coll, q, m, choice[(q, m)]):
+                    if p > decide.RISK:
+                        items.setdefault(m, {})[a] = ei
+            if items:
+                plans.append(self.grow(coll, q, items, choice))
+        self.plans[coll] = plans
+
+    def grow(self, coll, q, items, choice):
+        """The run at q with the most expected gain per predicted second
+        (greedy, see the module's docstring)."""
+        def value(algs, sizes):
+            return sum(items.get(m, {}).get(a, 0.0) for m in sizes for a in algs)
+
+        case = {(a, m): self.cost.case(coll, a, q, m) for a in self.algs[coll] for m in items}
+        launch = self.cost.overhead(q)
+
+        def price(algs, sizes):   # the run measures every algorithm at every size
+            full = set(algs) | {"native"} | {choice[(q, m)] for m in sizes}
+            return launch + self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
+
+        best = max(((a, m) for m in items for a in items[m]),
+                   key=lambda am: items[am[1]][am[0]] / price([am[0]], [am[1]]))
+        algs, sizes = [best[0]], [best[1]]
+        while True:
+            ratio = value(algs, sizes) / price(algs, sizes)
+            options = [(algs + [a], sizes) for a in {x for d in items.values() for x in d}
+                       if a not in algs]
+            if len(sizes) < GROUP_SIZES:
+                options += [(algs, sorted(sizes + [m])) for m in items if m not in sizes]
+            scored = [(value(a, s) / price(a, s), a, s) for a, s in options]
+            if not scored:
+                break
+            r, a, s = max(scored, key=lambda x: x[0])
+            if r < DILUTE * ratio:
+                break
+            algs, sizes = a, s
+        full = set(algs) | {"native"} | {choice[(q, m)] for m in sizes}
+        algs = sorted(full, key=self.algs[coll].index)
+        v, c = value(algs, sizes), price(algs, sizes)
+        return (v / c, v, c, q, algs, sizes, sum(len(d) for d in items.values()))
+
+    def guided(self):
+        """Rounds: refit what was measured, take the run with the most
+        expected gain per second, until none is left or the budget is out."""
+        while True:
+            for coll in list(self.dirty):
+                self.refresh(coll)
+                self.dirty.discard(coll)
+            plans = sorted(((p, coll) for coll in self.grids for p in self.plans[coll]),
+                           key=lambda x: -x[0][0])
+            if not plans:
+                self.say(f"no point at risk: sampling done; {self.budget_text()}")
+                return
+            at_risk = sum(p[6] for p, _ in plans)
+            for plan, coll in plans:
+                _, gain, cost, q, algs, sizes, _ = plan
+                before = len(self.store.batches)
+                if not self.try_batch(coll, q, algs, sizes, f"gain {gain:.2f} for ~{cost:.1f} "
+                                      f"s; {at_risk} comparisons at risk"):
+                    continue
+                if len(self.store.batches) == before:   # nothing left to run there
+                    self.plans[coll].remove(plan)
+                    continue
+                break
+            else:
+                self.stopped = "budget spent"
+                self.say(f"budget spent: {at_risk} comparisons still at risk; "
+                         f"{self.budget_text()}")
+                return
+
+    def exhaustive(self):
+        """The grid: every algorithm at every point."""
+        for coll, g in self.grids.items():
+            for q in g.comms:
+                if not self.try_batch(coll, q, self.algs[coll], g.sizes, "grid"):
+                    self.stopped = "budget spent before the grid was complete"
+                    self.say(f"{coll} p={q}: no budget left for the grid")
+                    return
+
+
+def grid_pairs(grids, algs):
+    """(algorithm, point) pairs of the whole grid."""
+    return sum(len(g.cells()) * len(algs[c]) for c, g in grids.items())

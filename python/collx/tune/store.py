@@ -1,0 +1,161 @@
+"""Every measurement the tuner made: samples per point (collective,
+algorithm, communicator size q, message size m), what served them (column
+ran), points an algorithm could not be measured at, and the batches with
+their cost. A sample is the median of collbench's run time r over its timed
+repetitions; the confidence interval of a point comes from its samples."""
+import json
+import math
+
+from collx.csvio import write_rows
+
+# two-sided 95 % quantiles of Student's t, by degrees of freedom
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26,
+       10: 2.23, 15: 2.13, 20: 2.09, 30: 2.04}
+
+
+def t95(df):
+    if df >= 30:
+        return 1.96
+    return T95[max(k for k in T95 if k <= df)]
+
+
+class Stat:
+    """Mean and 95 % confidence half-width of a point's samples, plus the
+    noise floor: the smallest relative half-width ever assumed (one sample,
+    or samples that agree exactly as SMPI's do)."""
+
+    def __init__(self, samples, floor):
+        n = len(samples)
+        self.n, self.mean = n, sum(samples) / n
+        sd = math.sqrt(sum((x - self.mean) ** 2 for x in samples) / (n - 1)) if n > 1 else 0
+        self.half = max(t95(n - 1) * sd / math.sqrt(n) if n > 1 else 0, floor * self.mean)
+
+    @property
+    def lo(self):
+        return self.mean - self.half
+
+    @property
+    def hi(self):
+        return self.mean + self.half
+
+    def sigma_ln(self):
+        """Standard deviation of ln(mean), from the 95 % half-width."""
+        return self.half / self.mean / 1.96 if self.mean > 0 else 1.0
+
+
+def case_cost(row):
+    """What measuring one case cost: collbench's host_s (SMPI: the
+    simulation's CPU seconds), else its timed and warm-up calls' time."""
+    if row.get("host_s"):
+        return float(row["host_s"])
+    calls = int(row.get("iters") or 1) + int(row.get("warmup") or 0)
+    return calls * float(row["median_us"]) * 1e-6
+
+
+class Store:
+    def __init__(self, noise_floor):
+        self.floor = noise_floor
+        self.samples = {}   # (coll, alg, q, m) -> [us]
+        self.host = {}      # (coll, alg, q, m) -> [cost of each sample's case, s]
+        self.ran = {}       # (coll, alg, q, m) -> set of column-ran values
+        self.ppn = {}       # (coll, q) -> ranks per node collbench saw
+        self.failed = {}    # (coll, alg, q, m) -> why
+        self.batches = []   # dicts: what ran, its cost, its outcome
+
+    # ---------------------------------------------------------------- adding
+    def add_rows(self, coll, q, rows, batch):
+        for r in rows:
+            key = (coll, r["alg"], q, int(r["size_bytes"]))
+            self.samples.setdefault(key, []).append(float(r["median_us"]))
+            self.host.setdefault(key, []).append(case_cost(r))
+            self.ran.setdefault(key, set()).add(r["ran"])
+            self.ppn[(coll, q)] = int(r["ppn"])
+        batch["rows"] = len(rows)
+
+    def fail(self, coll, alg, q, m, why):
+        self.failed[(coll, alg, q, m)] = why
+
+    # ---------------------------------------------------------------- asking
+    def stat(self, coll, alg, q, m):
+        s = self.samples.get((coll, alg, q, m))
+        return Stat(s, self.floor) if s else None
+
+    def usable(self, coll, alg, q, m):
+        """A measurement of alg itself (not of a fallback that served it)."""
+        key = (coll, alg, q, m)
+        return key in self.samples and self.ran.get(key) == {alg}
+
+    def fell_back(self, coll, alg, q, m):
+        key = (coll, alg, q, m)
+        return key in self.samples and self.ran.get(key) != {alg}
+
+    def cannot(self, coll, alg, q, m):
+        """alg cannot serve (q, m): it failed there, or at a smaller point
+        (q' <= q, m' <= m: presumed to fail the same way), or a fallback
+        served it."""
+        if self.fell_back(coll, alg, q, m):
+            return True
+        return any(c == coll and a == alg and qq <= q and mm <= m
+                   for (c, a, qq, mm) in self.failed)
+
+    def measured_points(self, coll, alg):
+        return [(q, m) for (c, a, q, m) in self.samples if c == coll and a == alg
+                and self.usable(coll, alg, q, m)]
+
+    def cases(self):
+        """Samples taken (cases run)."""
+        return sum(len(v) for v in self.samples.values())
+
+    def pairs(self):
+        """(algorithm, point) pairs measured at least once."""
+        return len(self.samples)
+
+    def cost(self):
+        return sum(b["cost"] for b in self.batches)
+
+    # ---------------------------------------------------------------- output
+    def write_csv(self, path):
+        rows = []
+        for (c, a, q, m), xs in sorted(self.samples.items()):
+            st = self.stat(c, a, q, m)
+            for i, x in enumerate(xs):
+                host = self.host.get((c, a, q, m), [])
+                rows.append({"coll": c, "alg": a, "p": q, "ppn": self.ppn.get((c, q), ""),
+                             "size_bytes": m, "sample": i, "us": f"{x:.3f}",
+                             "host_s": f"{host[i]:.4f}" if i < len(host) else "",
+                             "mean_us": f"{st.mean:.3f}", "ci95_us": f"{st.half:.3f}",
+                             "ran": "+".join(sorted(self.ran[(c, a, q, m)]))})
+        for (c, a, q, m), why in sorted(self.failed.items()):
+            rows.append({"coll": c, "alg": a, "p": q, "size_bytes": m, "failed": why})
+        write_rows(path, ["coll", "alg", "p", "ppn", "size_bytes", "sample", "us", "mean_us",
+                          "ci95_us", "ran", "host_s", "failed"], rows)
+
+    def to_json(self):
+        return {"samples": [{"coll": c, "alg": a, "p": q, "size_bytes": m, "us": xs,
+                             "ran": sorted(self.ran[(c, a, q, m)]),
+                             "host_s": self.host.get((c, a, q, m), [])}
+                            for (c, a, q, m), xs in sorted(self.samples.items())],
+                "failed": [{"coll": c, "alg": a, "p": q, "size_bytes": m, "why": w}
+                           for (c, a, q, m), w in sorted(self.failed.items())],
+                "ppn": [{"coll": c, "p": q, "ppn": k} for (c, q), k in sorted(self.ppn.items())],
+                "batches": self.batches, "noise_floor": self.floor}
+
+    @classmethod
+    def from_json(cls, d):
+        s = cls(d["noise_floor"])
+        for x in d["samples"]:
+            key = (x["coll"], x["alg"], x["p"], x["size_bytes"])
+            s.samples[key], s.ran[key] = list(x["us"]), set(x["ran"])
+            if x.get("host_s"):
+                s.host[key] = list(x["host_s"])
+        for x in d["failed"]:
+            s.failed[(x["coll"], x["alg"], x["p"], x["size_bytes"])] = x["why"]
+        for x in d["ppn"]:
+            s.ppn[(x["coll"], x["p"])] = x["ppn"]
+        s.batches = d["batches"]
+        return s
+
+
+def save(store, path, extra):
+    with open(path, "w") as f:
+        json.dump({**extra, "measurements": store.to_json()}, f)

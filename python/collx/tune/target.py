@@ -1,0 +1,231 @@
+"""Where the tuner measures: an SMPI platform (sim/run, one simulation per
+batch with q ranks: block placement makes them ranks 0..q-1) or a real
+launch (the launcher given, or bench/mpi_env.sh's for COLLX_MPI, with
+collbench --comm-size q). Both run collbench and read its CSV."""
+import os
+import shlex
+import tempfile
+
+from collx.csvio import read_rows, time_rows
+from collx.sweep import launch
+from collx.tune import limits
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+
+def hostfile_slots(path):
+    """Slots per line of a hostfile ('node-3:16' or 'node-3')."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                _, _, n = line.strip().partition(":")
+                out.append(int(n) if n else 1)
+    return out
+
+
+class Target:
+    kind = "?"
+    clock = "host CPU seconds"
+    limit_clock = "cpu"   # what --timeout counts (limits.run)
+
+    def __init__(self, p, node, collbench, info):
+        self.p, self.node = p, node      # ranks, ranks per node (None: one node)
+        self.collbench, self.info = collbench, info
+
+    def command(self, q, args):
+        raise NotImplementedError
+
+    def cost(self, outcome):
+        """What a run spent of the budget."""
+        return outcome.cpu
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        """(rows of metric r, Outcome): all rows if the run succeeded, else
+        those of the cases it finished (collbench's CSV grows case by case)."""
+        with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
+            csv_ = os.path.join(d, "out.csv")
+            argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_])
+            out = limits.run(argv, {**env0, **(env or {})}, timeout=timeout,
+                             mem_limit=mem_limit, cwd=ROOT, clock=self.limit_clock)
+            return finished_rows(csv_), out
+
+    def registry(self):
+        """[(collective, [algorithms in registry order, native first])]
+        from collx_info, run the way this target runs programs."""
+        with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
+            path = os.path.join(d, "info.txt")
+            argv, env = self.command(1, [], program=self.info)
+            out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path)
+            if not out.ok:
+                raise RuntimeError(f"collx_info failed ({' '.join(argv)}): {out.why()}")
+            with open(path) as f:
+                return parse_info(f.read())
+
+
+def finished_rows(path):
+    """The complete rows of metric r in a CSV that may end mid-line."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+    tmp = path + ".whole"
+    with open(tmp, "w") as f:
+        f.write(text)
+    return time_rows(read_rows(tmp), "r") if text else []
+
+
+def parse_info(text):
+    reg, coll = [], None
+    for line in text.splitlines():
+        if line.strip() and not line.startswith(" "):
+            coll = (line.split()[0], [])
+            reg.append(coll)
+        elif coll and line.strip() and not line.strip().startswith("needs:"):
+            coll[1].append(line.split()[0])
+    return reg
+
+
+class Smpi(Target):
+    kind = "smpi"
+
+    def __init__(self, platform, p, hostfile=None, collbench=None, info=None):
+        self.platform = platform
+        if platform.endswith(".xml") or "/" in platform:
+            xml = os.path.abspath(platform)
+            base = xml[:-4] if xml.endswith(".xml") else xml
+            self.name = os.path.basename(base)
+        else:
+            base = os.path.join(ROOT, "sim", "platforms", platform)
+            self.name = platform
+            if not os.path.exists(base + ".xml"):
+                raise ValueError(f"no SMPI platform '{platform}' in sim/platforms")
+        self.hostfile = hostfile
+        hf = hostfile if hostfile and os.path.exists(hostfile) else \
+            f"{base}.{hostfile}.hostfile" if hostfile else base + ".hostfile"
+        slots = hostfile_slots(hf)
+        if p > sum(slots):
+            raise ValueError(f"{self.name} has {sum(slots)} slots, asked for {p} ranks")
+        node = slots[0] if slots[0] < p else None
+        build = os.path.join(ROOT, "build", "smpi", "bench")
+        super().__init__(p, node, collbench or os.path.join(build, "collbench"),
+                         info or os.path.join(build, "collx_info"))
+
+    def command(self, q, args, program=None):
+        env = {"SIM_HOSTFILE": self.hostfile} if self.hostfile else {}
+        return ([os.path.join(ROOT, "sim", "run"), self.platform, str(q), "--",
+                 program or self.collbench] + args, env)
+
+    def describe(self):
+        return f"SMPI {self.name}, p={self.p}" + (f", {self.node} ranks per node"
+                                                   if self.node else "")
+
+
+class Real(Target):
+    """A real MPI: launch words (they must start p ranks), then collbench."""
+    kind = "real"
+    clock = "wall seconds"
+    limit_clock = "wall"
+
+    def __init__(self, p, launch_cmd=None, mpi=None, node=None, collbench=None, info=None):
+        mpi = mpi or os.environ.get("COLLX_MPI", "openmpi")
+        words, env = launch.mpi_setup(ROOT, mpi)
+        self.env = dict(env)
+        if launch_cmd:
+            self.launch = shlex.split(launch_cmd)
+            if p is None:
+                p = launched_ranks(self.launch)
+        else:
+            if p is None:
+                raise ValueError("a real target needs -n P or --launch with -n/-np")
+            self.launch = list(words) + ["-n", str(p)]
+        self.name = "real"
+        build = os.path.join(ROOT, "build", mpi, "bench")
+        super().__init__(p, node if node and node < p else None,
+                         collbench or os.path.join(build, "collbench"),
+                         info or os.path.join(build, "collx_info"))
+
+    def command(self, q, args, program=None):
+        extra = ["--comm-size", str(q)] if program is None and q < self.p else []
+        return self.launch + [program or self.collbench] + args + extra, self.env
+
+    def cost(self, outcome):
+        return outcome.wall
+
+    def describe(self):
+        return f"real MPI ({' '.join(self.launch)}), p={self.p}"
+
+
+def launched_ranks(words):
+    for flag in ("-n", "-np", "--np", "-c"):
+        if flag in words[:-1]:
+            return int(words[words.index(flag) + 1])
+    raise ValueError("cannot tell the number of ranks from --launch; give -n P")
+
+
+class Replay(Target):
+    """Answers from the measurements of an earlier run (the tune.json of a
+    --grid report) instead of measuring: to study the sampling strategy
+    against a known grid in seconds. A case costs what it cost there
+    (its host_s, or its run's cost over its cases); launch overheads are
+    not counted."""
+    kind = "replay"
+
+    def __init__(self, path):
+        import json
+        from collx.tune.store import Store
+        with open(path) as f:
+            d = json.load(f)
+        self.src = Store.from_json(d["measurements"])
+        self.per_case = {}
+        for b in self.src.batches:
+            if b.get("cases"):
+                self.per_case.setdefault((b["coll"], b["q"]), []).append(b["cost"] / b["cases"])
+        self.name, self.path = "replay", path
+        super().__init__(d["p"], d["node"], None, None)
+        self.reg = [(c, a) for c, a in d["algs"].items()]
+
+    def registry(self):
+        return self.reg
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        opt = {args[i]: args[i + 1] for i in range(0, len(args) - 1) if args[i].startswith("-")}
+        coll, algs = opt["--coll"], opt["--algs"].split(",")
+        sizes = [int(x) for x in opt["-m"].split(",")]
+        rows, cost = [], 0.0
+        per = self.per_case.get((coll, q), [0.0])
+        rules = None
+        if "selected" in algs:   # what the rules pick, as collx would
+            from collx.tune import rules as rulesmod
+            rules = rulesmod.load(env["COLLX_RULES"])
+        for m in sizes:
+            for label in algs:
+                a = label
+                if a == "selected":
+                    ppn = self.src.ppn.get((coll, q), q)
+                    a = rulesmod.match(rules, coll, q, m, ppn) or "native"
+                key = (coll, a, q, m)
+                xs = self.src.samples.get(key)
+                if xs is None:
+                    continue
+                host = self.src.host.get(key) or [sum(per) / len(per)]
+                rows.append({"alg": label, "size_bytes": str(m), "median_us": str(xs[0]),
+                             "ran": "+".join(sorted(self.src.ran[key])),
+                             "ppn": str(self.src.ppn.get((coll, q), q)),
+                             "host_s": str(host[0])})
+                cost += host[0]
+        fail = next((w for (c, a, qq, mm), w in self.src.failed.items()
+                     if c == coll and qq == q and a in algs and mm in sizes), None)
+        if fail:   # the cases before the first that failed there, as collbench
+            order = [(m, a) for m in sizes for a in algs]
+            stop = min(i for i, (m, a) in enumerate(order)
+                       if (coll, a, q, m) in self.src.failed)
+            rows = rows[:stop]
+        out = limits.Outcome(None if fail else 0, fail or "", cost, cost, 0, "")
+        return rows, out
+
+    def describe(self):
+        return f"replay of {self.path}, p={self.p}"

@@ -1,0 +1,259 @@
+"""./run tune validate: a rules file against held-out points.
+
+At communicator sizes and message sizes the tuner's grid does not contain
+(grid.held_out_*: halfway between grid points), collbench runs, in one
+run per collective and communicator size, `selected` (COLLX_RULES = the
+rules: what the rules choose, column ran saying what served) and every
+registered algorithm forced, native included. Per point:
+
+    tuned / oracle   (oracle: the fastest algorithm that served itself)
+    tuned / native
+
+and per collective their geometric mean and worst, beside the targets
+(tuned within 5 % of the oracle in geometric mean, never more than 25 %
+off, never more than 10 % slower than native). A point where column ran
+is not what the rules say (nor its fallback's) is listed: the rules did
+not load or did not match as written.
+
+    ./run tune validate --rules rules.json --platform ib-6x8 -n 32 \\
+        --colls allreduce,bcast --out results/tune/validate
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+from collx.csvio import write_rows
+from collx.tune import grid as gridmod, rules as rulesmod
+from collx.tune.main import make_target, registry, target_args
+from collx.tune.store import Stat
+
+TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="collx tune validate", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    target_args(ap)
+    ap.add_argument("--rules", required=True, action="append",
+                    help="a rules file to validate (repeat for several: every algorithm "
+                    "is measured once, each file's choice on its own)")
+    ap.add_argument("--sizes", default="8:4194304",
+                    help="MIN:MAX of the tuning: held-out sizes 3*2^j between (default 8:4194304)")
+    ap.add_argument("--held-out-sizes", help="bytes per rank, comma-separated (default: "
+                    "3*2^j within --sizes, every --size-step'th)")
+    ap.add_argument("--size-step", type=int, default=2,
+                    help="use every k-th held-out size (default 2)")
+    ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
+                    "halfway between the grid's)")
+    ap.add_argument("--out", help="folder for validate.md, validate.csv and validate.json "
+                    "(every algorithm's time at every point)")
+    ap.add_argument("--from", dest="resume", help="no measuring: evaluate the rules against "
+                    "the forced runs of an earlier validate.json (same points)")
+    return ap.parse_args(argv)
+
+
+def points(a, t):
+    if a.comm_sizes:
+        comms = [int(x) for x in a.comm_sizes.split(",")]
+    else:
+        comms = gridmod.held_out_comm_sizes(t.p, t.node)
+    if a.held_out_sizes:
+        sizes = [gridmod.parse_size(x) for x in a.held_out_sizes.split(",")]
+    else:
+        lo, hi = gridmod.parse_range(a.sizes)
+        sizes = gridmod.held_out_sizes(lo, hi)[::a.size_step]
+    return sorted(comms), sorted(sizes)
+
+
+def mean_of(rows):
+    xs = [float(r["median_us"]) for r in rows]
+    return Stat(xs, 0).mean if xs else None
+
+
+def measure(t, a, coll, q, labels, sizes, rules_path):
+    """({m: {label: (us, ran)}}, Outcome, ranks per node) where a label is
+    'selected' or an algorithm."""
+    args = ["--coll", coll, "--algs", ",".join(labels * a.reps),
+            "-m", ",".join(map(str, sizes)), "-i", str(a.iters), "-x", str(a.warmup)]
+    rows, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
+                                timeout=a.timeout, mem_limit=a.mem_limit)
+    if not out.ok:
+        return None, out, q
+    res = {}
+    for r in rows:
+        res.setdefault(int(r["size_bytes"]), {}).setdefault(r["alg"], []).append(r)
+    ppn = int(rows[0]["ppn"]) if rows else q
+    return {m: {lab: (mean_of(rs), "+".join(sorted({x["ran"] for x in rs})))
+                for lab, rs in d.items()} for m, d in res.items()}, out, ppn
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main(argv):
+    a = parse_args(argv)
+    files = {path: rulesmod.load(path) for path in a.rules}
+    t0 = time.time()
+    if a.resume:
+        with open(a.resume) as f:
+            data = json.load(f)
+        data["selected"] = {}   # the files' choices, from the forced runs
+        where = f"the measurements of {a.resume}"
+    else:
+        t = make_target(a)
+        data = collect(t, a, registry(t, a.colls), files)
+        where = t.describe()
+    rows, problems = evaluate(data, files)
+    lines = []
+    for path in files:
+        summary = summarize([r for r in rows if r["rules"] == path], data["algs"])
+        lines += report(a, where, path, data, summary,
+                        [p for p in problems if path in p or "(" not in p],
+                        replayed=bool(a.resume))
+    lines += [f"Cost of the measurements: {data['cost']:.0f} s ({data['clock']}), "
+              f"{data['wall_s']:.0f} s wall." if not a.resume else
+              f"Evaluated from {a.resume} in {time.time() - t0:.0f} s.", ""]
+    print("\n".join(lines))
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        write_rows(os.path.join(a.out, "validate.csv"), list(rows[0]) if rows else [], rows)
+        with open(os.path.join(a.out, "validate.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if not a.resume:
+            with open(os.path.join(a.out, "validate.json"), "w") as f:
+                json.dump(data, f)
+    return 1 if any("rules say" in p for p in problems) else 0
+
+
+def collect(t, a, algs, files):
+    """Measures every held-out point: every algorithm once with the first
+    file's choice, then the other files' choices alone. Returns the data
+    validate.json keeps: per collective and communicator size the ranks
+    per node, every algorithm's (us, ran) per size ("forced"), and each
+    file's ("selected")."""
+    comms, sizes = points(a, t)
+    data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
+            "reps": a.reps, "iters": a.iters, "clock": t.clock, "points": [],
+            "selected": {}, "problems": []}
+    t0, cost = time.time(), 0.0
+    print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
+          file=sys.stderr, flush=True)
+    for coll, names in algs.items():
+        use = sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE]
+        for q in comms:
+            for i, path in enumerate(files):
+                labels = ["selected"] + (names if i == 0 else [])
+                res, out, ppn = measure(t, a, coll, q, labels, use, path)
+                cost += t.cost(out)
+                print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(labels)} in "
+                      f"{t.cost(out):.1f} s" + ("" if res else f": FAILED: {out.why()}"),
+                      file=sys.stderr, flush=True)
+                if res is None:
+                    data["problems"].append(f"{coll} p={q} ({path}): {out.why()}")
+                    break
+                for m in use:
+                    got = res.get(m, {})
+                    if i == 0:
+                        data["points"].append({"coll": coll, "p": q, "ppn": ppn,
+                                               "size_bytes": m, "forced": {
+                                                   k: v for k, v in got.items()
+                                                   if k != "selected"}})
+                    if "selected" in got:
+                        data["selected"].setdefault(path, {})[f"{coll} {q} {m}"] = \
+                            got["selected"]
+    data["cost"], data["wall_s"] = cost, time.time() - t0
+    return data
+
+
+def evaluate(data, files):
+    """Rows of validate.csv (every point of every file) and the problems."""
+    rows = []
+    problems = list(data["problems"])
+    for pt in data["points"]:
+        coll, q, m, ppn = pt["coll"], pt["p"], pt["size_bytes"], pt["ppn"]
+        d = {k: tuple(v) for k, v in pt["forced"].items()}
+        if "native" not in d:
+            problems.append(f"{coll} p={q} {m} B: no result for native")
+            continue
+        for path, rules in files.items():
+            sel = data["selected"].get(path, {}).get(f"{coll} {q} {m}")
+            if sel is None:   # from the forced runs: what the rules pick ran there
+                want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+                sel = d.get(want)
+            if sel is None:
+                problems.append(f"{coll} p={q} {m} B ({path}): no result")
+                continue
+            rows.append(point(coll, q, m, ppn, {**d, "selected": tuple(sel)}, rules, path,
+                              problems))
+    return rows, problems
+
+
+def point(coll, q, m, ppn, d, rules, path, problems):
+    """One held-out point of one rules file: tuned, oracle, native."""
+    tuned, ran = d["selected"]
+    want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+    served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
+    oracle = min(served, key=lambda k: served[k][0]) if served else "native"
+    ok_ran = ran == want or ran == d.get(want, (None, None))[1]
+    if not ok_ran:
+        problems.append(f"{coll} p={q} {m} B ({path}): rules say {want}, ran {ran}")
+    return {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
+            "rule": want, "ran": ran, "ran_ok": int(ok_ran),
+            "tuned_us": f"{tuned:.3f}", "oracle": oracle,
+            "oracle_us": f"{d[oracle][0]:.3f}", "native_us": f"{d['native'][0]:.3f}",
+            "tuned_over_oracle": f"{tuned / d[oracle][0]:.4f}",
+            "tuned_over_native": f"{tuned / d['native'][0]:.4f}"}
+
+
+def summarize(rows, algs):
+    out = []
+    for coll in algs:
+        rs = [r for r in rows if r["coll"] == coll]
+        if not rs:
+            continue
+        to = [float(r["tuned_over_oracle"]) for r in rs]
+        tn = [float(r["tuned_over_native"]) for r in rs]
+        worst_o = max(rs, key=lambda r: float(r["tuned_over_oracle"]))
+        worst_n = max(rs, key=lambda r: float(r["tuned_over_native"]))
+        out.append({"coll": coll, "points": len(rs), "geo_o": geomean(to), "worst_o": max(to),
+                    "at_o": f"p={worst_o['p']}, {worst_o['size_bytes']} B",
+                    "geo_n": geomean(tn), "worst_n": max(tn),
+                    "at_n": f"p={worst_n['p']}, {worst_n['size_bytes']} B",
+                    "non_native": sum(r["rule"] != "native" for r in rs)})
+    return out
+
+
+def report(a, where, path, data, summary, problems, replayed):
+    def mark(ok):
+        return "" if ok else " **(missed)**"
+    lines = [f"# Validation of {path}", "",
+             f"{where}; held-out communicator sizes {data['comm_sizes']}; sizes "
+             f"{data['sizes']} B per rank; {data['reps']} sample(s) of {data['iters']} "
+             "repetitions per point.", "",
+             ("Tuned = the time of the algorithm the rules pick, from the forced runs "
+              "(`--from`: collx did not load this file here); " if replayed else
+              "Tuned = collbench `--algs selected` with `COLLX_RULES`; ") +
+             "oracle = the fastest algorithm at the point (of those that served the call "
+             "themselves). Targets: tuned/oracle geometric mean <= 1.05 and worst <= 1.25, "
+             "tuned/native worst <= 1.10.", "",
+             "| collective | points | rules pick collx | tuned/oracle: geomean | worst (where) | "
+             "tuned/native: geomean | worst (where) |",
+             "|---|---|---|---|---|---|---|"]
+    for s in summary:
+        lines.append(
+            f"| {s['coll']} | {s['points']} | {s['non_native']} | {s['geo_o']:.3f}"
+            f"{mark(s['geo_o'] <= TARGETS['geomean_oracle'])} | {s['worst_o']:.3f} "
+            f"({s['at_o']}){mark(s['worst_o'] <= TARGETS['worst_oracle'])} | "
+            f"{s['geo_n']:.3f} | {s['worst_n']:.3f} ({s['at_n']})"
+            f"{mark(s['worst_n'] <= TARGETS['worst_native'])} |")
+    if problems:
+        lines += ["", "Problems:", ""] + [f"- {p}" for p in problems]
+    return lines + [""]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""./run tune end to end in SMPI, small: ib-6x8 with 16 ranks (2 nodes),
+allreduce and gatherv, sizes 8 B..64 KiB, a budget of BUDGET host seconds
+(less than the sampling wants: it stops for the budget).
+The rules file must come out, cover every communicator size up to 16 and
+every size up to 64 KiB (gatherv without msg_size), pick a collx algorithm
+somewhere, and load in collx: collbench --algs selected with COLLX_RULES
+reports in column ran what the rules say, at a point inside every rule
+(communicator sizes off the tuner's grid included). The budget holds
+(within one batch) and every batch printed a progress line.
+
+    test_tune_smpi.py REPO_ROOT BUILD_SMPI_DIR"""
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT, BUILD = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from collx.tune import rules as rulesmod  # noqa: E402
+
+BUDGET, P, NODE, MAX = 3, 16, 8, 65536
+failures = []
+
+
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def inside(r, key, default_lo, default_hi):
+    b = r.get(key, {})
+    return b.get("min", default_lo), b.get("max", default_hi)
+
+
+with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
+    out = os.path.join(d, "rules.json")
+    cmd = ["/usr/bin/python3", "-m", "collx", "tune", "--platform", "ib-6x8", "-n", str(P),
+           "--colls", "allreduce,gatherv", "--sizes", f"8:{MAX}", "--budget", str(BUDGET),
+           "--out", out, "--report", d]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=100, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+    print(p.stderr[-3000:])
+    expect(p.returncode == 0, f"tune exits 0 (got {p.returncode})")
+    if p.returncode or not os.path.exists(out):
+        sys.exit(1)
+    rules = rulesmod.load(out)
+    expect({r["collective"] for r in rules} == {"allreduce", "gatherv"},
+           "rules for both collectives")
+    expect(all("msg_size" not in r for r in rules if r["collective"] == "gatherv"),
+           "gatherv rules without msg_size")
+    holes = [(c, q, m) for c in ("allreduce", "gatherv") for q in range(2, P + 1)
+             for m in (8, 100, 3000, MAX)
+             if rulesmod.match(rules, c, q, m, min(q, NODE)) is None]
+    expect(not holes, f"every communicator size 2..{P} and size 8..{MAX} B served "
+           f"(holes: {holes[:5]})")
+    picked = [r for r in rules if r["algorithm"] != "native"]
+    expect(picked, f"the rules pick a collx algorithm somewhere ({len(picked)} rules)")
+
+    meta = json.load(open(os.path.join(d, "tune.json")))
+    batches = meta["measurements"]["batches"]
+    spent = sum(b["cost"] for b in batches)
+    expect(spent <= BUDGET + max(b["cost"] for b in batches),
+           f"budget: batches cost {spent:.1f} s of {BUDGET} (within one batch)")
+    expect(meta["stopped"] and "budget spent" in p.stderr,
+           f"sampling stopped for the budget ({meta['stopped']!r})")
+    lines = [x for x in p.stderr.splitlines() if re.search(r" p=\d+: .* = \d+ cases \(", x)]
+    expect(len(lines) == len(batches) and all("spent" in x and "left" in x for x in lines),
+           f"a progress line per batch with the budget ({len(lines)} lines, "
+           f"{len(batches)} batches)")
+    expect(os.path.exists(os.path.join(d, "report.md")) and
+           os.path.exists(os.path.join(d, "measurements.csv")), "report and CSV written")
+
+    # a point inside every rule, measured with --algs selected
+    points = {}
+    for r in rules:
+        qlo, qhi = inside(r, "comm_size", 2, P)
+        q = max(2, (qlo + qhi + 1) // 2)
+        mlo, mhi = inside(r, "msg_size", 8, MAX)
+        m = max(8, (mlo + 3) // 4 * 4)
+        points.setdefault((r["collective"], q), set()).add(m)
+    checked = chosen = 0
+    for (c, q), ms in sorted(points.items()):
+        csv_ = os.path.join(d, f"sel-{c}-{q}.csv")
+        run = subprocess.run(
+            [os.path.join(ROOT, "sim", "run"), "ib-6x8", str(q), "--",
+             os.path.join(BUILD, "bench", "collbench"), "--coll", c, "--algs", "selected",
+             "-m", ",".join(map(str, sorted(ms))), "-i", "1", "-x", "0", "-q", "--csv", csv_],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "COLLX_RULES": out})
+        if run.returncode:
+            expect(False, f"collbench {c} p={q} with the rules: {run.stderr[-500:]}")
+            continue
+        for row in csv.DictReader(open(csv_)):
+            if row["metric"] != "r":
+                continue
+            m, rpn = int(row["size_bytes"]), int(row["ppn"])
+            want = rulesmod.match(rules, c, q, m, rpn)
+            checked += 1
+            chosen += want != "native"
+            if row["ran"] != want:
+                expect(False, f"{c} p={q} {m} B: rules say {want}, collx ran {row['ran']}")
+    expect(checked >= len(rules) and chosen > 0,
+           f"column ran = the rules' choice at {checked} points ({chosen} not native)")
+
+print(f"{len(failures)} failures" if failures else "all ok")
+sys.exit(1 if failures else 0)

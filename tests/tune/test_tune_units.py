@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""The tuner's pure parts (python/collx/tune), no MPI: the grid and its
+held-out points, the ranges and their merging into rules, first-match
+lookup, the noise rule (native unless faster by the margin beyond the
+confidence intervals), the one-algorithm-per-size rule of the
+v-collectives, the presumption that a failure at (q, m) extends to larger
+points, and the cost model's fit.
+
+    test_tune_units.py REPO_ROOT"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+from collx.tune import grid, model, rules  # noqa: E402
+from collx.tune.decide import Decider  # noqa: E402
+from collx.tune.store import Store  # noqa: E402
+
+failures = []
+
+
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+# ---------------------------------------------------------------- grid
+qs = grid.comm_sizes(32, 8)
+expect(qs == [32, 24, 16, 8, 6, 4, 3, 2], f"comm sizes of p=32, 8 per node: {qs}")
+expect(all(q % 8 == 0 for q in qs if q > 8), "above one node: whole nodes")
+held = grid.held_out_comm_sizes(32, 8)
+expect(held and not set(held) & set(qs), f"held-out comm sizes off the grid: {held}")
+sizes = grid.msg_sizes(8, 4096)
+hs = grid.held_out_sizes(8, 4096)
+expect(hs[0] == 12 and not set(hs) & set(sizes) and all(8 < s < 4096 for s in hs),
+       f"held-out sizes between grid sizes: {hs}")
+expect(grid.bins([2, 4, 8], top=8) == [(None, 2), (3, 5), (6, 8)],
+       f"bins split at geometric means: {grid.bins([2, 4, 8], top=8)}")
+cb = grid.comm_bins([2, 3, 4, 6, 8, 16, 24, 32], top=32)
+expect(cb == [(None, 2), (3, 3), (4, 4), (5, 7), (8, 11), (12, 16), (17, 31), (32, 32)],
+       f"communicator sizes: a power of two beside a non-power serves only itself: {cb}")
+
+# ---------------------------------------------------------------- merging
+g = grid.Grid("allreduce", [2, 4, 8], [8, 16, 32, 64])
+ch = {}
+for q in (2, 4, 8):
+    for m in (8, 16, 32, 64):
+        ch[(q, m)] = "ring" if m <= 16 else "native"
+ch[(8, 64)] = "rabenseifner"
+rs = rules.build("allreduce", g, ch, node=4)
+want = [
+    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"max": 5},
+     "msg_size": {"max": 22}, "ranks_per_node": {"min": 1, "max": 4}},
+    {"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 5},
+     "msg_size": {"min": 23, "max": 64}, "ranks_per_node": {"min": 1, "max": 4}},
+    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"min": 6, "max": 8},
+     "msg_size": {"max": 22}, "ranks_per_node": {"min": 4, "max": 4}},
+    {"collective": "allreduce", "algorithm": "native", "comm_size": {"min": 6, "max": 8},
+     "msg_size": {"min": 23, "max": 45}, "ranks_per_node": {"min": 4, "max": 4}},
+    {"collective": "allreduce", "algorithm": "rabenseifner", "comm_size": {"min": 6, "max": 8},
+     "msg_size": {"min": 46, "max": 64}, "ranks_per_node": {"min": 4, "max": 4}}]
+expect(rs == want, "equal neighbours merge (sizes, then communicator sizes):\n  " +
+       "\n  ".join(map(str, rs)))
+expect(rules.match(rs, "allreduce", 3, 20, 3) == "ring" and
+       rules.match(rs, "allreduce", 7, 50, 4) == "rabenseifner" and
+       rules.match(rs, "allreduce", 7, 50, 2) is None and
+       rules.match(rs, "allreduce", 9, 8, 4) is None and
+       rules.match(rs, "allreduce", 8, 65, 4) is None,
+       "match: sizes between grid points served, nothing beyond the grid or at another "
+       "ranks per node")
+every = {k: "native" for k in ch}
+one = rules.build("allreduce", g, every)
+expect(one == [{"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 8},
+                "msg_size": {"max": 64}}], f"nothing faster: one native rule: {one}")
+gv = rules.build("gatherv", grid.Grid("gatherv", [2, 4], [8, 16]),
+                 {(2, 8): "tuw", (2, 16): "tuw", (4, 8): "linear", (4, 16): "linear"})
+expect(all("msg_size" not in r for r in gv) and len(gv) == 2,
+       f"v-collectives: no msg_size: {gv}")
+expect(rules.rule_of("bcast", ("binomial", {"segment": 8192}))["params"] == {"segment": 8192},
+       "a choice with params gives a rule with params")
+
+# ---------------------------------------------------------------- noise rule
+
+
+def decider(samples, coll="allreduce", margin=0.02, floor=0.0):
+    st = Store(floor)
+    algs = sorted({a for a, _, _ in samples} | {"native"})
+    for a, m, xs in samples:
+        st.samples[(coll, a, 8, m)] = list(xs)
+        st.ran[(coll, a, 8, m)] = {a}
+    return Decider(st, {coll: algs}, margin)
+
+
+d = decider([("native", 64, [100, 101, 99]), ("close", 64, [97, 98, 96]),
+             ("clear", 64, [90, 90.5, 89.5])])
+expect(d.choose_cell("allreduce", 8, 64) == "clear",
+       "faster beyond both confidence intervals: chosen")
+d = decider([("native", 64, [100, 101, 99]), ("close", 64, [97, 98, 96])])
+expect(d.choose_cell("allreduce", 8, 64) == "native",
+       "3 % faster but the intervals overlap: native")
+d = decider([("native", 64, [100, 100]), ("slight", 64, [99, 99])])
+expect(d.choose_cell("allreduce", 8, 64) == "native",
+       "1 % faster without noise, below the 2 % margin: native")
+d = decider([("native", 64, [100]), ("fast", 64, [80])], floor=0.005)
+expect(d.choose_cell("allreduce", 8, 64) == "fast", "one sample each, clear gain: chosen")
+d = decider([("native", 64, [100]), ("fast", 64, [80])])
+d.store.ran[("allreduce", "fast", 8, 64)] = {"native"}
+expect(d.choose_cell("allreduce", 8, 64) == "native",
+       "an algorithm that fell back (column ran) is never chosen")
+
+# v-collectives: one algorithm for every size, never 5 % slower anywhere
+vs = [("native", m, [100.0]) for m in (8, 16, 32)]
+d = decider(vs + [("tuw", 8, [50.0]), ("tuw", 16, [50.0]), ("tuw", 32, [108.0])],
+            coll="gatherv", floor=0.005)
+expect(d.choose_bin("gatherv", 8, [8, 16, 32]) == "native",
+       "v-collective: 8 % slower at one size: native")
+d = decider(vs + [("tuw", 8, [50.0]), ("tuw", 16, [50.0]), ("tuw", 32, [101.0])],
+            coll="gatherv", floor=0.005)
+expect(d.choose_bin("gatherv", 8, [8, 16, 32]) == "tuw",
+       "v-collective: faster in geometric mean, at most 1 % slower anywhere: chosen")
+
+# ---------------------------------------------------------------- failures
+st = Store(0)
+st.fail("bcast", "hier", 16, 1024, "memory")
+expect(st.cannot("bcast", "hier", 32, 4096) and not st.cannot("bcast", "hier", 8, 4096) and
+       not st.cannot("bcast", "hier", 32, 512),
+       "a failure at (q, m) is presumed at larger q and m only")
+
+# ---------------------------------------------------------------- model
+pts = [(q, m, 5 + 2 * math.log2(q) + 0.001 * m * q)
+       for q in (2, 4, 8, 16) for m in (8, 1024, 65536)]
+mdl = model.AlgModel(pts)
+got = mdl.predict([(32, 4096)])[0]
+true = math.log(5 + 2 * 5 + 0.001 * 4096 * 32)
+expect(abs(got - true) < 0.02, f"model: recovers a + b log2 q + f m q ({math.exp(got):.1f} "
+       f"vs {math.exp(true):.1f} us at q=32, 4 KiB)")
+expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
+
+print(f"{len(failures)} failures" if failures else "all ok")
+sys.exit(1 if failures else 0)
