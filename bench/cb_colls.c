@@ -129,6 +129,29 @@ static int call_collx(cb_coll c, const cb_args *x)
     }
 }
 
+static int start_collx(cb_coll c, const cb_args *x, CX_Request *req)
+{
+    switch (c) {
+#define CB_CASE(E, N, n)                                                       \
+    case CB_##E: return CX_I##n(CX_DROP_FIRST(CX_PARAMS_##E(CB_ARG)), req);
+    CX_COLLECTIVES(CB_CASE)
+#undef CB_CASE
+    default: return MPI_ERR_ARG;
+    }
+}
+
+static int init_collx(cb_coll c, const cb_args *x, CX_Request *req)
+{
+    switch (c) {
+#define CB_CASE(E, N, n)                                                       \
+    case CB_##E:                                                               \
+        return CX_##N##_init(CX_DROP_FIRST(CX_PARAMS_##E(CB_ARG)), MPI_INFO_NULL, req);
+    CX_COLLECTIVES(CB_CASE)
+#undef CB_CASE
+    default: return MPI_ERR_ARG;
+    }
+}
+
 static int call_pmpi(cb_coll c, const cb_args *x)
 {
     switch (c) {
@@ -191,6 +214,18 @@ static int call(cb_op *op, int root, int *rbuf, int ref)
 }
 
 int cb_op_run(cb_op *op, int root) { return call(op, root, op->rbuf, 0); }
+
+int cb_op_start(cb_op *op, int root, CX_Request *req)
+{
+    cb_args x = args_of(op, root, op->rbuf, op->m[0]);
+    return start_collx(op->coll, &x, req);
+}
+
+int cb_op_init(cb_op *op, int root, CX_Request *req)
+{
+    cb_args x = args_of(op, root, op->rbuf, op->m[0]);
+    return init_collx(op->coll, &x, req);
+}
 
 int cb_op_validate(cb_op *op, int root)
 {

@@ -5,7 +5,7 @@
 #define CB_COLLS_H
 
 #include <mpi.h>
-#include "collx_colls.h"
+#include "collx.h"
 
 typedef enum {
 #define CB_ENUM(E, N, n) CB_##E,
@@ -40,6 +40,9 @@ int cb_op_setup(cb_op *op, cb_coll coll, const int *m, int local,
                 int padded_g2, MPI_Comm comm, int root, int any_root,
                 int shared);
 int cb_op_run(cb_op *op, int root);
+/* The same as CX_I<coll> (started into *req) and as CX_<Coll>_init. */
+int cb_op_start(cb_op *op, int root, CX_Request *req);
+int cb_op_init(cb_op *op, int root, CX_Request *req);
 /* Runs once more and compares with the PMPI_ result. Collective; returns
  * 1 if every rank got the same data as PMPI_, 0 otherwise. */
 int cb_op_validate(cb_op *op, int root);

@@ -50,6 +50,10 @@ void cb_opts_usage(void *file, const char *prog)
 "  --guide-algs A,.. gather/scatter algorithms for the guidelines (default all)\n"
 "  --g2-algs A,..    of these, the ones padded for Guideline (2) (default all)\n"
 "  --tolerance X     violation when lhs > (1+X) rhs; 0.05 or 5%% (default 5%%)\n"
+"  --mode M          blocking (default) | nonblocking (CX_I<coll>: the call\n"
+"                    alone, then OSU's overlap: post, compute for the call's\n"
+"                    time, wait) | persistent (CX_<Coll>_init once, then\n"
+"                    CX_Start + CX_Wait per repetition)\n"
 "  --csv FILE        tidy CSV, one row per case and metric\n"
 "  --json FILE       the same rows as JSON\n"
 "  -q                no progress line on stderr\n"
@@ -295,6 +299,16 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         o->tolerance = t;
         return 0;
     }
+    if (!strcmp(name, "--mode")) {
+        static const char *const modes[] = {"blocking", "nonblocking", "persistent"};
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(val, modes[i])) {
+                o->mode = i;
+                return 0;
+            }
+        return fail(err, len, "unknown --mode '%s' (want blocking, nonblocking or "
+                    "persistent)", val);
+    }
     if (!strcmp(name, "--csv") || !strcmp(name, "--json")) {
         char *dst = !strcmp(name, "--csv") ? o->csv : o->json;
         if (strlen(val) >= CB_PATH_LEN)
@@ -310,7 +324,7 @@ static int takes_value(const char *name)
     static const char *const v[] = {
         "--coll", "--algs", "--guide-algs", "--g2-algs", "-m", "-i", "-x", "--root",
         "--problem", "-b", "--pap", "--max-delay", "--seed", "--tolerance",
-        "--csv", "--json", "--comm-size", NULL};
+        "--mode", "--csv", "--json", "--comm-size", NULL};
     for (int i = 0; v[i]; i++)
         if (!strcmp(name, v[i]))
             return 1;
@@ -332,6 +346,11 @@ static int check(cb_opts *o, char *err, size_t len)
         return fail(err, len, "--pap uniform needs --max-delay > 0");
     if (!o->pap && o->max_delay > 0)
         return fail(err, len, "--max-delay needs --pap uniform");
+    if (o->mode != CB_MODE_BLOCKING && (o->guidelines || o->pap))
+        return fail(err, len, "--mode %s: --guidelines and --pap time blocking calls",
+                    o->mode == CB_MODE_PERSISTENT ? "persistent" : "nonblocking");
+    if (o->mode == CB_MODE_PERSISTENT && o->root_mode == CB_ROOT_ROTATE)
+        return fail(err, len, "--mode persistent fixes the root at init: no --root rotate");
     if (o->nproblems && !o->root_given)
         o->root_mode = CB_ROOT_MID; /* Träff: r = floor(p/2) */
     return 0;

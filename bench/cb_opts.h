@@ -12,6 +12,8 @@
 
 enum { CB_ROOT_FIXED, CB_ROOT_ROTATE, CB_ROOT_MID };
 enum { CB_PAP_NONE, CB_PAP_UNIFORM };
+/* --mode: how each repetition calls the collective. */
+enum { CB_MODE_BLOCKING, CB_MODE_NONBLOCKING, CB_MODE_PERSISTENT };
 
 typedef struct {
     char coll[CB_NAME_LEN];                 /* --coll */
@@ -33,6 +35,7 @@ typedef struct {
     double max_delay;                       /* --max-delay, seconds */
     uint64_t seed;                          /* --seed */
     int guidelines;                         /* --guidelines */
+    int mode;                               /* --mode (CB_MODE_*) */
     double tolerance;                       /* --tolerance (fraction) */
     char gather_algs[CB_MAX_LIST][CB_NAME_LEN]; /* --guide-algs */
     int ngather_algs;

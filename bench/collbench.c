@@ -6,6 +6,7 @@
  * repetitions. See bench/README.md. */
 #define _POSIX_C_SOURCE 200809L /* isatty, nanosleep */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,9 +35,9 @@ typedef struct {
     cb_meta meta;
     cb_table table;
     int ncases, done;
-    double *a, *f, *A, *F, *rr, *ee, *tt;
+    double *a, *f, *c, *A, *F, *C, *rr, *ee, *tt, *xt, *xc, *xo;
     /* Guideline cache: padded gather/scatter timings by (alg, block). */
-    struct { char alg[CB_NAME_LEN]; int g2, block; cb_row rows[3]; } cache[CB_CACHE];
+    struct { char alg[CB_NAME_LEN]; int g2, block; cb_row rows[3]; } cache[CB_CACHE];   /* r, e, t */
     int ncache;
 } bench;
 
@@ -72,56 +73,153 @@ static void progress(bench *B, const char *coll, const char *alg, const char *wh
 }
 
 /* The metrics of one case, in row order: r and e (PAP paper eq. 1-2) and
- * t = max_j (f_j - a_j) (Träff's "time of the slowest process"). */
-enum { M_R, M_E, M_T, NMETRIC };
-static const char *const metric_names[NMETRIC] = {"r", "e", "t"};
+ * t = max_j (f_j - a_j) (Träff's "time of the slowest process"); in
+ * --mode nonblocking also OSU's overlap rows: total (post, compute,
+ * wait: t), compute (the slowest rank's compute) and overlap (percent). */
+enum { M_R, M_E, M_T, M_TOTAL, M_COMPUTE, M_OVERLAP, NMETRIC };
+static const char *const metric_names[NMETRIC] = {"r", "e", "t", "total", "compute",
+                                                  "overlap"};
 
-/* Warm-ups, then timed repetitions; fills rows[NMETRIC] (rank 0). */
+static int nmetrics(const bench *B)
+{
+    return B->o.mode == CB_MODE_NONBLOCKING ? NMETRIC : M_TOTAL;
+}
+
+/* "Compute" for `seconds`: a busy loop on a real MPI (the core is the
+ * program's, as in OSU's overlap benchmarks); simulated time in SMPI. */
+static void compute(double seconds)
+{
+    if (seconds <= 0)
+        return;
+#ifdef CB_SMPI
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&t, NULL);
+#else
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < seconds)
+        ;
+#endif
+}
+
+/* One call of the case in the run's mode: blocking; CX_I<coll>, compute
+ * for `busy` seconds (*spent: how long it took), CX_Wait; or a start of
+ * the persistent request q. */
+static int one_call(bench *B, cb_op *op, int root, CX_Request *q, double busy, double *spent)
+{
+    int rc;
+    if (B->o.mode == CB_MODE_BLOCKING)
+        return cb_op_run(op, root);
+    if (B->o.mode == CB_MODE_PERSISTENT)
+        return (rc = CX_Start(q)) ? rc : CX_Wait(q);
+    CX_Request r;
+    if ((rc = cb_op_start(op, root, &r)))
+        return rc;
+    double t0 = cb_now();
+    compute(busy);
+    *spent = cb_now() - t0;
+    return CX_Wait(&r);
+}
+
+/* Timed repetitions into B->a, B->f (and B->c: compute time), each after
+ * a barrier. */
+static void repetitions(bench *B, cb_op *op, CX_Request *q, double busy, const char *coll)
+{
+    const cb_opts *o = &B->o;
+    for (int k = 0; k < o->iters; k++) {
+        double spent = 0;
+        MPI_Barrier(B->comm);
+        cb_pap_compute(B->comm, o->pap ? cb_pap_delay(o->seed, k, B->rank,
+                                                      o->max_delay) : 0.0);
+        B->a[k] = cb_now();
+        int rc = one_call(B, op, root_of(B, k), q, busy, &spent);
+        B->f[k] = cb_now();
+        B->c[k] = spent;
+        if (rc != MPI_SUCCESS)
+            die(B, rc, coll);
+    }
+}
+
+/* Rank 0: per repetition k the metric of the gathered a, f (, c). */
+static void metrics_of(bench *B, double *x[], int first, double pure_us)
+{
+    int iters = B->o.iters;
+    double *ak = malloc(sizeof(double) * (size_t)B->p);
+    double *fk = malloc(sizeof(double) * (size_t)B->p);
+    for (int k = 0; k < iters; k++) {
+        double cmax = 0;
+        for (int j = 0; j < B->p; j++) {
+            ak[j] = B->A[(size_t)j * iters + k];
+            fk[j] = B->F[(size_t)j * iters + k];
+            if (B->C[(size_t)j * iters + k] > cmax)
+                cmax = B->C[(size_t)j * iters + k];
+        }
+        if (first == M_R) {
+            x[M_R][k] = 1e6 * cb_run_time(ak, fk, B->p);
+            x[M_E][k] = 1e6 * cb_elapsed_time(ak, fk, B->p);
+            x[M_T][k] = 1e6 * cb_slowest_time(ak, fk, B->p);
+        } else {   /* OSU: overlap = 1 - (total - compute) / pure */
+            double total = 1e6 * cb_slowest_time(ak, fk, B->p), comp = 1e6 * cmax;
+            double ov = pure_us > 0 ? 100 * (1 - (total - comp) / pure_us) : 0;
+            x[M_TOTAL][k] = total;
+            x[M_COMPUTE][k] = comp;
+            x[M_OVERLAP][k] = ov < 0 ? 0 : ov > 100 ? 100 : ov;
+        }
+    }
+    free(ak);
+    free(fk);
+}
+
+static void gather_times(bench *B)
+{
+    int n = B->o.iters;
+    MPI_Gather(B->a, n, MPI_DOUBLE, B->A, n, MPI_DOUBLE, 0, B->comm);
+    MPI_Gather(B->f, n, MPI_DOUBLE, B->F, n, MPI_DOUBLE, 0, B->comm);
+    MPI_Gather(B->c, n, MPI_DOUBLE, B->C, n, MPI_DOUBLE, 0, B->comm);
+}
+
+/* Warm-ups, then timed repetitions; fills rows[nmetrics(B)] (rank 0). In
+ * --mode nonblocking a second pass posts, computes for the first pass's
+ * mean t, then waits (OSU's overlap). */
 static void measure(bench *B, cb_op *op, cb_row *rows)
 {
     const cb_opts *o = &B->o;
     int rc;
+    double spent;
+    CX_Request q = CX_REQUEST_NULL;
+    if (o->mode == CB_MODE_PERSISTENT &&
+        (rc = cb_op_init(op, root_of(B, 0), &q)) != MPI_SUCCESS)
+        die(B, rc, rows[0].coll);
     for (int k = 0; k < o->warmup; k++) {
         MPI_Barrier(B->comm);
-        if ((rc = cb_op_run(op, root_of(B, k))) != MPI_SUCCESS)
+        if ((rc = one_call(B, op, root_of(B, k), &q, 0, &spent)) != MPI_SUCCESS)
             die(B, rc, rows[0].coll);
     }
     /* Offsets again for every case: clocks drift over a long sweep. */
     cb_clock_init(B->comm);
     if (o->pap)
         pap_begin(op, o->root_mode == CB_ROOT_ROTATE ? -1 : root_of(B, 0));
-    for (int k = 0; k < o->iters; k++) {
-        MPI_Barrier(B->comm);
-        cb_pap_compute(B->comm, o->pap ? cb_pap_delay(o->seed, k, B->rank,
-                                                      o->max_delay) : 0.0);
-        B->a[k] = cb_now();
-        rc = cb_op_run(op, root_of(B, k));
-        B->f[k] = cb_now();
-        if (rc != MPI_SUCCESS)
-            die(B, rc, rows[0].coll);
-    }
+    repetitions(B, op, &q, 0, rows[0].coll);
     if (o->pap)
         pap_end(B->comm);
     int valid = o->validate ? cb_op_validate(op, root_of(B, 0)) : -1;
-    MPI_Gather(B->a, o->iters, MPI_DOUBLE, B->A, o->iters, MPI_DOUBLE, 0, B->comm);
-    MPI_Gather(B->f, o->iters, MPI_DOUBLE, B->F, o->iters, MPI_DOUBLE, 0, B->comm);
-    if (B->rank)
-        return;
-    double *ak = malloc(sizeof(double) * (size_t)B->p);
-    double *fk = malloc(sizeof(double) * (size_t)B->p);
-    double *x[NMETRIC] = {B->rr, B->ee, B->tt};
-    for (int k = 0; k < o->iters; k++) {
-        for (int j = 0; j < B->p; j++) {
-            ak[j] = B->A[(size_t)j * o->iters + k];
-            fk[j] = B->F[(size_t)j * o->iters + k];
-        }
-        x[M_R][k] = 1e6 * cb_run_time(ak, fk, B->p);
-        x[M_E][k] = 1e6 * cb_elapsed_time(ak, fk, B->p);
-        x[M_T][k] = 1e6 * cb_slowest_time(ak, fk, B->p);
+    gather_times(B);
+    double *x[NMETRIC] = {B->rr, B->ee, B->tt, B->xt, B->xc, B->xo};
+    double pure = 0;
+    if (B->rank == 0) {
+        metrics_of(B, x, M_R, 0);
+        rows[M_T].s = cb_summarize(x[M_T], o->iters);
+        pure = rows[M_T].s.mean;
     }
-    free(ak);
-    free(fk);
-    for (int i = 0; i < NMETRIC; i++) {
+    if (o->mode == CB_MODE_NONBLOCKING) {
+        MPI_Bcast(&pure, 1, MPI_DOUBLE, 0, B->comm);
+        repetitions(B, op, &q, pure * 1e-6, rows[0].coll);
+        gather_times(B);
+        if (B->rank == 0)
+            metrics_of(B, x, M_TOTAL, pure);
+    }
+    if (q != CX_REQUEST_NULL)
+        CX_Request_free(&q);
+    for (int i = 0; B->rank == 0 && i < nmetrics(B); i++) {
         rows[i].s = cb_summarize(x[i], o->iters);
         rows[i].valid = valid;
         strcpy(rows[i].kind, "time");
@@ -164,23 +262,27 @@ static void record(bench *B, cb_row *rows)
 {
     if (B->rank)
         return;
-    for (int i = 0; i < NMETRIC; i++)
+    for (int i = 0; i < nmetrics(B); i++)
         cb_table_add(&B->table, &rows[i]);
     cb_print_case(stdout, &rows[M_R], &rows[M_E], &rows[M_T],
                   rows[0].problem[0] != 0, B->o.full);
+    if (B->o.mode == CB_MODE_NONBLOCKING)
+        printf("    overlap: pure %.2f us, post+compute+wait %.2f us, compute %.2f us: "
+               "%.1f %%\n", rows[M_T].s.mean, rows[M_TOTAL].s.mean, rows[M_COMPUTE].s.mean,
+               rows[M_OVERLAP].s.mean);
     fflush(stdout);
     /* --csv grows case by case: a run killed midway (time or memory limit)
      * leaves the cases it finished; the whole table is written at the end */
     if (B->o.csv[0] && !B->live && (B->live = fopen(B->o.csv, "w")))
         cb_csv_header(B->live);
     if (B->live) {
-        for (int i = 0; i < NMETRIC; i++)
+        for (int i = 0; i < nmetrics(B); i++)
             cb_csv_row(B->live, &B->meta, &rows[i]);
         fflush(B->live);
     }
 }
 
-/* Measures coll/alg on block sizes m and records rows[NMETRIC]. */
+/* Measures coll/alg on block sizes m and records rows[nmetrics(B)]. */
 static void run_case(bench *B, const cb_row *proto, cb_coll coll,
                      const char *alg, const int *m, int local, int g2,
                      cb_row *rows)
@@ -191,9 +293,10 @@ static void run_case(bench *B, const cb_row *proto, cb_coll coll,
                          B->o.root_mode == CB_ROOT_ROTATE, B->shared);
     if (rc != MPI_SUCCESS)
         die(B, rc, "buffer setup (message too large?)");
-    for (int i = 0; i < NMETRIC; i++) {
+    static const char *const form[] = {"%s%s", "%si%s", "%s%s_init"};
+    for (int i = 0; i < nmetrics(B); i++) {
         rows[i] = *proto;
-        snprintf(rows[i].coll, sizeof rows[i].coll, "%s%s", g2 ? "allreduce+" : "",
+        snprintf(rows[i].coll, sizeof rows[i].coll, form[B->o.mode], g2 ? "allreduce+" : "",
                  cb_coll_name(coll));
         snprintf(rows[i].alg, sizeof rows[i].alg, "%s", alg);
     }
@@ -202,10 +305,10 @@ static void run_case(bench *B, const cb_row *proto, cb_coll coll,
     clock_t c0 = clock();   /* not simulated in SMPI: the host's CPU time */
     measure(B, &op, rows);
     double host_s = B->o.host_time ? (double)(clock() - c0) / CLOCKS_PER_SEC : -1;
-    for (int i = 0; i < NMETRIC; i++)
+    for (int i = 0; i < nmetrics(B); i++)
         rows[i].host_s = host_s;
     cb_what_ran(cb_coll_name(coll), before, rows[0].ran, sizeof rows[0].ran);
-    for (int i = 1; i < NMETRIC; i++)
+    for (int i = 1; i < nmetrics(B); i++)
         strcpy(rows[i].ran, rows[0].ran);
     cb_op_free(&op);
     set_alg(B, cb_coll_name(coll), NULL);
@@ -228,7 +331,7 @@ static void padded_case(bench *B, const cb_row *proto, cb_coll reg,
     for (int i = 0; i < B->ncache; i++)
         if (B->cache[i].g2 == g2 && B->cache[i].block == mp[0] &&
             !strcmp(B->cache[i].alg, alg)) {
-            for (int k = 0; k < NMETRIC; k++) {
+            for (int k = 0; k < M_TOTAL; k++) {
                 rows[k] = B->cache[i].rows[k];
                 rows[k].m = proto->m;
                 rows[k].b = proto->b;
@@ -373,6 +476,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--pap"))
             want = MPI_THREAD_MULTIPLE;
+    /* collx's progress thread for nonblocking calls needs it too */
+    const char *progress = getenv("COLLX_PROGRESS");
+    if (progress && !strcmp(progress, "thread"))
+        want = MPI_THREAD_MULTIPLE;
     MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &B->comm);
     B->world = MPI_COMM_NULL;
@@ -437,12 +544,14 @@ int main(int argc, char **argv)
 
     B->a = malloc(sizeof(double) * (size_t)o->iters);
     B->f = malloc(sizeof(double) * (size_t)o->iters);
+    B->c = calloc((size_t)o->iters, sizeof(double));
     if (B->rank == 0) {
         B->A = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
         B->F = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
-        B->rr = malloc(sizeof(double) * (size_t)o->iters);
-        B->ee = malloc(sizeof(double) * (size_t)o->iters);
-        B->tt = malloc(sizeof(double) * (size_t)o->iters);
+        B->C = malloc(sizeof(double) * (size_t)o->iters * (size_t)B->p);
+        double **x[] = {&B->rr, &B->ee, &B->tt, &B->xt, &B->xc, &B->xo};
+        for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+            *x[i] = malloc(sizeof(double) * (size_t)o->iters);
     }
 
     /* the points of the sweep: (problem, b) or sizes (as MPI_INT counts) */

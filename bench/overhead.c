@@ -5,8 +5,9 @@
  * (or with --stat min the fastest, the one least disturbed by other jobs
  * on a loaded machine) gives the time per call. On MPI_COMM_SELF the
  * collective itself is a few tens of nanoseconds, so the interposer's
- * share is visible. Run with COLLX_RULES, it measures what the rules
- * file costs per call (bench/lookup.sh).
+ * share is visible. Nonblocking ones (i...) are MPI_I<name> + MPI_Wait
+ * against PMPI_I<name> + PMPI_Wait. Run with COLLX_RULES, it measures
+ * what the rules file costs per call (bench/lookup.sh).
  *
  * usage: overhead [--calls N] [--blocks B] [--stat median|min] [--csv FILE]
  * prints one line per collective: us/call through MPI_, via PMPI_, the
@@ -47,9 +48,41 @@ static int c_alltoall(int pm, MPI_Comm c, int *b)
               : MPI_Alltoall(b, 1, MPI_INT, b + 64, 1, MPI_INT, c);
 }
 
+/* Nonblocking: MPI_I<name> + MPI_Wait, both interposed (with nothing in
+ * flight the wait is the MPI's after one load), against PMPI_I + PMPI_Wait. */
+static int wait_for(int pm, MPI_Request *r)
+{
+    return pm ? PMPI_Wait(r, MPI_STATUS_IGNORE) : MPI_Wait(r, MPI_STATUS_IGNORE);
+}
+
+static int c_ibarrier(int pm, MPI_Comm c, int *b)
+{
+    MPI_Request r;
+    (void)b;
+    int err = pm ? PMPI_Ibarrier(c, &r) : MPI_Ibarrier(c, &r);
+    return err ? err : wait_for(pm, &r);
+}
+
+static int c_iallreduce(int pm, MPI_Comm c, int *b)
+{
+    MPI_Request r;
+    int err = pm ? PMPI_Iallreduce(b, b + 1, 1, MPI_INT, MPI_SUM, c, &r)
+                 : MPI_Iallreduce(b, b + 1, 1, MPI_INT, MPI_SUM, c, &r);
+    return err ? err : wait_for(pm, &r);
+}
+
+static int c_ialltoall(int pm, MPI_Comm c, int *b)
+{
+    MPI_Request r;
+    int err = pm ? PMPI_Ialltoall(b, 1, MPI_INT, b + 64, 1, MPI_INT, c, &r)
+                 : MPI_Ialltoall(b, 1, MPI_INT, b + 64, 1, MPI_INT, c, &r);
+    return err ? err : wait_for(pm, &r);
+}
+
 static const struct { const char *name; call_fn fn; } colls[] = {
     {"barrier", c_barrier}, {"bcast", c_bcast}, {"allreduce", c_allreduce},
-    {"gather", c_gather}, {"alltoall", c_alltoall}};
+    {"gather", c_gather}, {"alltoall", c_alltoall}, {"ibarrier", c_ibarrier},
+    {"iallreduce", c_iallreduce}, {"ialltoall", c_ialltoall}};
 
 static double block_time(call_fn fn, int pmpi, MPI_Comm comm, int *buf, int calls)
 {

@@ -65,9 +65,28 @@ typedef struct CX_Call {
 
 #define CX_PROTOTYPES(E, N, n)                                                 \
     int CX_##N(CX_DECLS(E));                                                   \
-    int CX_I##n(CX_DECLS(E), CX_Request *request);
+    int CX_I##n(CX_DECLS(E), CX_Request *request);                             \
+    int CX_##N##_init(CX_DECLS(E), MPI_Info info, CX_Request *request);
 CX_COLLECTIVES(CX_PROTOTYPES)
 #undef CX_PROTOTYPES
+
+/* ---- persistent collectives (MPI-4) ----
+ * CX_<Name>_init(<the parameters of MPI_<Name>>, info, &request) makes an
+ * inactive persistent request; CX_Start / CX_Startall start it, CX_Wait /
+ * CX_Test complete the start and leave it inactive (not NULL), and
+ * CX_Request_free frees it. As in MPI: init is collective (and may
+ * synchronise: the decisions and set-up are made there), the buffers and
+ * arrays stay the program's and must not change between init and free
+ * (their contents may, between starts), and every rank starts its
+ * persistent collectives in the same order as its other collectives on
+ * the communicator. Everything collx decides for a call is decided at
+ * init (the algorithm, its fallback); for the base, irregular (tuw) and
+ * topo families the schedule too, with its set-up (tuw's tree
+ * construction, topo's mapping): a start runs the saved plan. info is
+ * not read. Free the requests before their communicator. */
+int CX_Start(CX_Request *request);
+int CX_Startall(int count, CX_Request requests[]);
+int CX_Request_free(CX_Request *request);
 
 /* ---- results in node-shared memory (hierarchical family) ----
  * The same collectives without a receive buffer: *result points to the

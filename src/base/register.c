@@ -57,4 +57,5 @@ static const cx_algorithm algorithms[] = {
            "recursive doubling, ceil(log2 p) rounds (any op)"),
     CX_ALG_END};
 
-const cx_family cx_base_family = {.name = "base", .algorithms = algorithms};
+/* Its schedules run again as built: persistent calls replay them. */
+const cx_family cx_base_family = {.name = "base", .algorithms = algorithms, .replays = 1};

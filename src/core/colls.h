@@ -70,6 +70,7 @@ typedef struct cx_args {
     int rank, size;
     const int *order;     /* virtual rank -> rank permutation, NULL = identity */
     int nonblocking;      /* CX_I... call: the schedule outlives the call */
+    int persistent;       /* a start of a persistent call (nonblocking too) */
     struct cx_comm *cc;   /* collx state of comm (NULL for native calls) */
     /* The algorithm being built: its builder's parameters are its
      * family_data (one builder serves several table rows). */
@@ -81,10 +82,19 @@ typedef struct cx_args {
      * memory sets *shared_out to it (laid out as the receive buffer) and
      * does not fill rbuf; NULL for ordinary calls. */
     const void **shared_out;
+    /* The arrays (counts, displacements, types) are the caller's
+     * scratch, gone when the call returns (the Fortran interposer's type
+     * conversions, the large-count ones' int copies): a call that
+     * outlives it keeps copies (cx_hold_args). */
+    int scratch_arrays;
     /* COLLX_STATS: the record of the call these arguments belong to
      * (stats.h; copies point at it too), NULL when not measured. */
     struct cx_stats_call *stats;
 } cx_args;
+
+/* Initialiser of a cx_args from the parameters of MPI_<Name>:
+ * cx_args a = {CX_PARAMS_<UPPER>(CX_ARG_INIT) .coll = CX_COLL_<UPPER>}. */
+#define CX_ARG_INIT(kind, name, field) .field = name,
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */
 int cx_native_run(const cx_args *a);

@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "comm.h"
+#include "progress.h"
+#include "sched.h"
 
 static int cx_keyval = MPI_KEYVAL_INVALID;
 static int keyval_err = MPI_SUCCESS;
@@ -18,10 +20,33 @@ static void free_comm(MPI_Comm *c)
 void cx_comm_free_nodes(cx_comm *c);
 void cx_comm_free_shm(cx_comm *c);
 
+void cx_comm_enter(cx_comm *c)
+{
+    if (c)
+        __atomic_add_fetch(&c->inflight, 1, __ATOMIC_RELAXED);
+}
+
+void cx_comm_leave(cx_comm *c)
+{
+    if (c)
+        __atomic_sub_fetch(&c->inflight, 1, __ATOMIC_RELEASE);
+}
+
+/* The schedules still in flight on c finish first (every rank frees the
+ * communicator, so every rank gets here and finishes its part). */
+static void drain(cx_comm *c)
+{
+    for (int spins = 0; __atomic_load_n(&c->inflight, __ATOMIC_ACQUIRE) > 0;) {
+        cx_progress_poke();
+        cx_backoff(&spins);
+    }
+}
+
 static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     cx_comm *c = attr;
+    drain(c);
     for (int i = 0; cx_families[i]; i++)
         if (c->family_state[i] && cx_families[i]->release)
             cx_families[i]->release(c->family_state[i]);

@@ -51,6 +51,7 @@ typedef struct cx_comm {
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
+    int inflight;         /* nonblocking schedules not finished (atomics) */
     struct cx_comm *next_live;  /* list of states with a node segment */
 } cx_comm;
 
@@ -86,6 +87,12 @@ static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
     return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)local_rank * CX_NODE_LINE_BYTES;
 }
 int cx_comm_next_tag(cx_comm *c);
+/* A nonblocking schedule on c begins / has finished. The program may free
+ * its communicator while one is in flight (MPI: the call completes): the
+ * state then waits for them before it goes (they use its communicators
+ * and segments). NULL: no state (the MPI's own call in a schedule). */
+void cx_comm_enter(cx_comm *c);
+void cx_comm_leave(cx_comm *c);
 /* Runs every family's after_call hook (end of a blocking call). */
 void cx_comm_after_call(cx_comm *c);
 /* Before a collective set-up on c's private, node or leader

@@ -16,6 +16,10 @@
 
 /* Checks the arguments (validate.c); MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);
+/* A nonblocking call's schedule s runs on duplicates of a's derived
+ * datatypes, freed with s: the program may free its own; scratch arrays
+ * (a->scratch_arrays) are copied into s (hold.c). */
+int cx_hold_args(cx_args *a, cx_sched *s);
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);
 /* One line "collx: ..." on stderr. */
@@ -25,6 +29,16 @@ int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 
 /* Executes one call (blocking, or nonblocking when req != NULL). */
 int cx_dispatch(cx_args *a, CX_Request *req);
+/* The same, nonblocking, into an MPI_Request: the MPI's own request when
+ * the MPI's call serves it, else a generalized request (request.h). */
+int cx_dispatch_mpi(cx_args *a, MPI_Request *req);
+/* Which algorithm serves call a (a->nonblocking set): want (NULL: the
+ * selected one) or the fallback its requirements give, into *run; the
+ * MPI's own call (no build) also for an intercommunicator. Fills rank,
+ * size, cc and pcomm when a collx algorithm runs. Errors went through
+ * the communicator's error handler already. */
+int cx_decide_call(cx_args *a, const struct cx_algorithm *want,
+                   const struct cx_algorithm **run);
 /* The same, blocking, with alg (or what its requirements fall back to)
  * instead of the selected algorithm. */
 int cx_dispatch_as(cx_args *a, const struct cx_algorithm *alg);

@@ -7,31 +7,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "request.h"
 
-struct cx_request {
-    int native;
-    MPI_Request mpi;      /* native nonblocking call */
-    cx_sched sched;
-    cx_job job;           /* on the progress agent while in flight */
-    int err;              /* the schedule's result once the agent finished it */
-    cx_stats_call *stats; /* COLLX_STATS: the call's record (heap), else NULL */
-};
+/* Where a call's result goes: nowhere else (blocking: both NULL), a
+ * CX_Request, or an MPI_Request (the interposer's MPI_I<name>). */
+typedef struct out {
+    CX_Request *req;
+    MPI_Request *mreq;
+} out;
 
-/* The agent's step for a request's schedule. */
-static int request_step(void *ctx)
+/* The MPI's own nonblocking call with arguments that die with this call
+ * (a->scratch_arrays): posted at once from a schedule that keeps copies
+ * of them, behind a generalized request. */
+static int native_kept(cx_args *a, MPI_Request *mreq)
 {
-    struct cx_request *r = ctx;
-    int done = 0, err = cx_sched_progress(&r->sched, &done);
-    if (done)
-        r->err = err;
-    return done;
+    int inter = 0, err;
+    struct cx_request *r = cx_request_new(NULL);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    PMPI_Comm_rank(a->comm, &a->rank);
+    PMPI_Comm_test_inter(a->comm, &inter);
+    if (inter)   /* the arrays are as long as the remote group */
+        PMPI_Comm_remote_size(a->comm, &a->size);
+    else
+        PMPI_Comm_size(a->comm, &a->size);
+    cx_sched_init(&r->sched, a->comm, 0);
+    if ((err = cx_hold_args(a, &r->sched)) ||
+        (err = cx_sched_collective(&r->sched, a, NULL))) {
+        cx_request_drop(r);
+        return cx_error(a->comm, err, "%s: cannot keep the arguments",
+                        cx_coll_mpi_name(a->coll));
+    }
+    return cx_request_start_mpi(r, mreq);
 }
 
-static int run_native(const cx_args *a, CX_Request *req)
+static int run_native(cx_args *a, const out *o)
 {
-    if (!req)
-        return cx_native_run(a);
-    struct cx_request *r = calloc(1, sizeof *r);
+    if (o->mreq)
+        return a->scratch_arrays ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
+    if (!o->req)
+        return cx_native_run(a);   /* never its nonblocking twin: they do not match */
+    struct cx_request *r = cx_request_new(NULL);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
                         cx_coll_mpi_name(a->coll));
@@ -41,53 +58,47 @@ static int run_native(const cx_args *a, CX_Request *req)
         free(r);
         return err;   /* MPI has called the error handler */
     }
-    *req = r;
+    *o->req = r;
     return MPI_SUCCESS;
 }
 
-static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c,
-                        CX_Request *req)
+static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
 {
     const char *what = cx_coll_mpi_name(a->coll);
-    struct cx_request *r = calloc(1, sizeof *r);
+    struct cx_request *r = cx_request_new(c);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
     cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
     a->alg = alg;
-    int err = alg->build(a, &r->sched);
-    if (!err && req) {
-        cx_sched_begin(&r->sched);
-        if (cx_progress_thread_wanted())
-            cx_progress_thread();
-        cx_progress_add(&r->job, request_step, r);
-        *req = r;
-        return MPI_SUCCESS;
-    }
+    int err = a->nonblocking ? cx_hold_args(a, &r->sched) : MPI_SUCCESS;
+    if (!err)
+        err = alg->build(a, &r->sched);
+    if (!err && o->req)
+        return cx_request_start(r, o->req);
+    if (!err && o->mreq)
+        return (err = cx_request_start_mpi(r, o->mreq))
+                   ? cx_error(a->comm, err, "%s: cannot make a generalized request", what)
+                   : MPI_SUCCESS;
     if (!err)
         err = cx_sched_run(&r->sched);
-    if (!req)
+    if (!a->nonblocking)
         cx_comm_after_call(c);
-    cx_sched_free(&r->sched);
-    free(r);
+    cx_request_drop(r);
     return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
-/* want: the algorithm the caller asks for (NULL: select one). */
-static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
+int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
     int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
-    if (req)
-        *req = CX_REQUEST_NULL;
-    a->nonblocking = req != NULL;
-    cx_progress_poke();   /* requests in flight move on in every collx call */
+    *run = NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Nothing selects anything for this collective: straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
     if (alg && !alg->build) {
-        cx_count_call(alg, a);
-        return run_native(a, req);
+        *run = alg;
+        return MPI_SUCCESS;
     }
     PMPI_Comm_rank(a->comm, &a->rank);
     PMPI_Comm_size(a->comm, &a->size);
@@ -97,8 +108,8 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
                                        "does not serve intercommunicators")))
             return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
                             what, alg->name);
-        cx_count_call(cx_native(a->coll), a);
-        return run_native(a, req);
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
     }
     if (err)
         return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
@@ -120,27 +131,46 @@ static int dispatch(cx_args *a, CX_Request *req, const cx_algorithm *want)
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
     a->params = d.params;   /* the families read per-call knobs through it */
-    cx_count_call(d.alg, a);
-    if (!d.alg->build)
-        return run_native(a, req);
-    return run_schedule(a, d.alg, c, req);
+    *run = d.alg;
+    return MPI_SUCCESS;
+}
+
+/* want: the algorithm the caller asks for (NULL: select one). */
+static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    const cx_algorithm *alg;
+    if (o->req)
+        *o->req = CX_REQUEST_NULL;
+    if (o->mreq)
+        *o->mreq = MPI_REQUEST_NULL;
+    a->nonblocking = o->req || o->mreq;
+    cx_progress_poke();   /* requests in flight move on in every collx call */
+    cx_request_bury();
+    int err = cx_decide_call(a, want, &alg);
+    if (err)
+        return err;
+    cx_count_call(alg, a);
+    if (!alg->build)
+        return run_native(a, o);
+    return run_schedule(a, alg, a->cc, o);
 }
 
 /* COLLX_STATS: the call timed on this rank from entry to return (a CX_I
- * call: also inside CX_Test and CX_Wait until it completes) and counted
+ * call: also inside CX_Test and CX_Wait until it completes; an MPI_I call
+ * through the interposer: its start only, MPI completes it) and counted
  * for the algorithm that ran it. */
-static int dispatch_measured(cx_args *a, CX_Request *req, const cx_algorithm *want)
+static int dispatch_measured(cx_args *a, const out *o, const cx_algorithm *want)
 {
-    cx_stats_call here, *k = req ? malloc(sizeof *k) : &here;
+    cx_stats_call here, *k = o->req ? malloc(sizeof *k) : &here;
     if (!k)   /* not measured, still served */
-        return dispatch(a, req, want);
+        return dispatch(a, o, want);
     cx_stats_report_at_finalize();
-    cx_stats_begin(k, a, req != NULL);
+    cx_stats_begin(k, a, o->req || o->mreq);
     a->stats = k;
-    int err = dispatch(a, req, want);
-    if (req && *req) {   /* the request keeps measuring */
+    int err = dispatch(a, o, want);
+    if (o->req && *o->req) {   /* the request keeps measuring */
         cx_stats_pause(k);
-        (*req)->stats = k;
+        (*o->req)->stats = k;
         return err;
     }
     cx_stats_end(k);
@@ -149,85 +179,25 @@ static int dispatch_measured(cx_args *a, CX_Request *req, const cx_algorithm *wa
     return err;
 }
 
-static int dispatch_call(cx_args *a, CX_Request *req, const cx_algorithm *want)
+static int dispatch_call(cx_args *a, const out *o, const cx_algorithm *want)
 {
-    return cx_stats_on() ? dispatch_measured(a, req, want) : dispatch(a, req, want);
+    return cx_stats_on() ? dispatch_measured(a, o, want) : dispatch(a, o, want);
 }
 
 int cx_dispatch(cx_args *a, CX_Request *req)
 {
-    return dispatch_call(a, req, NULL);
+    out o = {req, NULL};
+    return dispatch_call(a, &o, NULL);
+}
+
+int cx_dispatch_mpi(cx_args *a, MPI_Request *req)
+{
+    out o = {NULL, req};
+    return dispatch_call(a, &o, NULL);
 }
 
 int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
 {
-    return dispatch_call(a, NULL, alg);
-}
-
-/* A request completed: its call is counted (COLLX_STATS) and it is freed. */
-static void request_done(struct cx_request *r)
-{
-    if (r->stats) {
-        cx_stats_end(r->stats);
-        free(r->stats);
-    }
-    free(r);
-}
-
-int CX_Test(CX_Request *request, int *flag)
-{
-    int err = MPI_SUCCESS, polling = 0;
-    struct cx_request *r = *request;
-    *flag = 1;
-    if (!r)
-        return MPI_SUCCESS;
-    if (r->stats)
-        cx_stats_resume(r->stats);
-    if (r->native) {
-        err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
-        *flag |= err != MPI_SUCCESS;
-    } else if (cx_progress_remove(&r->job)) {
-        err = r->err;                      /* the agent finished it */
-    } else {
-        err = cx_sched_progress(&r->sched, flag);
-        polling = !*flag && r->sched.npolls > 0;   /* read before the agent has it */
-        if (!*flag)
-            cx_progress_add(&r->job, request_step, r);
-    }
-    cx_progress_poke();
-    if (polling) {
-        /* A round that waits on shared-memory flags makes no MPI call: let
-         * MPI progress and the ranks that set the flags run, as MPI_Test
-         * would, or a CX_Test loop spins them off the CPU. */
-        double since = 0;
-        cx_sched_idle(&r->sched, 0, &since);
-    }
-    if (*flag) {
-        if (!r->native)
-            cx_sched_free(&r->sched);
-        request_done(r);
-        *request = CX_REQUEST_NULL;
-    } else if (r->stats) {
-        cx_stats_pause(r->stats);
-    }
-    return err;
-}
-
-int CX_Wait(CX_Request *request)
-{
-    int err;
-    struct cx_request *r = *request;
-    if (!r)
-        return MPI_SUCCESS;
-    if (r->stats)
-        cx_stats_resume(r->stats);
-    if (r->native) {
-        err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
-    } else {
-        err = cx_progress_remove(&r->job) ? r->err : cx_sched_finish(&r->sched);
-        cx_sched_free(&r->sched);
-    }
-    request_done(r);
-    *request = CX_REQUEST_NULL;
-    return err;
+    out o = {NULL, NULL};
+    return dispatch_call(a, &o, alg);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "sched.h"
 #include "dtype.h"
+#include "progress.h"
 
 int cx_grow(void **arr, int *cap, int need, size_t elem);
 
@@ -235,9 +236,20 @@ void cx_backoff(int *spins)
 #endif
 }
 
+/* The rounds to run: all, or while a plan's set-up runs, those before
+ * its mark (all of them until the mark is known). */
+static int last_round(const cx_sched *s)
+{
+    if (s->plan_setup && s->plan_state == CX_PLAN_MARKED)
+        return s->plan_from < s->nrounds ? s->plan_from : s->nrounds;
+    if (s->plan_setup && s->plan_state == CX_PLAN_NO_SETUP)
+        return 0;
+    return s->nrounds;
+}
+
 static void next_round(cx_sched *s)
 {
-    if (++s->cur < s->nrounds)
+    if (++s->cur < last_round(s))
         start_round(s, s->cur);
 }
 
@@ -257,7 +269,7 @@ int cx_sched_begin(cx_sched *s)
 int cx_sched_progress(cx_sched *s, int *done)
 {
     *done = 0;
-    while (s->cur < s->nrounds) {
+    while (s->cur < last_round(s)) {
         int flag;
         test_reqs(s, &flag);
         if (!flag || !polls_hold(s))
@@ -270,8 +282,10 @@ int cx_sched_progress(cx_sched *s, int *done)
 
 int cx_sched_finish(cx_sched *s)
 {
-    while (s->cur < s->nrounds) {
-        if (!s->npolls) {
+    while (s->cur < last_round(s)) {
+        /* Nonblocking schedules in flight move on meanwhile: a peer may
+         * wait for one of them before it serves this one. */
+        if (!s->npolls && !cx_progress_pending()) {
             wait_reqs(s);
         } else {
             int flag;
@@ -280,12 +294,60 @@ int cx_sched_finish(cx_sched *s)
                 test_reqs(s, &flag);
                 if (polls_hold(s) && flag)
                     break;
+                cx_progress_poke();
                 cx_sched_idle(s, spins, &since);
             }
         }
         next_round(s);
     }
     return s->err;
+}
+
+void cx_sched_plan_setup(cx_sched *s)
+{
+    s->plan_state = CX_PLAN_SETUP_RUNNING;
+}
+
+void cx_sched_plan_here(cx_sched *s)
+{
+    cx_sched_barrier(s);   /* what follows goes into new rounds */
+    s->plan_state = CX_PLAN_MARKED;
+    s->plan_from = s->nrounds;
+}
+
+int cx_sched_plan_run_setup(cx_sched *s)
+{
+    int err = cx_sched_barrier(s);   /* the last round built is complete */
+    if (err || s->plan_state == CX_PLAN_NO_SETUP)
+        return err;
+    s->plan_setup = 1;
+    cx_sched_begin(s);
+    err = cx_sched_finish(s);
+    s->plan_setup = 0;
+    if (!err && s->plan_state != CX_PLAN_MARKED)
+        err = MPI_ERR_INTERN;   /* the set-up never said where starts begin */
+    return err;
+}
+
+int cx_sched_plan_start(cx_sched *s, int tag)
+{
+    int from = s->plan_state == CX_PLAN_MARKED ? s->plan_from : 0;
+    int b = round_begin(s, from);
+    for (int i = b; i < s->nops; i++) {
+        cx_op *op = &s->ops[i];
+        if ((op->kind == CX_OP_SEND || op->kind == CX_OP_RECV) && op->comm == s->comm &&
+            op->tag == s->tag)
+            op->tag = tag;
+    }
+    s->tag = tag;
+    s->started = 1;
+    s->err = MPI_SUCCESS;
+    s->nreqs = 0;
+    s->npolls = 0;
+    s->cur = from;
+    if (from < s->nrounds)
+        start_round(s, from);
+    return MPI_SUCCESS;
 }
 
 int cx_sched_run(cx_sched *s)

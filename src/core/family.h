@@ -23,6 +23,11 @@ typedef struct cx_family {
      * communicator (they post collectives on its private, node and leader
      * communicators as they progress). */
     int (*quiesce)(struct cx_comm *c);
+    /* Its schedules can run again as built (no step keeps state between
+     * runs, set-up marked with cx_sched_plan_setup/here): a persistent
+     * call builds once at init and replays; otherwise each start builds
+     * anew, as a nonblocking call would. */
+    int replays;
 } cx_family;
 
 /* Every family, NULL-terminated, in a fixed order. */

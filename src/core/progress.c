@@ -23,17 +23,34 @@ static pthread_t thread;
 static int thread_on, thread_quit;
 #endif
 
-void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx)
+static void add(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx), void *ctx)
 {
     job->step = step;
     job->ctx = ctx;
     job->finished = 0;
+    job->finish = finish;
     pthread_mutex_lock(&mu);
     job->next = jobs;
     jobs = job;
     atomic_fetch_add(&njobs, 1);
     pthread_cond_signal(&wake);
     pthread_mutex_unlock(&mu);
+}
+
+void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx)
+{
+    add(job, step, NULL, ctx);
+}
+
+void cx_progress_hand_over(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx),
+                           void *ctx)
+{
+    add(job, step, finish, ctx);
+}
+
+int cx_progress_pending(void)
+{
+    return atomic_load_explicit(&njobs, memory_order_relaxed) > 0;
 }
 
 int cx_progress_remove(cx_job *job)
@@ -49,11 +66,26 @@ int cx_progress_remove(cx_job *job)
     return job->finished;
 }
 
+/* Runs every job's step once; drops the handed-over jobs that finished
+ * (their finish may free them: nothing of j is read after it). The count
+ * drops after finish: whoever sees no job pending may hand MPI a
+ * generalized request, which must be complete by then (MPICH's
+ * MPI_Waitall asserts it). */
 static void pass(void)
 {
-    for (cx_job *j = jobs; j; j = j->next)
+    cx_job **link = &jobs;
+    while (*link) {
+        cx_job *j = *link;
         if (!j->finished)
             j->finished = j->step(j->ctx);
+        if (j->finished && j->finish) {
+            *link = j->next;
+            j->finish(j->ctx);
+            atomic_fetch_sub(&njobs, 1);
+            continue;
+        }
+        link = &j->next;
+    }
 }
 
 void cx_progress_poke(void)

@@ -12,11 +12,23 @@ typedef struct cx_job {
     int (*step)(void *ctx);   /* one nonblocking step; 1 = finished */
     void *ctx;
     int finished;
+    /* Set for a job handed over (cx_progress_hand_over): called once the
+     * step said finished, after the job left the list. */
+    void (*finish)(void *ctx);
     struct cx_job *next;
 } cx_job;
 
 /* Hands job to the agent (the caller keeps the memory). */
 void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx);
+/* Hands job to the agent for good: nobody takes it back; once its step
+ * says finished the agent drops it and calls finish(ctx) (from whichever
+ * thread passed, holding the agent's lock: finish must not call into
+ * the agent). For work whose owner is not there to take it back: an
+ * MPI request the program completes with MPI's own calls. */
+void cx_progress_hand_over(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx),
+                           void *ctx);
+/* Whether any job is on the agent (a relaxed read, for fast paths). */
+int cx_progress_pending(void);
 /* Takes job back: afterwards the agent never calls it again (waits if it
  * runs right now). Returns whether it had finished. */
 int cx_progress_remove(cx_job *job);

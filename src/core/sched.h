@@ -87,6 +87,11 @@ struct cx_sched {
     int npolls;           /* poll steps of the current round not yet true */
     int started;
     int err;              /* first error of any step */
+    /* Persistent calls (cx_sched_plan_*): where a start begins, and
+     * whether the rounds before it are set-up that runs once, at init. */
+    int plan_state;       /* CX_PLAN_NO_SETUP, _SETUP_RUNNING, _MARKED */
+    int plan_from;        /* the first round of a start (when marked) */
+    int plan_setup;       /* executor: stop at plan_from (running set-up) */
     /* Optional, called before each round starts: may reorder the rounds
      * not started yet (cx_sched_sort_rounds), e.g. once an order is known. */
     void (*before_round)(struct cx_sched *s, int r);
@@ -139,6 +144,24 @@ void *cx_sched_alloc(cx_sched *s, size_t bytes);
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t);
 /* Commits t and frees it with the schedule. */
 int cx_sched_own_type(cx_sched *s, MPI_Datatype t);
+
+/* Persistent calls. A schedule whose rounds can run again as they are
+ * (no step that keeps state between runs) is a plan: each start of a
+ * persistent call replays it, with a tag of its own. The rounds a builder
+ * marks as set-up (what depends only on the call's arguments: a tree's
+ * construction) run once, when the persistent call is initialised: the
+ * builder says cx_sched_plan_setup(s) while building, and once the
+ * set-up's steps have added the rest (they may, at run time) one of them
+ * says cx_sched_plan_here(s): starts begin with the rounds added after. */
+enum { CX_PLAN_NO_SETUP, CX_PLAN_SETUP_RUNNING, CX_PLAN_MARKED };
+void cx_sched_plan_setup(cx_sched *s);
+void cx_sched_plan_here(cx_sched *s);
+/* Closes the plan's last round and runs its set-up rounds (blocking;
+ * nothing more without set-up). */
+int cx_sched_plan_run_setup(cx_sched *s);
+/* Begins a start of the plan: its rounds from plan_from, their messages on
+ * s->comm retagged from s->tag to tag. Then cx_sched_progress/finish. */
+int cx_sched_plan_start(cx_sched *s, int tag);
 
 /* Executors (exec.c). */
 int cx_sched_run(cx_sched *s);                 /* blocking */

@@ -10,7 +10,7 @@
 #include "cx_internal.h"
 
 static atomic_long calls[CX_MAX_ALGS], fallbacks[CX_MAX_ALGS], inner[CX_MAX_ALGS];
-static atomic_int shown[CX_MAX_ALGS];
+static atomic_int shown[CX_MAX_ALGS][3];   /* blocking, nonblocking, persistent */
 
 /* COLLX_STATS tables, allocated when it is on: [alg][blocking 0, nonblocking 1]
  * and [alg][blocking 0, nonblocking 1][reason]. */
@@ -69,16 +69,21 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a)
         PMPI_Comm_rank(a->comm, &rank);
         PMPI_Comm_size(a->comm, &size);
     }
-    /* Once per algorithm, and once per rule's params: they change the call. */
+    /* Once per algorithm and form of the call (named MPI_<Name>,
+     * MPI_I<lower-case name> or MPI_<Name>_init), and once per rule's
+     * params: they change the call. */
+    int form = a->persistent ? 2 : a->nonblocking ? 1 : 0;
     if (rank == 0 && (verbose > 1 || (a->params ? cx_knob_params_first_show(a->params)
-                                                : !atomic_exchange(&shown[i], 1)))) {
+                                                : !atomic_exchange(&shown[i][form], 1)))) {
         char with[512] = "";
         if (a->params) {
             int n = snprintf(with, sizeof with, " with rules[%d].params ", a->params->rule);
             cx_knob_params_text(a->params, with + n, sizeof with - (size_t)n);
         }
-        fprintf(stderr, "collx: %s -> %s%s (p=%d%s)\n", cx_coll_mpi_name(a->coll),
-                alg->name, with, size, verbose > 1 ? "" : ", shown once");
+        fprintf(stderr, "collx: %s%s%s -> %s%s (p=%d%s)\n", form == 1 ? "MPI_I" : "",
+                form == 1 ? cx_coll_name(a->coll) : cx_coll_mpi_name(a->coll),
+                form == 2 ? "_init" : "", alg->name, with, size,
+                verbose > 1 ? "" : ", shown once");
     }
 }
 

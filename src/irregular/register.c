@@ -14,4 +14,5 @@ static const cx_algorithm algorithms[] = {
      "Traff's ordered scatter tree in rank order (no construction messages)"),
     CX_ALG_END};
 
-const cx_family cx_irregular_family = {.name = "irregular", .algorithms = algorithms};
+/* Its schedules run again as built: persistent calls replay them. */
+const cx_family cx_irregular_family = {.name = "irregular", .algorithms = algorithms, .replays = 1};

@@ -64,6 +64,7 @@ static int construction_done(cx_sched *s, void *arg)
 {
     irregular *x = arg;
     const cx_args *a = &x->a;
+    cx_sched_plan_here(s);   /* a persistent call's starts run the data phase only */
     if (a->rank != a->root)
         return emit(a, s, &x->dist);
     tuw_plan full;
@@ -101,6 +102,7 @@ static int build_irregular(const cx_args *a, cx_sched *s)
     if (!x)
         return MPI_ERR_NO_MEM;
     x->a = *a;
+    cx_sched_plan_setup(s);   /* the construction: once per persistent call */
     tuw_build *b = tuw_build_new(my_bytes(a), a->size, a->root, a->rank, tuw_threshold(a),
                                  s->comm, s->tag, s, &x->dist, construction_done, x);
     return b ? tuw_construct_steps(s, b) : MPI_ERR_NO_MEM;

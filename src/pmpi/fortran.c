@@ -11,6 +11,11 @@
  * MPI_<Name>, so they are left alone. For any other MPI nothing is defined
  * here: its own bindings know its Fortran constants, we would not.
  *
+ * The nonblocking MPI_I<NAME> of every collective too (mpi_i<name>_ ...):
+ * the request goes back as MPI_Request_c2f of what collx returns (the
+ * MPI's own request, or collx's generalized one, which Open MPI's Fortran
+ * completion calls then wait for through fortran_complete.c).
+ *
  * Handles arrive as Fortran integers (MPI_Fint) and are converted with
  * MPI_<Obj>_f2c; Fortran's MPI_IN_PLACE and MPI_BOTTOM are variables whose
  * addresses are looked up at run time (dlsym), so one libcollx_pmpi.so
@@ -21,7 +26,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include "collx.h"
+#include "../core/cx_internal.h"
 
 #if defined(OPEN_MPI) || defined(MPICH)
 
@@ -227,5 +232,49 @@ static void fcall_free(fcall *f)
     CX_FSYMBOL(E, N, n, MPI_##E)                                               \
     CX_FSYMBOL_F08(E, N, n)
 CX_COLLECTIVES(CX_FWRAP)
+
+/* ---- nonblocking: MPI_I<NAME> ---- */
+#define CX_FINIT(kind, name, field) .field = c_##name,
+#define CX_FISYMBOL(E, N, n, sym)                                              \
+    void sym(CX_FDECLS(E), MPI_Fint *request, MPI_Fint *ierr);                 \
+    void sym(CX_FDECLS(E), MPI_Fint *request, MPI_Fint *ierr)                  \
+    {                                                                          \
+        int err = cx_fi_##n(CX_NAMES(E), request);                             \
+        if (ierr)                                                              \
+            *ierr = err;                                                       \
+    }
+#ifdef OPEN_MPI
+#define CX_FISYMBOL_F08(E, N, n) CX_FISYMBOL(E, N, n, mpi_i##n##_f08_)
+#else
+#define CX_FISYMBOL_F08(E, N, n)
+#endif
+
+/* alltoallw's converted type arrays die with the call: collx keeps
+ * copies (scratch_arrays). */
+#define CX_FIWRAP(E, N, n)                                                     \
+    static int cx_fi_##n(CX_FDECLS(E), MPI_Fint *request)                       \
+    {                                                                          \
+        fcall f;                                                               \
+        fcall_begin(&f, comm);                                                 \
+        CX_PARAMS_##E(CX_FLOCAL)                                               \
+        MPI_Request r = MPI_REQUEST_NULL;                                      \
+        int err;                                                               \
+        if (f.err) {                                                           \
+            err = fcall_fail(&f);                                              \
+        } else {                                                               \
+            cx_args a = {CX_PARAMS_##E(CX_FINIT) .coll = CX_COLL_##E,          \
+                         .scratch_arrays = CX_COLL_##E == CX_COLL_ALLTOALLW};   \
+            if (!(err = cx_dispatch_mpi(&a, &r)))                              \
+                *request = PMPI_Request_c2f(r);                                \
+        }                                                                      \
+        fcall_free(&f);                                                        \
+        return err;                                                            \
+    }                                                                          \
+    CX_FISYMBOL(E, N, n, mpi_i##n##_)                                          \
+    CX_FISYMBOL(E, N, n, mpi_i##n##__)                                         \
+    CX_FISYMBOL(E, N, n, mpi_i##n)                                             \
+    CX_FISYMBOL(E, N, n, MPI_I##E)                                             \
+    CX_FISYMBOL_F08(E, N, n)
+CX_COLLECTIVES(CX_FIWRAP)
 
 #endif /* OPEN_MPI || MPICH */

@@ -71,4 +71,5 @@ const cx_family cx_topo_family = {
     .name = "topo",
     .algorithms = algorithms,
     .slot = &cx_topo_slot,
-    .release = cx_topo_release};
+    .release = cx_topo_release,
+    .replays = 1};   /* static schedules: persistent calls replay them */

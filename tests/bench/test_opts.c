@@ -76,6 +76,18 @@ int main(void)
     bad("--coll gather --root left", "bad --root");
     bad("--coll gather --tolerance lots", "bad --tolerance");
     bad("--coll gatherv --guidelines=yes", "takes no value");
+    bad("--coll gather --mode sometimes", "unknown --mode");
+    bad("--coll gather --mode persistent --root rotate", "no --root rotate");
+    bad("--coll gatherv --mode nonblocking --guidelines", "time blocking calls");
+    {
+        cb_opts o;
+        char err[256];
+        CHECK(parse("--coll allreduce --mode nonblocking", &o, err) == 0 &&
+              o.mode == CB_MODE_NONBLOCKING);
+        CHECK(parse("--coll gatherv --mode=persistent", &o, err) == 0 &&
+              o.mode == CB_MODE_PERSISTENT);
+        CHECK(parse("--coll gatherv", &o, err) == 0 && o.mode == CB_MODE_BLOCKING);
+    }
     if (!fails)
         printf("opts: ok\n");
     return fails != 0;

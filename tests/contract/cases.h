@@ -25,7 +25,16 @@ enum {
 };
 
 enum { LAYOUT_ASC, LAYOUT_REV_GAPS };
-enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST };
+/* MODE_MPI: the MPI's MPI_I<name> (collx's through the interposer),
+ * completed by the completion call c->by (mpi_complete.h). MODE_PERSIST:
+ * CX_<Name>_init, started twice (CX_Start + CX_Wait; the receive buffer
+ * back to its initial bytes between the starts), then freed; the second
+ * start's result is the call's. MODE_MPI_PERSIST: the same with the MPI's
+ * persistent collectives (MPI-4 MPI_<Name>_init, Open MPI's
+ * MPIX_<Name>_init), MPI_Start and the completion call c->by. */
+enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST, MODE_MPI, MODE_PERSIST, MODE_MPI_PERSIST };
+/* Whether this MPI has persistent collectives (MODE_MPI_PERSIST). */
+int mpi_has_persistent(void);
 /* Who runs a call: the MPI library's PMPI_<Name>, collx, the MPI
  * library's nonblocking PMPI_I<name> + MPI_Wait, or PMPI_<Name> at
  * MPI_BOTTOM as c->bottom says (RUN_PMPI never is). */
@@ -59,6 +68,7 @@ typedef struct call {
     size_t rkeep;                 /* data bytes of rbuf defined after the call */
     int late;                     /* rank that enters late (-1: none) */
     double t_enter, t_exit;       /* this rank's last call (CLOCK_MONOTONIC) */
+    int by;                       /* MODE_MPI's completion call (BY_*) */
 } call;
 
 extern const char *const coll_names[C_NCOLL];
@@ -85,10 +95,15 @@ void call_free(call *c);
 /* Runs the call with receive buffer rdata: by = RUN_*, mode = MODE_* (for
  * RUN_CX: CX_<Name>, or CX_I<name> + CX_Wait or CX_Test polling). */
 int call_run(call *c, int by, int mode, char *rdata);
+/* After call_run in MODE_MPI returned MPI_ERR_OTHER: what the completion
+ * call got wrong ("" if nothing). */
+const char *call_mpi_why(void);
 /* Starts CX_I<name> of c (into rdata) and leaves it in flight: *q is for
  * CX_Wait / CX_Test; call_free releases what an MPI_BOTTOM call keeps
  * (its datatypes: after every call started since, absolute_release). */
 int call_start(call *c, char *rdata, CX_Request *q);
 void call_forget_view(call *c);
+/* The same through MPI_I<name> (the interposer's when preloaded). */
+int call_start_mpi(call *c, char *rdata, MPI_Request *q);
 
 #endif

@@ -8,14 +8,24 @@
  * outside the blocks are caught too). Which dimensions a collective has
  * follows from its parameters in collx_colls.h.
  *
- * usage: contract [--algs a,b,...] [--no-large] [--no-nb | --nb-both] [--trace]
- *                 [--nodes] [--quick] coll... | all
+ * usage: contract [--algs a,b,...] [--no-large] [--no-nb | --nb-both | --mpi]
+ *                 [--persistent] [--thread] [--trace] [--nodes] [--quick]
+ *                 coll... | all
  *        contract --list   (the catalogue against CONTRACT_EXPECT_ALGS)
- * (--nb-both: CX_Wait and CX_Test on every case, not alternately) */
+ * (--nb-both: CX_Wait and CX_Test on every case, not alternately;
+ * --mpi: instead of CX_ calls, only the MPI's MPI_I<name> (run it under
+ * the interposer), completed in turn by each completion call of
+ * mpi_complete.h, the array ones beside point-to-point requests;
+ * --persistent: only CX_<Name>_init, started twice (the receive buffer
+ * reset between) and freed; with --mpi the MPI's persistent collectives
+ * (MPI_<Name>_init, Open MPI's MPIX_<Name>_init), MPI_Start and each
+ * completion call in turn;
+ * --thread: MPI_Init_thread with MPI_THREAD_MULTIPLE) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collx.h"
+#include "mpi_complete.h"
 #include "quirks.h"
 #include "served.h"
 
@@ -23,13 +33,14 @@
 #define MAX_PRINTED 40
 
 static const int counts[] = {0, 1, 17, 1000, LARGE};
-static const char *const mode_names[] = {"blocking", "CX_Wait", "CX_Test"};
+static const char *const mode_names[] = {"blocking", "CX_Wait", "CX_Test", "MPI_I",
+                                         "CX_init", "MPI_init+"};
 
 static struct {
     const char *algs;     /* comma-separated filter, NULL = all */
     int large, nb, trace, nodes;   /* nb: 0 none, 1 Wait/Test alternately, 2 both */
-    int quick;
-} opt = {NULL, 1, 1, 0, 0, 0};
+    int quick, mpi, thread, persist;
+} opt = {NULL, 1, 1, 0, 0, 0, 0, 0, 0};
 
 /* --quick (the fake-layout runs): counts 1, 17, 1000 and the cases that
  * matter most when blocks travel through node leaders (holes, per-rank
@@ -61,9 +72,11 @@ static void fail(const call *c, const char *alg, int mode, int n, const char *wh
     else if (c->late >= 0)
         snprintf(root, sizeof root, " late=%d", c->late);
     if (++failures <= MAX_PRINTED)
-        printf("FAIL %s alg=%s mode=%s p=%d rank=%d%s count=%d type=%s "
+        printf("FAIL %s alg=%s mode=%s%s p=%d rank=%d%s count=%d type=%s "
                "in-place=%d layout=%s: %s\n",
-               coll_names[c->coll], alg, mode_names[mode], size, rank, root, n,
+               coll_names[c->coll], alg, mode_names[mode],
+               mode == MODE_MPI || mode == MODE_MPI_PERSIST ? by_names[c->by] : "", size,
+               rank, root, n,
                c->rc ? c->rc->name : c->tc->name, c->in_place,
                c->layout == LAYOUT_REV_GAPS ? "reversed+gaps" : "ascending", what);
     else if (failures == MAX_PRINTED + 1)
@@ -208,6 +221,10 @@ static void run_case(call *c, int n, int ncase)
     int nmodes = !opt.nb ? 1 : c->late >= 0 || opt.nb == 2 ? 3 : 2;
     if (nmodes == 3)
         modes[1] = MODE_WAIT;
+    if (opt.mpi || opt.persist) {   /* one mode; the completion calls in turn */
+        modes[0] = !opt.persist ? MODE_MPI : opt.mpi ? MODE_MPI_PERSIST : MODE_PERSIST;
+        nmodes = 1;
+    }
     for (int i = 0; i < nalg; i++) {
         const char *alg = CX_Algorithm_name(cname, i);
         if (!wanted(alg))
@@ -219,14 +236,20 @@ static void run_case(call *c, int n, int ncase)
         int nb_native = (CX_Algorithm_requires(cname, i) & CX_REQ_BLOCKING) &&
                         instead && strcmp(instead, "native") == 0;
         for (int m = 0; m < nmodes; m++) {
+            c->by = (ncase + i) % BY_COUNT;
             int as_native = native || (nb_native && modes[m] != MODE_BLOCKING);
             if (as_native && quirk_native_crashes(c, modes[m]))
                 continue;
             tbuf_copy(&got, &c->rinit);
             long natives = CX_Algorithm_calls(cname, "native");
+            long seen = CX_Algorithm_calls(cname, alg) + CX_Algorithm_fallbacks(cname, alg);
             served_probe probe;
             served_before(&probe, cname, i, c, modes[m]);
             err = call_run(c, RUN_CX, modes[m], got.data);
+            if ((modes[m] == MODE_MPI || modes[m] == MODE_MPI_PERSIST) &&
+                CX_Algorithm_calls(cname, alg) + CX_Algorithm_fallbacks(cname, alg) == seen)
+                fail(c, alg, modes[m], n, "collx never saw the call (run it under the "
+                     "interposer)");
             int fell, bad = 1;
             if (served_after(&probe, err, &fell, msg, sizeof msg)) {
                 fail(c, alg, modes[m], n, msg);
@@ -236,7 +259,10 @@ static void run_case(call *c, int n, int ncase)
             }
             /* an algorithm that cannot serve the call hands it to native */
             int ran_native = native || CX_Algorithm_calls(cname, "native") > natives;
-            if (bad && err)
+            if (bad && err && (modes[m] == MODE_MPI || modes[m] == MODE_MPI_PERSIST) &&
+                *call_mpi_why())
+                snprintf(msg, sizeof msg, "%s", call_mpi_why());
+            else if (bad && err)
                 error_msg(err, msg, sizeof msg);
             else if (bad)
                 bad = differs(c, &got, &ref, msg, sizeof msg);
@@ -361,8 +387,13 @@ static void run_coll(int coll)
 
 int main(int argc, char **argv)
 {
-    int todo[C_NCOLL] = {0}, any = 0;
-    MPI_Init(&argc, &argv);
+    int todo[C_NCOLL] = {0}, any = 0, provided;
+    for (int i = 1; i < argc; i++)
+        opt.thread |= strcmp(argv[i], "--thread") == 0;
+    if (opt.thread)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     /* Errors become FAIL lines, not aborts: MPICH reports errors of
      * MPI_Waitall and MPI_Reduce_local on MPI_COMM_WORLD / MPI_COMM_SELF. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -381,6 +412,12 @@ int main(int argc, char **argv)
             opt.nb = 0;
         else if (strcmp(argv[i], "--nb-both") == 0)
             opt.nb = 2;
+        else if (strcmp(argv[i], "--mpi") == 0)
+            opt.mpi = 1;
+        else if (strcmp(argv[i], "--persistent") == 0)
+            opt.persist = 1;
+        else if (strcmp(argv[i], "--thread") == 0)
+            continue;
         else if (strcmp(argv[i], "--trace") == 0)
             opt.trace = 1;
         else if (strcmp(argv[i], "--nodes") == 0)
@@ -403,10 +440,17 @@ int main(int argc, char **argv)
         }
     }
     if (!any && rank == 0)
-        fprintf(stderr, "usage: contract [--algs a,b] [--no-large] [--no-nb | --nb-both] "
-                        "[--trace] [--nodes] [--quick] coll...|all\n");
+        fprintf(stderr, "usage: contract [--algs a,b] [--no-large] [--no-nb | --nb-both | "
+                        "--mpi] [--persistent] [--thread] [--trace] [--nodes] [--quick] "
+                        "coll...|all\n");
     if (!any)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    if (opt.mpi && opt.persist && !mpi_has_persistent()) {
+        if (rank == 0)
+            printf("contract: FAILED (this MPI declares no persistent collectives)\n");
+        MPI_Finalize();
+        return 1;
+    }
     types_init();
     rcases_init();
     quirks_probe(comm);

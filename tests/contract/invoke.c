@@ -9,7 +9,18 @@
 #include <string.h>
 #include <time.h>
 #include "collx.h"
+#include "mpi_complete.h"
 #include "setup.h"
+#if defined(OPEN_MPI) && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+#if defined(MPICH) && MPI_VERSION >= 4
+#define PERSISTENT_INIT(N) MPI_##N##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PERSISTENT_INIT(N) MPIX_##N##_init
+#endif
 
 const char *const coll_names[C_NCOLL] = {
 #define NAME(E, N, l) #l,
@@ -136,6 +147,94 @@ static int start(const call *c, const void *s, void *r, CX_Request *q)
     return MPI_ERR_INTERN;
 }
 
+static char mpi_why[200];
+
+const char *call_mpi_why(void) { return mpi_why; }
+
+static int start_mpi(const call *c, const void *s, void *r, MPI_Request *q)
+{
+    switch (c->coll) {
+#define START_MPI(E, N, l) case C_##E: return MPI_I##l(ARGS(E), q);
+        CX_COLLECTIVES(START_MPI)
+#undef START_MPI
+    }
+    return MPI_ERR_INTERN;
+}
+
+static int init_cx(const call *c, const void *s, void *r, CX_Request *q)
+{
+    switch (c->coll) {
+#define INIT_CX(E, N, l) case C_##E: return CX_##N##_init(ARGS(E), MPI_INFO_NULL, q);
+        CX_COLLECTIVES(INIT_CX)
+#undef INIT_CX
+    }
+    return MPI_ERR_INTERN;
+}
+
+#ifdef PERSISTENT_INIT
+int mpi_has_persistent(void) { return 1; }
+
+static int init_mpi(const call *c, const void *s, void *r, MPI_Request *q)
+{
+    switch (c->coll) {
+#define INIT_MPI(E, N, l) case C_##E: return PERSISTENT_INIT(N)(ARGS(E), MPI_INFO_NULL, q);
+        CX_COLLECTIVES(INIT_MPI)
+#undef INIT_MPI
+    }
+    return MPI_ERR_INTERN;
+}
+#else
+int mpi_has_persistent(void) { return 0; }
+
+static int init_mpi(const call *c, const void *s, void *r, MPI_Request *q)
+{
+    (void)c, (void)s, (void)r, (void)q;
+    return MPI_ERR_INTERN;
+}
+#endif
+
+/* Between the two starts of a persistent call: the receive buffer as
+ * before the call (call_run sets it). */
+static struct {
+    char *rdata;
+    const tbuf *rinit;
+} restart;
+
+static void restore_rbuf(void)
+{
+    memcpy(restart.rdata - GUARD, restart.rinit->base, restart.rinit->bytes + 2 * GUARD);
+}
+
+static int persistent_cx(const call *c, const void *s, void *r)
+{
+    CX_Request q = CX_REQUEST_NULL;
+    int err = init_cx(c, s, r, &q);
+    for (int k = 0; k < 2 && !err; k++) {
+        if (k)
+            restore_rbuf();
+        if (!(err = CX_Start(&q)))
+            err = CX_Wait(&q);
+        if (!err && q == CX_REQUEST_NULL)
+            err = MPI_ERR_REQUEST;   /* a persistent request stays */
+    }
+    int ferr = q != CX_REQUEST_NULL ? CX_Request_free(&q) : MPI_SUCCESS;
+    return err ? err : ferr;
+}
+
+static int persistent_mpi(const call *c, const void *s, void *r)
+{
+    MPI_Request q = MPI_REQUEST_NULL;
+    int err = init_mpi(c, s, r, &q);
+    for (int k = 0; k < 2 && !err; k++) {
+        if (k)
+            restore_rbuf();
+        if (!(err = MPI_Start(&q)))
+            err = mpi_complete(&q, c->by, 1, c->comm, mpi_why, sizeof mpi_why);
+    }
+    int ferr = q != MPI_REQUEST_NULL ? MPI_Request_free(&q) : MPI_SUCCESS;
+    return err ? err : ferr;
+}
+
 /* The same call at MPI_BOTTOM: each buffer's address moves into its
  * datatypes (alltoallw: each block's, displacement 0, as bindings that
  * describe scattered memory do). A reduction has one datatype, so only
@@ -234,6 +333,18 @@ static int run(const call *c, int by, int mode, const void *s, void *r)
         return native_nb(c, s, r);
     if (mode == MODE_BLOCKING)
         return blocking(c, s, r);
+    if (mode == MODE_PERSIST)
+        return persistent_cx(c, s, r);
+    if (mode == MODE_MPI_PERSIST) {
+        mpi_why[0] = '\0';
+        return persistent_mpi(c, s, r);
+    }
+    if (mode == MODE_MPI) {
+        MPI_Request m = MPI_REQUEST_NULL;
+        int err = start_mpi(c, s, r, &m);
+        mpi_why[0] = '\0';
+        return err ? err : mpi_complete(&m, c->by, 0, c->comm, mpi_why, sizeof mpi_why);
+    }
     CX_Request q = CX_REQUEST_NULL;
     int err = start(c, s, r, &q), flag = 0;
     if (err)
@@ -266,6 +377,17 @@ int call_start(call *c, char *rdata, CX_Request *q)
     return start(&c->view->b, s, r, q);
 }
 
+int call_start_mpi(call *c, char *rdata, MPI_Request *q)
+{
+    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
+    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
+    if (!c->bottom)
+        return start_mpi(c, s, r, q);
+    call_forget_view(c);
+    c->view = make_view(c, &s, &r);
+    return start_mpi(&c->view->b, s, r, q);
+}
+
 int call_run(call *c, int by, int mode, char *rdata)
 {
     const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
@@ -275,6 +397,8 @@ int call_run(call *c, int by, int mode, char *rdata)
         nanosleep(&d, NULL);
     }
     c->t_enter = now();
+    restart.rdata = rdata;
+    restart.rinit = &c->rinit;
     int err = run(c, by, mode, s, r);
     c->t_exit = now();
     return err;

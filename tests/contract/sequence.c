@@ -21,7 +21,12 @@
  * sequence runs --reps times with other values (a race between the ranks
  * of a node shows up in some runs only).
  *
- * usage: sequence [--algs a,b] [--reps R] [--quiet] coll... | all */
+ * --mpi: the nonblocking calls are the MPI's MPI_I<name> (run it under
+ * the interposer: collx's generalized requests), waited for with MPI_Wait
+ * (each) and MPI_Waitall (all in flight, on the three communicators);
+ * the test checks that collx saw them. --thread: MPI_THREAD_MULTIPLE.
+ *
+ * usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] coll... | all */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +51,8 @@ static const int pattern[LEN] = {3, 0, 17, 0, 0, 1, 1000, 0, 5, 2, 0, 17,
 
 static struct {
     const char *algs;
-    int reps;
-} opt = {NULL, 2};
+    int reps, mpi, thread;
+} opt = {NULL, 2, 0, 0};
 
 static MPI_Comm comm_a, comm_dup, comm_half;
 static int rank, size;
@@ -60,6 +65,7 @@ typedef struct step {
     const char *comm_name;
     tbuf ref, got;
     CX_Request q;
+    MPI_Request mq;   /* --mpi */
 } step;
 
 static int wanted(const char *alg) { return in_list(opt.algs, alg); }
@@ -218,26 +224,67 @@ static void check(step *st, int k, const char *alg, int mode, int rep)
 }
 
 /* Runs the sequence in mode (steps already hold their references). */
+/* How many calls of the tested collective collx's dispatcher saw with
+ * alg named (served or handed over). */
+static int tested;   /* the collective of the sequences being run */
+
+static long seen(const char *alg)
+{
+    const char *cname = coll_names[tested];
+    return CX_Algorithm_calls(cname, alg) + CX_Algorithm_fallbacks(cname, alg);
+}
+
+/* --mpi: the steps started with MPI_I<name>, waited for all at once. */
+static void wait_all_mpi(step *seq, int *err)
+{
+    MPI_Request r[LEN];
+    MPI_Status st[LEN];
+    for (int k = 0; k < LEN; k++)
+        r[k] = seq[k].mq;
+    int e = MPI_Waitall(LEN, r, st);
+    for (int k = 0; k < LEN; k++) {
+        if (seq[k].mq != MPI_REQUEST_NULL && !err[k])
+            err[k] = e == MPI_ERR_IN_STATUS ? st[k].MPI_ERROR : e;
+        if (r[k] != MPI_REQUEST_NULL && !err[k])
+            err[k] = MPI_ERR_REQUEST;   /* a completed request must be released */
+        seq[k].mq = MPI_REQUEST_NULL;
+    }
+}
+
 static void run_mode(step *seq, const char *alg, int mode, int rep)
 {
     char msg[MPI_MAX_ERROR_STRING + 64];
     int err[LEN], mark = absolute_mark();
+    long seen_before = seen(alg);
+    int nbs = 0;
     for (int k = 0; k < LEN; k++) {
         step *st = &seq[k];
         tbuf_copy(&st->got, &st->c.rinit);
         st->q = CX_REQUEST_NULL;
+        st->mq = MPI_REQUEST_NULL;
         int nb = mode == SEQ_EACH || mode == SEQ_INFLIGHT || (mode == SEQ_ALTERNATE && k % 2);
+        nbs += nb && st->c.coll == tested;
         if (!nb)
             err[k] = call_run(&st->c, RUN_CX, MODE_BLOCKING, st->got.data);
+        else if (opt.mpi && (err[k] = call_start_mpi(&st->c, st->got.data, &st->mq)) == 0 &&
+                 mode == SEQ_EACH)
+            err[k] = MPI_Wait(&st->mq, MPI_STATUS_IGNORE);
+        else if (opt.mpi)
+            ;
         else if (mode == SEQ_EACH)
             err[k] = call_run(&st->c, RUN_CX, MODE_WAIT, st->got.data);
         else
             err[k] = call_start(&st->c, st->got.data, &st->q);
         calls++;
     }
+    if (opt.mpi)
+        wait_all_mpi(seq, err);
     for (int k = 0; k < LEN; k++)
         if (seq[k].q != CX_REQUEST_NULL && !err[k])
             err[k] = CX_Wait(&seq[k].q);
+    if (opt.mpi && nbs && seen(alg) == seen_before)
+        fail(&seq[0], 0, alg, mode, rep, "collx never saw the MPI_I calls (run under the "
+             "interposer)");
     for (int k = 0; k < LEN; k++) {
         if (err[k]) {
             error_msg(err[k], msg, sizeof msg);
@@ -292,6 +339,7 @@ static void run_coll(int coll)
 {
     const char *cname = coll_names[coll];
     int y = companion(coll), nseq = 0;
+    tested = coll;
     double t0 = MPI_Wtime();
     step seq[LEN];
     for (int r = 0; r < NKINDS * opt.reps; r++) {
@@ -333,8 +381,13 @@ static void run_coll(int coll)
 
 int main(int argc, char **argv)
 {
-    int todo[C_NCOLL] = {0}, any = 0;
-    MPI_Init(&argc, &argv);
+    int todo[C_NCOLL] = {0}, any = 0, provided;
+    for (int i = 1; i < argc; i++)
+        opt.thread |= strcmp(argv[i], "--thread") == 0;
+    if (opt.thread)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_a);
@@ -351,6 +404,10 @@ int main(int argc, char **argv)
             opt.algs = argv[++i];
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             opt.reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--mpi") == 0)
+            opt.mpi = 1;
+        else if (strcmp(argv[i], "--thread") == 0)
+            continue;
         else if (strcmp(argv[i], "all") == 0)
             for (c = 0; c < C_NCOLL; c++)
                 todo[c] = any = 1;
@@ -364,7 +421,8 @@ int main(int argc, char **argv)
     }
     if (!any) {
         if (rank == 0)
-            fprintf(stderr, "usage: sequence [--algs a,b] [--reps R] coll...|all\n");
+            fprintf(stderr, "usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] "
+                    "coll...|all\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     types_init();

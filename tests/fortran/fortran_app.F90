@@ -3,13 +3,21 @@
 ! LD_PRELOAD=libcollx_pmpi.so. It calls every collective, with MPI_IN_PLACE
 ! wherever MPI allows it, MPI_BOTTOM with absolute-address types, derived
 ! types, MPI_SUM reductions and MPI_ERRORS_RETURN, and checks its own
-! results. Built twice: `use mpi`, and `use mpi_f08` with -DCOLLX_F08.
+! results; then nonblocking collectives (MPI_I...), completed by MPI_Waitall
+! beside point-to-point requests, MPI_Test, MPI_Waitany, MPI_Waitsome,
+! MPI_Testall and MPI_Request_get_status; with -DCOLLX_PERSISTENT (MPI-4)
+! a persistent allreduce. Built twice: `use mpi`, and `use mpi_f08` with
+! -DCOLLX_F08.
 #ifdef COLLX_F08
 #define HANDLE(kind) type(kind)
 #define APP "fortran f08 app"
+#define STATUSES(n) type(MPI_Status) :: sts(n)
+#define SOURCE_OF(i) sts(i)%MPI_SOURCE
 #else
 #define HANDLE(kind) integer
 #define APP "fortran app"
+#define STATUSES(n) integer :: sts(MPI_STATUS_SIZE, n)
+#define SOURCE_OF(i) sts(MPI_SOURCE, i)
 #endif
 
 program fortran_app
@@ -30,6 +38,10 @@ program fortran_app
   HANDLE(MPI_Comm) :: comm, ecomm
   HANDLE(MPI_Datatype) :: triple, bot4, botv
   HANDLE(MPI_Datatype), allocatable :: st(:), rt(:), rt3(:)
+  HANDLE(MPI_Request) :: reqs(3), req
+  STATUSES(3)
+  integer :: tok, got, idx, outcount, idxs(3), left, done
+  logical :: flag
 
   call MPI_Init(ierr)
   comm = MPI_COMM_WORLD
@@ -244,6 +256,120 @@ program fortran_app
       call check('MPI_Alltoallw (in place)', rb(3 * i + k + 1), 1000 * i + 10 * rank + k)
     end do
   end do
+
+  ! ---- nonblocking ----
+  left = mod(rank + p - 1, p)
+  ! Ialltoallw (the arrays above) beside a ring of Isend/Irecv: MPI_Waitall.
+  do j = 0, p - 1
+    do k = 0, 2
+      sb(3 * j + k + 1) = 1000 * rank + 10 * j + k + 7
+    end do
+  end do
+  rb = -1
+  tok = 100 + rank
+  got = -1
+  call MPI_Ialltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, reqs(1), ierr)
+  call ok('MPI_Ialltoallw')
+  call MPI_Irecv(got, 1, MPI_INTEGER, left, 9, comm, reqs(2), ierr)
+  call MPI_Isend(tok, 1, MPI_INTEGER, mod(rank + 1, p), 9, comm, reqs(3), ierr)
+  call MPI_Waitall(3, reqs, sts, ierr)
+  call ok('MPI_Waitall')
+  do i = 0, p - 1
+    do k = 0, 2
+      call check('MPI_Ialltoallw', rb(3 * (p - 1 - i) + k + 1), 1000 * i + 10 * rank + k + 7)
+    end do
+  end do
+  call check('MPI_Irecv beside MPI_Ialltoallw', got, 100 + left)
+  call check('MPI_Waitall: source of the receive', SOURCE_OF(2), left)
+
+  ! Iallreduce in place: MPI_Test until done.
+  rb(1:2) = [rank + 1, 1]
+  call MPI_Iallreduce(MPI_IN_PLACE, rb, 2, MPI_INTEGER, MPI_SUM, comm, req, ierr)
+  call ok('MPI_Iallreduce (in place)')
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Test(req, flag, MPI_STATUS_IGNORE, ierr)
+  end do
+  call ok('MPI_Test')
+  call check('MPI_Iallreduce (in place)', rb(1), p * (p + 1) / 2)
+  call check('MPI_Iallreduce (in place)', rb(2), p)
+
+  ! Ibcast of a derived type beside the ring: MPI_Waitany three times.
+  root = p - 1
+  rb(1:6) = -1
+  if (rank == root) rb(1:6) = [(80 + i, i = 1, 6)]
+  got = -1
+  call MPI_Ibcast(rb, 2, triple, root, comm, reqs(1), ierr)
+  call MPI_Irecv(got, 1, MPI_INTEGER, left, 9, comm, reqs(2), ierr)
+  call MPI_Isend(tok, 1, MPI_INTEGER, mod(rank + 1, p), 9, comm, reqs(3), ierr)
+  do k = 1, 3
+    call MPI_Waitany(3, reqs, idx, MPI_STATUS_IGNORE, ierr)
+    call ok('MPI_Waitany')
+  end do
+  do i = 1, 6
+    call check('MPI_Ibcast (triple)', rb(i), 80 + i)
+  end do
+  call check('MPI_Irecv beside MPI_Ibcast', got, 100 + left)
+
+  ! Iallgather: MPI_Waitsome until done.
+  sb(1) = 3 * rank
+  rb(1:p) = -1
+  call MPI_Iallgather(sb, 1, MPI_INTEGER, rb, 1, MPI_INTEGER, comm, reqs(1), ierr)
+  done = 0
+  do while (done < 1)
+    call MPI_Waitsome(1, reqs, outcount, idxs, MPI_STATUSES_IGNORE, ierr)
+    call ok('MPI_Waitsome')
+    done = done + outcount
+  end do
+  call check('MPI_Waitsome: index', idxs(1), 1)
+  do i = 0, p - 1
+    call check('MPI_Iallgather', rb(i + 1), 3 * i)
+  end do
+
+  ! Iscan and Iexscan: MPI_Testall over both.
+  sb(1) = rank + 1
+  rb(1:2) = -1
+  call MPI_Iscan(sb, rb(1), 1, MPI_INTEGER, MPI_SUM, comm, reqs(1), ierr)
+  call MPI_Iexscan(sb, rb(2), 1, MPI_INTEGER, MPI_SUM, comm, reqs(2), ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testall(2, reqs, flag, MPI_STATUSES_IGNORE, ierr)
+  end do
+  call ok('MPI_Testall')
+  call check('MPI_Iscan', rb(1), (rank + 1) * (rank + 2) / 2)
+  if (rank > 0) call check('MPI_Iexscan', rb(2), rank * (rank + 1) / 2)
+
+  ! Ireduce_scatter_block: MPI_Request_get_status until done, then MPI_Wait.
+  sb(1:2 * p) = [(k + rank, k = 1, 2 * p)]
+  rb(1:2) = -1
+  call MPI_Ireduce_scatter_block(sb, rb, 2, MPI_INTEGER, MPI_SUM, comm, req, ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Request_get_status(req, flag, MPI_STATUS_IGNORE, ierr)
+  end do
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call ok('MPI_Wait')
+  do k = 1, 2
+    call check('MPI_Ireduce_scatter_block', rb(k), p * (2 * rank + k) + p * (p - 1) / 2)
+  end do
+
+#ifdef COLLX_PERSISTENT
+  ! ---- persistent (MPI-4): an allreduce started twice with new data ----
+  call MPI_Allreduce_init(sb, rb, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req, ierr)
+  call ok('MPI_Allreduce_init')
+  do k = 1, 2
+    sb(1:2) = [rank + k, 1]
+    rb(1:2) = -1
+    call MPI_Start(req, ierr)
+    call ok('MPI_Start')
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call ok('MPI_Wait (persistent)')
+    call check('MPI_Allreduce_init', rb(1), p * (p - 1) / 2 + p * k)
+    call check('MPI_Allreduce_init', rb(2), p)
+  end do
+  call MPI_Request_free(req, ierr)
+  call ok('MPI_Request_free')
+#endif
 
   s = p * (p - 1) / 2   ! sum of the ranks
 

@@ -1,0 +1,56 @@
+/* collx's requests (request.c): a schedule in flight on the progress
+ * agent, which the program completes either as a CX_Request (CX_Test,
+ * CX_Wait) or, through the interposer, as an MPI_Request: a generalized
+ * request (MPI_Grequest_start) that the agent completes when the
+ * schedule ends, so that every completion call of the MPI takes it, in
+ * any array, beside the MPI's own requests. */
+#ifndef CX_REQUEST_H
+#define CX_REQUEST_H
+
+#include <mpi.h>
+#include "sched.h"
+#include "progress.h"
+
+struct cx_comm;
+struct cx_plan;
+struct cx_stats_call;
+
+struct cx_request {
+    int native;           /* a CX_Request of the MPI's own call: in mpi */
+    MPI_Request mpi;
+    cx_sched sched;       /* built by the dispatcher, then begun here */
+    cx_job job;           /* on the progress agent while in flight */
+    int err;              /* the schedule's result once it finished */
+    int finished;         /* the schedule finished (counted off cc) */
+    struct cx_comm *cc;   /* the communicator whose in-flight count it is in */
+    MPI_Request greq;     /* MPI face: the generalized request */
+    int holds;            /* MPI face: collx's hold and MPI's (free_fn) */
+    struct cx_request *next_buried;
+    struct cx_plan *plan; /* persistent: what each start runs (persist.h) */
+    /* persistent: called when a start completed, instead of freeing r */
+    void (*completed)(struct cx_request *r);
+    struct cx_stats_call *stats;   /* COLLX_STATS: the CX_I call's record
+                                      (heap), else NULL */
+};
+
+/* A request for a schedule on c (calloc'ed; NULL when out of memory). */
+struct cx_request *cx_request_new(struct cx_comm *c);
+/* Frees a request whose schedule never began. */
+void cx_request_drop(struct cx_request *r);
+/* Begins r's built schedule and hands it to the agent, as a CX_Request
+ * into *req, or as a generalized MPI request into *mreq (MPI_SUCCESS or
+ * the MPI's error from MPI_Grequest_start; r is then dropped). */
+int cx_request_start(struct cx_request *r, CX_Request *req);
+int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq);
+/* Begins r's schedule (built, or replayed by cx_sched_plan_start) on
+ * the agent: as a CX_Request (owned by the program, taken back in
+ * CX_Test/CX_Wait), or handed over with finish called at its end. */
+void cx_request_launch(struct cx_request *r, void (*finish)(void *ctx));
+/* Frees the requests MPI let go of inside its callbacks (cheap when
+ * there are none). */
+void cx_request_bury(void);
+/* Generalized requests whose schedule has not finished yet (for
+ * MPI_Finalize: a request the program freed must still complete). */
+int cx_request_mpi_in_flight(void);
+
+#endif
