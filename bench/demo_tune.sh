@@ -32,7 +32,7 @@ printf "step\tstatus\twall_s\tcommand\n" > "$D/status.tsv"
 # step NAME LOG ARGS...: runs `collx ARGS`, its output to LOG and stderr;
 # records its status; returns its exit status
 step() {
-  local name="$1" log="$2" t0 rc status
+  local name="$1" log="$2" t0 rc status label
   shift 2
   echo "[demo tune] $name: ./run $*" >&2
   t0=$(date +%s)
@@ -41,7 +41,9 @@ step() {
   status=ok
   [ "$rc" = 0 ] || status="failed (exit $rc)"
   printf "%s\t%s\t%d\t./run %s\n" "$name" "$status" $(( $(date +%s) - t0 )) "$*" >> "$D/status.tsv"
-  printf "%-28s %4d s%s\n" "$name ($PLATFORM, p=$NPROCS)" $(( $(date +%s) - t0 )) \
+  label=tune
+  [ "$name" = tune ] || label="tune $name"
+  printf "%-28s %4d s%s\n" "$label ($PLATFORM, p=$NPROCS)" $(( $(date +%s) - t0 )) \
     "$([ "$rc" = 0 ] || echo "  FAILED")" >> "$OUT/timings.txt"
   return "$rc"
 }
