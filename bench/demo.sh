@@ -14,12 +14,17 @@
 #     cluster-demo: ring vs ring_topo on the emulated cluster (4 network
 #     namespaces as nodes, 2 switches, 100 Mbit/s uplink; cluster "demo",
 #     removed at the end);
-#  4. python3 -m collx report: results/<date>/report.md with tables + PNGs.
+#  4. tune (bench/demo_tune.sh): a short ./run tune on ib-6x8 (p=32,
+#     allreduce and bcast, 8 B..256 KiB, 30 host seconds), then ./run tune
+#     validate of its rules on held-out points (about a minute);
+#  5. python3 -m collx report: results/<date>/report.md with tables + PNGs.
 # Every run prints a line when it starts and ends, with the time left.
 # Env: COLLX_MPI (openmpi|mpich), NP (real ranks, 4), JOBS (parallel SMPI
 # runs, nproc), DEMO_QUICK=1 (group demo-quick: no Scatterv table, PAP, FFT
 # or one-sided part), DEMO_SMOKE=1 (group demo-smoke: one small real and
-# one small SMPI run through the whole pipeline, to check it).
+# one small SMPI run through the whole pipeline, to check it; the tune step
+# with one collective, 8 B..4 KiB, p=16), DEMO_TUNE=0 (no tune step; the
+# report says so), DEMO_TUNE_* (bench/demo_tune.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NP="${NP:-4}"
@@ -30,7 +35,7 @@ GROUP=demo
 [ "${DEMO_SMOKE:-0}" = 1 ] && GROUP=demo-smoke
 collx() { PYTHONPATH="$ROOT/python" /usr/bin/python3 -m collx "$@"; }
 
-rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,cluster,log} "$OUT"/*.png "$OUT/timings.txt"
+rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,cluster,tune,log} "$OUT"/*.png "$OUT/timings.txt"
 mkdir -p "$OUT"
 T0=$(date +%s)
 echo "[demo] sweeps of group $GROUP: ${COLLX_MPI:-openmpi} with $NP ranks, SMPI $JOBS runs at a time" >&2
@@ -39,6 +44,13 @@ collx sweep "$GROUP" -o "$OUT" --set real_np="$NP" -j "$JOBS" \
   --log "$OUT/log" --timings "$OUT/timings.txt" ||
   echo "demo: some runs failed (their logs: $OUT/log); the report shows the rest" >&2
 "$ROOT/cluster/down.sh" --quiet || true
+
+echo "[demo $(( $(date +%s) - T0 ))s] tune: measured selection on one SMPI platform" >&2
+if [ "${DEMO_SMOKE:-0}" = 1 ]; then
+  export DEMO_TUNE_NP="${DEMO_TUNE_NP:-16}" DEMO_TUNE_COLLS="${DEMO_TUNE_COLLS:-bcast}" \
+         DEMO_TUNE_SIZES="${DEMO_TUNE_SIZES:-8:4K}" DEMO_TUNE_BUDGET="${DEMO_TUNE_BUDGET:-5}"
+fi
+"$ROOT/bench/demo_tune.sh" "$OUT" || echo "demo: the tune step failed (see $OUT/tune/); the report says so" >&2
 
 echo "[demo $(( $(date +%s) - T0 ))s] report" >&2
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"

@@ -9,7 +9,10 @@ run (docs/results/demo, a DEMO_QUICK run: Träff only); a full one (that
 demo plus the committed rma-demo points, PAP cells, the topology sweep's
 8-node cases cut as topo-demo writes them, the hierarchical sweep's p=256
 rows as demo-smpi would add them, the emulated cluster's tables, a real FFT
-run, a tuner's report.md); and an empty one.
+run, the committed tuner run and its validation, docs/results/tune/, laid
+out as the demo's tune step writes them); an empty one; and the demo's tune
+step itself (bench/demo_tune.sh) skipped and failing, whose section must
+say so (tune.demo, in the SMPI build, runs it for real).
 
     test_report.py REPO_ROOT"""
 import csv
@@ -19,6 +22,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import tuner_section
 
 ROOT = sys.argv[1]
 RESULTS = os.path.join(ROOT, "docs", "results")
@@ -61,8 +66,9 @@ def check_shape(name, text):
     order = [next((i for i, h in enumerate(heads) if h.startswith(p)), -1) for p in PAPERS]
     expect(-1 not in order and order == sorted(order), f"{name}: one section per paper, in order {order}")
     after = [h for h in heads if not h.startswith(("## Summary", "## 1", "## 2", "## 3", "## 4", "## 5"))]
-    expect(after[:2] == ["## Real MPI on this machine", "## On the emulated cluster"],
-           f"{name}: then real MPI and the emulated cluster ({after})")
+    expect(after[:3] == ["## Real MPI on this machine", "## On the emulated cluster",
+                         tuner_section.HEAD],
+           f"{name}: then real MPI, the emulated cluster and the tuner ({after})")
     secs = sections(text)
     for p in PAPERS:
         expect(paper_section(secs, p).lstrip().startswith("*The paper:*"), f"{name}: {p} states the claim")
@@ -112,9 +118,16 @@ def full_fixture(d):
                 with open(os.path.join(RESULTS, "hier", "csv", f"{coll}-256-{v}.csv")) as f:
                     lines = f.readlines()
                 out.writelines(lines if i == 0 else lines[1:])
-    os.makedirs(os.path.join(d, "tune"))
-    with open(os.path.join(d, "tune", "report.md"), "w") as f:
-        f.write("# Tuned rules\n\n![gain](gain.png)\n")
+    # the tune step: the committed tuner run and its held-out validation
+    for sub in ("tuned", "validate"):
+        shutil.copytree(os.path.join(RESULTS, "tune", sub), os.path.join(d, "tune", sub))
+
+
+def tune_step(d, **env):
+    """bench/demo_tune.sh d with env (a skipped or failing step: seconds)."""
+    os.makedirs(d)
+    subprocess.run([os.path.join(ROOT, "bench", "demo_tune.sh"), d], capture_output=True,
+                   timeout=120, env={**ENV, **env})
 
 
 from collx.tables import rma as rma_tables  # noqa: E402
@@ -165,7 +178,9 @@ with tempfile.TemporaryDirectory() as tmp:
     cluster = secs.get("## On the emulated cluster", "")
     expect("](cluster/topo.png)" in cluster and "ring / ring_topo" in cluster,
            "full: the emulated cluster's tables, images pointing into cluster/")
-    expect("](tune/gain.png)" in secs.get("## Tuning", ""), "full: the tuner's report.md under Tuning")
+    tuner_section.check_full("full", text, full, expect)
+    expect("no status.tsv" in tuner_section.summary_line(text),
+           "full: files not written by the demo's tune step (no status.tsv) are said to be")
     named = check_missing_lines("full", text)
     expect(named == {"demo-traff"}, f"full: only the Scatterv table (DEMO_QUICK) reported missing ({named})")
 
@@ -178,8 +193,25 @@ with tempfile.TemporaryDirectory() as tmp:
     named = check_missing_lines("empty", text)
     expect({"demo-traff", "pap-demo", "fft-demo", "rma-demo", "demo-smpi", "topo-demo", "demo-real",
             "cluster-demo"} <= named, f"empty: every part names its sweep ({sorted(named)})")
-    expect(not re.search(r"^\*\*ours:", text, flags=re.M) and "## Tuning" not in text,
-           "empty: no headline, no Tuning section")
+    expect(not re.search(r"^\*\*ours:", text, flags=re.M), "empty: no headline")
+    tuner_section.check_not_shown("empty", text, ["not in this run", "bench/demo_tune.sh"],
+                                  expect)
+
+    # 4. the tune step skipped (DEMO_TUNE=0), and failing (a platform that does not exist)
+    skipped = os.path.join(tmp, "skipped")
+    tune_step(skipped, DEMO_TUNE="0")
+    rc, out, text = report(skipped)
+    expect(rc == 0, "report with the tune step skipped")
+    tuner_section.check_not_shown("skipped", text, ["the tune step was skipped (DEMO_TUNE=0)",
+                                                    "The validate step was skipped"], expect)
+    failed = os.path.join(tmp, "failed")
+    tune_step(failed, DEMO_TUNE_PLATFORM="no-such-platform")
+    rc, out, text = report(failed)
+    expect(rc == 0, "report with the tune step failing")
+    tuner_section.check_not_shown("failed", text, [
+        "the tune step failed (exit 1)", "./run tune --platform no-such-platform",
+        "no SMPI platform 'no-such-platform'",
+        "The validate step was skipped (no rules: the tune step failed)"], expect)
 
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

@@ -2,7 +2,8 @@
 wrote into a results directory and writes DIR/report.md and PNG plots next
 to it, one section per paper, each with the paper's published figures
 beside ours (python/collx/published/), then real MPI on this machine, the
-emulated cluster and, when the tuner ran, its results.
+emulated cluster and the demo's tune step (measured selection: tuned vs
+native vs oracle; tuner.py).
 
     python3 -m collx report results/<date>
 
@@ -12,7 +13,7 @@ that makes it. CSV schema: bench/README.md. Every sweep_* file is rendered
 new algorithms and new sweeps appear without changes here."""
 import os
 
-from collx.report import bhowmik, machines, parsons, paznikov, proficz, traff
+from collx.report import bhowmik, machines, parsons, paznikov, proficz, traff, tuner
 from collx.report.sweeps import Sweeps
 
 
@@ -21,7 +22,7 @@ def sections(res):
     smpi = Sweeps(res)
     papers = [traff.section(res), proficz.section(res), paznikov.section(res, smpi),
               parsons.section(res, smpi), bhowmik.section(res, smpi)]
-    rest = [machines.real_mpi(res), machines.emulated_cluster(res), machines.tuning(res),
+    rest = [machines.real_mpi(res), machines.emulated_cluster(res), tuner.section(res),
             machines.other_sweeps(res, smpi)]
     return papers + [s for s in rest if s is not None]
 

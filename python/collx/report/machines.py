@@ -1,7 +1,7 @@
 """The report's sections that are not a paper's: real MPI on this machine
 (sweep demo-real), the emulated cluster (DIR/cluster/tables.md of
-cluster-demo), the tuner's results (DIR/tune/, the hook below) and any
-SMPI sweep no paper section took."""
+cluster-demo) and any SMPI sweep no paper section took (the tuner's
+section: tuner.py)."""
 import os
 
 from collx.report.section import Section, include
@@ -54,22 +54,6 @@ def emulated_cluster(res):
     if cases:
         checks = [ln[2:] for ln in cluster_tables.targets(cases) if ln.startswith("- ")]
         s.ours = "topology targets at 256 KiB: " + "; ".join(checks) + "."
-    return s
-
-
-def tuning(res):
-    """Hook for the tuner: a Tuning section when DIR/tune/ exists, with
-    DIR/tune/report.md if the tuner wrote one; None otherwise."""
-    d = os.path.join(res, "tune")
-    if not os.path.isdir(d):
-        return None
-    s = Section("Tuning", "Tuning")
-    md = os.path.join(d, "report.md")
-    if os.path.exists(md):
-        s.body += include(md, "tune", 3)
-    else:
-        s.body += ["DIR/tune/ holds " + (", ".join(sorted(os.listdir(d))) or "nothing") +
-                   "; no report.md yet.", ""]
     return s
 
 

@@ -55,14 +55,17 @@ def target_args(ap):
 def make_target(a):
     if sum(bool(x) for x in (a.platform, a.launch, a.real, a.replay)) != 1:
         raise SystemExit("tune: give exactly one of --platform, --launch, --real, --replay")
-    if a.replay:
-        t = Replay(a.replay)
-    elif a.platform:
-        if not a.p:
-            raise SystemExit("tune: --platform needs -n P")
-        t = Smpi(a.platform, a.p, hostfile=a.hostfile, collbench=a.collbench)
-    else:
-        t = Real(a.p, launch_cmd=a.launch, node=a.ranks_per_node, collbench=a.collbench)
+    if a.platform and not a.p:
+        raise SystemExit("tune: --platform needs -n P")
+    try:
+        if a.replay:
+            t = Replay(a.replay)
+        elif a.platform:
+            t = Smpi(a.platform, a.p, hostfile=a.hostfile, collbench=a.collbench)
+        else:
+            t = Real(a.p, launch_cmd=a.launch, node=a.ranks_per_node, collbench=a.collbench)
+    except ValueError as e:   # a target the user named wrong: one line, no traceback
+        raise SystemExit(f"tune: {e}")
     smpi = t.kind != "real"
     a.reps = a.reps or (1 if smpi else 3)
     a.iters = a.iters or (3 if smpi else 20)

@@ -102,7 +102,10 @@ class Smpi(Target):
             base = os.path.join(ROOT, "sim", "platforms", platform)
             self.name = platform
             if not os.path.exists(base + ".xml"):
-                raise ValueError(f"no SMPI platform '{platform}' in sim/platforms")
+                known = sorted(f[:-4] for f in os.listdir(os.path.dirname(base))
+                               if f.endswith(".xml"))
+                raise ValueError(f"no SMPI platform '{platform}' in sim/platforms (known: "
+                                 f"{', '.join(known)}; or give a path to a platform XML)")
         self.hostfile = hostfile
         hf = hostfile if hostfile and os.path.exists(hostfile) else \
             f"{base}.{hostfile}.hostfile" if hostfile else base + ".hostfile"
