@@ -57,32 +57,6 @@ static int is_v(cx_coll c)
     return (cx_coll_shape(c) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) != 0;
 }
 
-static char *read_file(const char *path, char *err, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, len, "cannot open the file");
-        return NULL;
-    }
-    size_t cap = 4096, n = 0, k;
-    char *s = malloc(cap);
-    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap *= 2);
-            if (!t)
-                free(s);
-            s = t;
-        }
-    }
-    fclose(f);
-    if (!s)
-        snprintf(err, len, "out of memory");
-    else
-        s[n] = '\0';
-    return s;
-}
-
 /* {"min": a, "max": b}, both optional, non-negative integers. */
 static int get_range(const cx_json *r, const char *key, range *out, char *err, size_t len)
 {
@@ -269,7 +243,7 @@ static void load(void)
     if (!path || !*path)
         return;
     char err[512] = "";
-    char *text = read_file(path, err, sizeof err);
+    char *text = cx_json_read_file(path, err, sizeof err);
     if (!text || parse(text, err, sizeof err)) {
         broken = 1;
         fprintf(stderr, "collx: COLLX_RULES=%s: %s; every collective fails with MPI_ERR_ARG "

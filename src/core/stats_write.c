@@ -6,6 +6,7 @@
  * over for. */
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "json.h"
 #include "stats_write.h"
 
 static const char *const units[][2] = {
@@ -111,28 +112,13 @@ static void csv(FILE *f, const cx_stats_report *r, const row *s, int ns, const r
     }
 }
 
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const row *b,
                  int nb)
 {
     fprintf(f, "{\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         fprintf(f, "%s\n    \"%s\": ", u ? "," : "", units[u][0]);
-        json_text(f, units[u][1]);
+        cx_json_write_string(f, units[u][1]);
     }
     fprintf(f, "\n  },\n  \"served\": [");
     for (int i = 0; i < ns; i++) {
@@ -147,9 +133,9 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"asked\": \"%s\", \"ran\": \"%s\", "
                 "\"mode\": \"%s\", \"requirement\": ", i ? "," : "", b[i].coll, b[i].alg,
                 b[i].ran, b[i].mode);
-        json_text(f, b[i].requirement);
+        cx_json_write_string(f, b[i].requirement);
         fprintf(f, ", \"reason\": ");
-        json_text(f, b[i].why);
+        cx_json_write_string(f, b[i].why);
         fprintf(f, ", \"calls\": %lld, \"ranks\": %lld}", r->fallbacks[b[i].at],
                 r->fallback_ranks[b[i].at]);
     }
