@@ -40,6 +40,14 @@ static void read_env(void)
     }
 }
 
+int cx_select_forced(cx_coll c)
+{
+    if (atomic_load_explicit(&forced[c], memory_order_acquire))
+        return 1;
+    pthread_once(&env_once, read_env);
+    return env_alg[c] || env_bad[c];
+}
+
 unsigned cx_select_generation(void)
 {
     return atomic_load_explicit(&generation, memory_order_relaxed);

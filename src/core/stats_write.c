@@ -3,10 +3,12 @@
  * or nonblocking) some rank counted a call for, in the order of the list
  * of collectives and of the catalogue; then every (collective, algorithm
  * asked for, blocking or nonblocking, reason) some rank handed a call
- * over for. */
+ * over for; then, under COLLX_TUNE_ONLINE, its call sites
+ * (online_report.c). */
 #include <stdlib.h>
 #include "cx_internal.h"
 #include "json.h"
+#include "online.h"
 #include "stats_write.h"
 
 static const char *const units[][2] = {
@@ -139,7 +141,9 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
         fprintf(f, ", \"calls\": %lld, \"ranks\": %lld}", r->fallbacks[b[i].at],
                 r->fallback_ranks[b[i].at]);
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    cx_online_report(f, CX_STATS_JSON);
+    fprintf(f, "\n}\n");
 }
 
 void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
@@ -153,11 +157,11 @@ void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
     row *b = s + ns;
     rows(r, 0, s);
     rows(r, 1, b);
-    if (format == CX_STATS_JSON)
+    if (format == CX_STATS_JSON) {
         json(f, r, s, ns, b, nb);
-    else if (format == CX_STATS_CSV)
-        csv(f, r, s, ns, b, nb);
-    else
-        table(f, r, s, ns, b, nb);
+    } else {
+        (format == CX_STATS_CSV ? csv : table)(f, r, s, ns, b, nb);
+        cx_online_report(f, format);   /* COLLX_TUNE_ONLINE's sites, if on */
+    }
     free(s);
 }
