@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     sites(MPI_COMM_WORLD);
     sites(sub);
     MPI_Comm_free(&sub);
-    PMPI_Reduce(&bad, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (world_rank == 0 && !total)
         printf("online app: OK\n");
     MPI_Finalize();
