@@ -171,8 +171,9 @@ static void add(key *k, const cx_algorithm *alg, const cx_knob_params *params, i
     }
 }
 
-/* Native, the usual choice, then the wanted algorithms of the catalogue
- * that serve this call themselves, as many as the cap lets run. */
+/* Native, the usual choice, its rule's candidates, then the wanted
+ * algorithms of the catalogue, each if it serves this call itself, as
+ * many as the cap lets run. */
 static int candidates(key *k, const cx_args *a, cx_comm *c, const cx_algorithm *usual,
                       const cx_knob_params *params)
 {
@@ -183,6 +184,10 @@ static int candidates(key *k, const cx_args *a, cx_comm *c, const cx_algorithm *
     add(k, cx_native(a->coll), NULL, max);
     if (usual->build && cx_decide_serves(a, c, usual, params, &err))
         add(k, usual, params, max);
+    const cx_algorithm *const *rule = cx_select_candidates(a, c);
+    for (; rule && *rule && !err && k->site.ncand < max; rule++)
+        if (!(*rule)->build || cx_decide_serves(a, c, *rule, NULL, &err))
+            add(k, *rule, NULL, max);
     for (int i = 0; i < total && !err && k->site.ncand < max; i++) {
         const cx_algorithm *alg = cx_algorithm_at(i);
         if (alg->coll == a->coll && alg->build && is_wanted(alg) &&

@@ -100,6 +100,9 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err);
  * (NULL: none) in *params. */
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
                               const struct cx_knob_params **params, int *err);
+/* The "candidates" of the rule that picks call a on c (NULL-terminated),
+ * NULL when none does. */
+const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);
 /* Whether CX_Algorithm_set or COLLX_<COLL>_ALGORITHM names c's algorithm
  * (online tuning leaves such collectives alone). */
 int cx_select_forced(cx_coll c);

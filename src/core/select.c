@@ -117,6 +117,14 @@ const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params
     return p->alg ? p->alg : cx_native(a->coll);
 }
 
+const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c)
+{
+    int err;
+    const cx_rules_class *p = cx_select_global(a->coll, &err) || err ? NULL
+                                                                   : rules_class(a, c, &err);
+    return p ? p->candidates : NULL;
+}
+
 /* ------------------------------------------------------------ public API */
 int CX_Algorithm_set(const char *coll, const char *alg)
 {

@@ -15,7 +15,10 @@ COLLX_TUNE_ONLINE=1 and a fresh cache directory, five runs in a row:
   4. p=3 with COLLX_TUNE_CACHE naming a copy of the p=4 file: ignored
      ("the number of ranks differs"), trials, the file written anew;
   5. p=4 without online tuning, COLLX_RULES = the p=4 cache file: every
-     site runs what the cache says (the cache is a rules file).
+     site runs what the cache says (the cache is a rules file);
+  6. p=4, a rule with "candidates" and COLLX_TUNE_CANDIDATES: the lists
+     tried are native, the rule's algorithm, its candidates, then the
+     variable's; COLLX_TUNE_CACHE=off writes nothing.
 
   run_online.py --mpiexec M --npflag -n --flags "..." --launcher openmpi|mpich
                 --app online_app --preload libcollx_pmpi.so
@@ -175,6 +178,22 @@ def main():
             expect({k: v[0] for k, v in fifth.items()} == rules, bad,
                    f"run 5: under COLLX_RULES={p4file} ran {fifth}, the file says {rules}")
             expect(all(t == 0 for _, t, _ in fifth.values()), bad, "run 5: trials")
+
+        # 6. a rule's candidates, and COLLX_TUNE_CANDIDATES, make the list
+        rules6 = os.path.join(tmp, "rules6.json")
+        with open(rules6, "w") as f:
+            json.dump({"rules": [{"collective": "allreduce", "algorithm": "recursive_doubling",
+                                  "candidates": ["reduce_bcast"]}]}, f)
+        r = launch(a, 4, "tune", dict(env, COLLX_RULES=rules6, COLLX_TUNE_CACHE="off",
+                                      COLLX_TUNE_CANDIDATES="bcast:binomial"))
+        sixth = sites(r, bad, "run 6")
+        lists = set(re.findall(r"collx: online (MPI_\w+) \(p=4, [\d.]+ B\): trying ([\w, ]+?), "
+                               r"\d+ calls each", r.stderr))
+        expect(lists == {("MPI_Allreduce", "native, recursive_doubling, reduce_bcast"),
+                         ("MPI_Bcast", "native, binomial")}, bad, f"run 6: tried {lists}")
+        expect(len(sixth) == len(want_keys), bad, f"run 6: sites {sorted(sixth)}")
+        expect(len(glob.glob(os.path.join(cache, "*.json"))) == 2, bad,
+               "run 6: COLLX_TUNE_CACHE=off, yet a file was written")
     if bad:
         print("run_online: FAILED\n  " + "\n  ".join(bad))
         return 1
