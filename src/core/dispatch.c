@@ -179,7 +179,7 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
     a->nonblocking = o->req || o->mreq;
     cx_progress_poke();   /* requests in flight move on in every collx call */
     cx_request_bury();
-    if (cx_online_on())
+    if (cx_online_on() && !cx_online_active())
         cx_online_start();   /* a linked program's first call; once */
     int err = cx_decide_call(a, want, &alg);
     if (err)

@@ -251,8 +251,8 @@ static void say_settled(const key *k, const cx_args *a, const cx_comm *c)
     int n = 0;
     cx_online_class_range(k->cls, &lo, &hi);
     for (int i = 0; i < k->site.ncand; i++)
-        n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %.1f us", i ? ", " : "",
-                      k->cand[i]->name, k->site.us[i]);
+        n += snprintf(line + n, sizeof line - (size_t)n, k->site.us[i] < 10 ? "%s%s %.2f us"
+                      : "%s%s %.1f us", i ? ", " : "", k->cand[i]->name, k->site.us[i]);
     cx_say("online %s (p=%d, %lld..%lld B): %s -> %s (the slowest rank's median of %d "
            "calls each)", cx_coll_mpi_name(a->coll), c->size, lo, hi, line,
            k->settled->name, k->per - 1);

@@ -33,9 +33,15 @@ static atomic_int off;      /* could not start: off on every rank */
 static atomic_int active;   /* started, and the end hooked */
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
+/* Asked on every call: the knob read once (-1: not yet). */
+static atomic_int knob_on = -1;
+
 int cx_online_on(void)
 {
-    return cx_knob_int(CX_KNOB_TUNE_ONLINE) == 1 && !atomic_load(&off);
+    int on = atomic_load_explicit(&knob_on, memory_order_relaxed);
+    if (on < 0)
+        atomic_store(&knob_on, on = cx_knob_int(CX_KNOB_TUNE_ONLINE) == 1);
+    return on && !atomic_load_explicit(&off, memory_order_relaxed);
 }
 
 int cx_online_active(void)
