@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "comm.h"
-#include "online.h"
 #include "progress.h"
 #include "sched.h"
 
@@ -53,7 +52,8 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
             cx_families[i]->release(c->family_state[i]);
     for (int i = 0; i < CX_COLL_COUNT; i++)
         free(c->sel[i].classes);
-    cx_online_release(c);
+    if (c->online_free)
+        c->online_free(c);
     cx_comm_free_shm(c);
     cx_comm_free_nodes(c);
     free_comm(&c->priv);

@@ -50,6 +50,7 @@ typedef struct cx_comm {
     cx_rules_cache sel[CX_COLL_COUNT];          /* select.c */
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
     struct cx_online_comm *online;              /* online.c, NULL: none yet */
+    void (*online_free)(struct cx_comm *c);     /* frees it (set with it) */
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
     int inflight;         /* nonblocking schedules not finished (atomics) */

@@ -32,22 +32,22 @@ typedef struct cx_online_comm {
     key *keys[CX_COLL_COUNT][CX_TUNE_CLASSES];
 } online_comm;
 
-int cx_online_coll(cx_coll c)
+/* c's state, freed with c (comm.c calls it). */
+static void release(cx_comm *c)
 {
-    unsigned v = CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W;
-    return !(cx_coll_shape(c) & v);
-}
-
-int cx_online_class(long long m)
-{
-    return m <= 0 ? 0 : 64 - __builtin_clzll((unsigned long long)m);
-}
-
-void cx_online_class_range(int cls, long long *lo, long long *hi)
-{
-    unsigned long long l = cls ? 1ull << (cls - 1) : 0;
-    *lo = (long long)l;
-    *hi = cls ? (long long)(2 * l - 1) : 0;
+    online_comm *o = c->online;
+    if (!o)
+        return;
+    for (int i = 0; i < CX_COLL_COUNT; i++)
+        for (int k = 0; k < CX_TUNE_CLASSES; k++)
+            if (o->keys[i][k]) {
+                free(o->keys[i][k]->t);
+                free(o->keys[i][k]);
+            }
+    PMPI_Comm_free(&o->agree);
+    free(o);
+    c->online = NULL;
+    c->online_free = NULL;
 }
 
 /* c's state: the node layout (ranks per node keys the cache) and the
@@ -65,23 +65,8 @@ static int setup(cx_comm *c)
     }
     PMPI_Comm_set_errhandler(o->agree, MPI_ERRORS_RETURN);
     c->online = o;
+    c->online_free = release;
     return MPI_SUCCESS;
-}
-
-void cx_online_release(cx_comm *c)
-{
-    online_comm *o = c->online;
-    if (!o)
-        return;
-    for (int i = 0; i < CX_COLL_COUNT; i++)
-        for (int k = 0; k < CX_TUNE_CLASSES; k++)
-            if (o->keys[i][k]) {
-                free(o->keys[i][k]->t);
-                free(o->keys[i][k]);
-            }
-    PMPI_Comm_free(&o->agree);
-    free(o);
-    c->online = NULL;
 }
 
 static key *new_key(const cx_args *a, cx_comm *c, int cls)

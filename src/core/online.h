@@ -42,16 +42,19 @@ typedef struct cx_online_site {
                                               < 0: no timed call */
 } cx_online_site;
 
-/* COLLX_TUNE_ONLINE is 1 (and the start did not fail). */
+/* What every part asks (online_state.c). COLLX_TUNE_ONLINE is 1 and the
+ * start did not fail; the start succeeded on every rank (the end takes
+ * place at MPI_Finalize); the start's outcome (1: active, 0: off). */
 int cx_online_on(void);
-/* The start succeeded on every rank: the end takes place at MPI_Finalize. */
 int cx_online_active(void);
+void cx_online_set_started(int ok);
 /* Collective c can be tuned online: every rank knows its message size. */
 int cx_online_coll(cx_coll c);
 /* Size class of a message of m bytes, and the sizes a class holds. */
 int cx_online_class(long long m);
 void cx_online_class_range(int cls, long long *lo, long long *hi);
 
+/* Sites, trials and the agreement (online.c). */
 /* The algorithm for blocking call a on c, whose usual choice is `usual`
  * with *params: usual during warm-up, a candidate during trials (a->tune
  * set when the call is timed), the settled one after. May be collective
@@ -66,21 +69,26 @@ const struct cx_algorithm *cx_online_pick(cx_args *a, struct cx_comm *c,
 void cx_online_untimed(cx_args *a);
 /* A timed trial call took seconds on this rank. */
 void cx_online_timed(cx_args *a, double seconds);
-/* Frees c's tuning state (with the communicator). */
-void cx_online_release(struct cx_comm *c);
-
-/* The process's record of sites (online_sites.c): a site settles or is
- * loaded from the cache on a communicator whose rank 0 this process is. */
+/* The records of sites (online_sites.c): a site settles or is loaded from
+ * the cache on a communicator whose rank 0 this process is; this
+ * process's records; rank 0 after the end: every rank's (-1: no end). */
 void cx_online_record(const cx_online_site *s);
-/* Rank 0, when the end is hooked: room for the gather. */
-int cx_online_sites_prepare(int world_size);
-/* At MPI_Finalize, collective over MPI_COMM_WORLD, once: every rank's
- * sites to rank 0, which writes the cache file; the sites stay for the
- * COLLX_STATS report (rank 0). */
-void cx_online_finish(void);
-/* Rank 0 after cx_online_finish: the sites of every rank; -1: online
- * tuning was off. */
+int cx_online_mine(const cx_online_site **sites);
+void cx_online_set_sites(cx_online_site *sites, int n);
 int cx_online_sites(const cx_online_site **sites);
+
+/* The start (online_start.c): reads the cache (rank 0) and gives it to
+ * every rank, hooks the end at MPI_Finalize: collective over
+ * MPI_COMM_WORLD, once (MPI_Init, or a linked program's first collx
+ * call). */
+void cx_online_start(void);
+
+/* The end (online_end.c): rank 0's room for the gather (at the start);
+ * at MPI_Finalize, collective over MPI_COMM_WORLD, once: every rank's
+ * records to rank 0, which writes the cache file and keeps them for the
+ * COLLX_STATS report. */
+int cx_online_end_prepare(int world_size);
+void cx_online_finish(void);
 
 /* The machine fingerprint (online_fingerprint.c): made by rank 0. */
 struct cx_json;
@@ -97,15 +105,14 @@ void cx_fingerprint_write(FILE *out, const cx_fingerprint *f);
 /* NULL when the JSON object j describes f, else what differs, in words. */
 const char *cx_fingerprint_differs(const cx_fingerprint *f, const struct cx_json *j);
 
-/* The cache file (online_cache.c). */
-/* Reads the cache (rank 0) and gives it to every rank, hooks the end at
- * MPI_Finalize: collective over MPI_COMM_WORLD, once (MPI_Init, or a
- * linked program's first collx call). */
-void cx_online_start(void);
-/* The cached choice for a site, NULL if none. */
+/* The cache file (online_cache.c). Rank 0: makes the fingerprint, reads
+ * the file, returns how many choices it holds; then every rank: gets them
+ * (0: a rank had no room). The cached choice for a site, NULL if none.
+ * Rank 0: writes the cache with the loaded choices and these new ones. */
+int cx_online_cache_load(int ranks, int nodes, int ranks_per_node);
+int cx_online_cache_share(struct cx_comm *w, int n);
 const struct cx_algorithm *cx_online_cached(cx_coll coll, int comm_size,
                                             int ranks_per_node, int cls);
-/* Rank 0: writes the cache with the loaded choices and these new ones. */
 void cx_online_cache_write(const cx_online_site *sites, int n);
 
 /* The sites in the COLLX_STATS report (online_report.c), nothing when

@@ -1,14 +1,10 @@
-/* Online tuning's start and its cache file (online.h). At MPI_Init (or a
- * linked program's first collx call), over MPI_COMM_WORLD: rank 0 makes
- * the machine fingerprint, reads the cache file kept under it and gives
- * its choices to every rank, so that every rank starts from the same
- * settled sites; the end is hooked at MPI_Finalize, where rank 0 writes
+/* Online tuning's cache file (online.h): rank 0 makes the machine
+ * fingerprint, reads the file kept under it and gives its choices to every
+ * rank (online_start.c calls these at the start), and at the end writes
  * the file back with the new choices. The file is a rules file (rules.c)
  * of exact sites: it also serves as COLLX_RULES. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,25 +25,6 @@ static int ncached;
 static char path[4096];
 static cx_fingerprint print;
 static char **comments;
-static atomic_int off;      /* could not start: off on every rank */
-static atomic_int active;   /* started, and the end hooked */
-static pthread_once_t start_once = PTHREAD_ONCE_INIT;
-
-/* Asked on every call: the knob read once (-1: not yet). */
-static atomic_int knob_on = -1;
-
-int cx_online_on(void)
-{
-    int on = atomic_load_explicit(&knob_on, memory_order_relaxed);
-    if (on < 0)
-        atomic_store(&knob_on, on = cx_knob_int(CX_KNOB_TUNE_ONLINE) == 1);
-    return on && !atomic_load_explicit(&off, memory_order_relaxed);
-}
-
-int cx_online_active(void)
-{
-    return atomic_load(&active);
-}
 
 static int say(void)
 {
@@ -159,22 +136,18 @@ static void load(void)
     cx_json_free(doc);
 }
 
-static int at_end(MPI_Comm comm, int keyval, void *attr, void *extra)
+int cx_online_cache_load(int ranks, int nodes, int ranks_per_node)
 {
-    (void)comm; (void)keyval; (void)attr; (void)extra;
-    cx_online_finish();
-    return MPI_SUCCESS;
-}
-
-static int hook_end(void)
-{
-    int keyval, err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_end, &keyval, NULL);
-    return err ? err : PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    cx_fingerprint_make(&print, ranks, nodes, ranks_per_node);
+    file_path();
+    if (*path)
+        load();
+    return ncached;
 }
 
 /* Rank 0's choices to every rank, in pieces of a fixed size, so that a
  * rank without room still takes part (and then says no). */
-static int share(cx_comm *w, int n)
+int cx_online_cache_share(cx_comm *w, int n)
 {
     enum { PIECE = 256 };
     int ok = 1, buf[PIECE * CHOICE_INTS];
@@ -192,39 +165,6 @@ static int share(cx_comm *w, int n)
     if (w->rank != 0)
         ncached = ok ? n : 0;
     return ok;
-}
-
-static void start(void)
-{
-    cx_comm *w;
-    int n = 0, ok;
-    if (cx_comm_get(MPI_COMM_WORLD, &w) || cx_comm_nodes(w)) {
-        atomic_store(&off, 1);
-        cx_say("online tuning: cannot learn MPI_COMM_WORLD's nodes; off");
-        return;
-    }
-    if (w->rank == 0) {
-        cx_fingerprint_make(&print, w->size, w->nnodes, w->max_ranks_per_node);
-        file_path();
-        if (*path)
-            load();
-        n = cx_online_sites_prepare(w->size) ? -1 : ncached;
-    }
-    ok = PMPI_Bcast(&n, 1, MPI_INT, 0, w->priv) == MPI_SUCCESS && n >= 0;
-    ok = share(w, ok ? n : 0) && ok && hook_end() == MPI_SUCCESS;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, w->priv) || !ok) {
-        atomic_store(&off, 1);
-        if (w->rank == 0)
-            cx_say("online tuning: could not start (out of memory); off");
-        return;
-    }
-    atomic_store(&active, 1);
-}
-
-void cx_online_start(void)
-{
-    if (cx_online_on())
-        pthread_once(&start_once, start);
 }
 
 const cx_algorithm *cx_online_cached(cx_coll coll, int comm_size, int ranks_per_node, int cls)

@@ -1,19 +1,16 @@
-/* The call sites this process settled or loaded as its communicators'
- * rank 0 (online.h), and their way to MPI_COMM_WORLD's rank 0 at
- * MPI_Finalize, which writes the cache file and keeps them for the
- * COLLX_STATS report. */
+/* The call sites of online tuning as records (online.h): this process's
+ * (a site settles or is loaded from the cache on a communicator whose
+ * rank 0 this process is), and at rank 0 after the end every rank's. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include "cx_internal.h"
 #include "online.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static cx_online_site *mine;       /* this process's */
+static cx_online_site *mine;
 static int nmine, capmine;
-static cx_online_site *all;        /* rank 0 after the finish: every rank's */
+static cx_online_site *all;
 static int nall = -1;
-static pthread_once_t finish_once = PTHREAD_ONCE_INIT;
 
 void cx_online_record(const cx_online_site *s)
 {
@@ -31,81 +28,20 @@ void cx_online_record(const cx_online_site *s)
     pthread_mutex_unlock(&lock);
 }
 
-static int same_site(const cx_online_site *a, const cx_online_site *b)
+int cx_online_mine(const cx_online_site **sites)
 {
-    return a->coll == b->coll && a->comm_size == b->comm_size &&
-           a->ranks_per_node == b->ranks_per_node && a->cls == b->cls;
+    *sites = mine;
+    return nmine;
 }
 
-/* One row per site, the first kept: communicators of the same size and
- * node size are one site to the cache. */
-static int unique(cx_online_site *s, int n)
+void cx_online_set_sites(cx_online_site *sites, int n)
 {
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int j = 0; j < k && !seen; j++)
-            seen = same_site(&s[j], &s[i]);
-        if (!seen)
-            s[k++] = s[i];
-    }
-    return k;
-}
-
-/* Rank 0's arrays for the gather, allocated when the end is hooked (a
- * rank 0 that could not take part at MPI_Finalize would strand the
- * others). */
-static int *counts, *displs;
-
-int cx_online_sites_prepare(int world_size)
-{
-    counts = calloc((size_t)world_size, sizeof *counts);
-    displs = calloc((size_t)world_size, sizeof *displs);
-    return counts && displs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
-
-/* Every rank's records to rank 0 (plain data; every rank runs the same
- * binary). A rank 0 without room for them receives nothing: MPI
- * truncates there and says so, and no rank waits. */
-static void finish(void)
-{
-    MPI_Comm world;
-    int rank, size, total = 0;
-    if (!cx_online_active() || PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
-        return;
-    PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
-    PMPI_Comm_rank(world, &rank);
-    PMPI_Comm_size(world, &size);
-    int bytes = nmine * (int)sizeof *mine;
-    int err = PMPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, world);
-    for (int r = 0; rank == 0 && r < size; r++) {
-        displs[r] = total;
-        total += counts[r];
-    }
-    char *got = rank == 0 ? malloc((size_t)total + 1) : NULL;
-    if (rank == 0 && !got)
-        memset(counts, 0, sizeof *counts * (size_t)size);
-    int err2 = PMPI_Gatherv(mine, bytes, MPI_BYTE, got, counts, displs, MPI_BYTE, 0, world);
-    err = err ? err : err2;
-    if (rank == 0 && !err && got) {
-        all = (cx_online_site *)(void *)got;
-        nall = unique(all, total / (int)sizeof *all);
-        cx_online_cache_write(all, nall);
-    } else if (rank == 0) {
-        free(got);
-        cx_say("online tuning: the ranks' choices could not be gathered (error %d); "
-               "no cache written", err);
-    }
-    PMPI_Comm_free(&world);
-}
-
-void cx_online_finish(void)
-{
-    pthread_once(&finish_once, finish);
+    all = sites;
+    nall = n;
 }
 
 int cx_online_sites(const cx_online_site **sites)
 {
     *sites = all;
-    return cx_online_on() ? (nall < 0 ? 0 : nall) : -1;
+    return nall;
 }
