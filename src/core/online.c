@@ -188,7 +188,7 @@ static void say_trying(const key *k, const cx_args *a, const cx_comm *c)
     long long lo, hi;
     int n = 0;
     cx_online_class_range(k->cls, &lo, &hi);
-    for (int i = 0; i < k->site.ncand; i++)
+    for (int i = 0; i < k->site.ncand && n >= 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", i ? ", " : "",
                       k->cand[i]->name);
     cx_say("online %s (p=%d, %lld..%lld B): trying %s, %d calls each after %lld warm-up",
@@ -235,7 +235,7 @@ static void say_settled(const key *k, const cx_args *a, const cx_comm *c)
     long long lo, hi;
     int n = 0;
     cx_online_class_range(k->cls, &lo, &hi);
-    for (int i = 0; i < k->site.ncand; i++)
+    for (int i = 0; i < k->site.ncand && n >= 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, k->site.us[i] < 10 ? "%s%s %.2f us"
                       : "%s%s %.1f us", i ? ", " : "", k->cand[i]->name, k->site.us[i]);
     cx_say("online %s (p=%d, %lld..%lld B): %s -> %s (the slowest rank's median of %d "
