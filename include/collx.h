@@ -286,6 +286,16 @@ long CX_Algorithm_calls(const char *coll, const char *alg);
 /* How many calls that named alg for coll it handed to its fallback, in
  * this process (a call it served itself does not count). */
 long CX_Algorithm_fallbacks(const char *coll, const char *alg);
+/* Online tuning (COLLX_TUNE_ONLINE=1): the call site of blocking calls of
+ * coll on comm whose message is msg_bytes (the size a rules file sees: a
+ * rank's block, the reduction's vector, the bcast buffer; sites are
+ * classes of sizes, 2^k..2^(k+1)-1). Returns the algorithm the site
+ * settled on ("native" or a name), or NULL while it has not (warm-up,
+ * trials, not tuned, never called). *trial_calls: the calls this process
+ * ran there as trials; *from_cache: 1 when the choice came from the cache
+ * file; either may be NULL. Never collective. */
+const char *CX_Tune_site(MPI_Comm comm, const char *coll, long long msg_bytes,
+                         long *trial_calls, int *from_cache);
 /* How many times alg ran for coll as a step of another algorithm in this
  * process: the collective among hier's node leaders (COLLX_HIER_INTER)
  * and other whole collectives on collx's own communicators; "native" =

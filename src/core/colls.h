@@ -90,6 +90,9 @@ typedef struct cx_args {
     /* COLLX_STATS: the record of the call these arguments belong to
      * (stats.h; copies point at it too), NULL when not measured. */
     struct cx_stats_call *stats;
+    /* COLLX_TUNE_ONLINE: the call site this call is a timed trial of
+     * (online.c), NULL when it is not one. */
+    struct cx_online_key *tune;
 } cx_args;
 
 /* Initialiser of a cx_args from the parameters of MPI_<Name>:

@@ -52,6 +52,8 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
             cx_families[i]->release(c->family_state[i]);
     for (int i = 0; i < CX_COLL_COUNT; i++)
         free(c->sel[i].classes);
+    if (c->online_free)
+        c->online_free(c);
     cx_comm_free_shm(c);
     cx_comm_free_nodes(c);
     free_comm(&c->priv);
@@ -107,6 +109,17 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     }
     *out = c;
     return MPI_SUCCESS;
+}
+
+cx_comm *cx_comm_find(MPI_Comm comm)
+{
+    cx_comm *c = NULL;
+    int found = 0;
+    pthread_once(&keyval_once, create_keyval);
+    if (keyval_err || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, cx_keyval, &c, &found) != MPI_SUCCESS || !found)
+        return NULL;
+    return c;
 }
 
 int cx_comm_next_tag(cx_comm *c)

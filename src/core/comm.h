@@ -49,6 +49,8 @@ typedef struct cx_comm {
 
     cx_rules_cache sel[CX_COLL_COUNT];          /* select.c */
     cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
+    struct cx_online_comm *online;              /* online.c, NULL: none yet */
+    void (*online_free)(struct cx_comm *c);     /* frees it (set with it) */
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
     int inflight;         /* nonblocking schedules not finished (atomics) */
@@ -57,6 +59,8 @@ typedef struct cx_comm {
 
 /* State of comm, created on first use (collective over comm). */
 int cx_comm_get(MPI_Comm comm, cx_comm **out);
+/* comm's state if it has one, else NULL (never collective). */
+cx_comm *cx_comm_find(MPI_Comm comm);
 /* Fills the node layout (collective over comm on first use).
  * COLLX_RANKS_PER_NODE=k fakes nodes of k consecutive ranks;
  * COLLX_FAKE_NODES=0,1,0,2,... gives the node of every rank (repeated

@@ -151,8 +151,9 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
     return pol == POLICY_ERROR ? error_code(bit) : MPI_SUCCESS;
 }
 
-int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
-              const cx_knob_params *params, cx_decision *d)
+/* The decision for asked on call a, from c's cache or made (and cached). */
+static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
+                   const cx_knob_params *params, cx_decision *d)
 {
     int cacheable, err;
     cx_decision_cache *k = &c->decided[a->coll];
@@ -160,13 +161,29 @@ int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
     if (k->valid && k->d.asked == asked && k->d.params == params && k->op == a->op &&
         k->nonblocking == nb) {
         *d = k->d;
-    } else {
-        if ((err = decide_now(a, c, asked, params, d, &cacheable)))
-            return err;
-        *k = (cx_decision_cache){.valid = cacheable, .d = *d, .op = a->op,
-                                 .nonblocking = nb};
+        return MPI_SUCCESS;
     }
+    if ((err = decide_now(a, c, asked, params, d, &cacheable)))
+        return err;
+    *k = (cx_decision_cache){.valid = cacheable, .d = *d, .op = a->op, .nonblocking = nb};
+    return MPI_SUCCESS;
+}
+
+int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
+              const cx_knob_params *params, cx_decision *d)
+{
+    int err = decided(a, c, asked, params, d);
+    if (err)
+        return err;
     return d->why ? cx_fell_back(a, d->asked, d->alg, d->unmet, d->why) : MPI_SUCCESS;
+}
+
+int cx_decide_serves(const cx_args *a, cx_comm *c, const cx_algorithm *alg,
+                     const cx_knob_params *params, int *err)
+{
+    cx_decision d;
+    *err = decided(a, c, alg, params, &d);
+    return !*err && !d.why;
 }
 
 void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to,

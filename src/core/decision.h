@@ -36,6 +36,8 @@ typedef struct cx_rules_class {
     long long lo, hi;
     const struct cx_algorithm *alg;        /* NULL: no rule holds (native) */
     const struct cx_knob_params *params;   /* the rule's, NULL: none */
+    const struct cx_algorithm *const *candidates;  /* the rule's, for online
+                                                      tuning; NULL: none */
 } cx_rules_class;
 
 /* The rules file on a communicator, per collective. */

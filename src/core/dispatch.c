@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "online.h"
 #include "request.h"
 
 /* Where a call's result goes: nowhere else (blocking: both NULL), a
@@ -87,6 +88,34 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
     return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
 }
 
+/* COLLX_TUNE_ONLINE looks at blocking calls of the collectives whose size
+ * every rank knows, unless the program or the environment names their
+ * algorithm. */
+static int tuned(const cx_args *a)
+{
+    return !a->nonblocking && cx_online_on() && cx_online_coll(a->coll) &&
+           !cx_select_forced(a->coll);
+}
+
+/* The online choice for a call whose usual one is alg: a candidate that
+ * cannot serve this call leaves it to alg, untimed. */
+static const cx_algorithm *online(cx_args *a, cx_comm *c, const cx_algorithm *alg,
+                                  const cx_knob_params **params, int *err)
+{
+    const cx_knob_params *p = *params;
+    const cx_algorithm *pick = cx_online_pick(a, c, alg, &p, err);
+    if (!pick || pick == alg) {
+        *params = p;
+        return pick;
+    }
+    if (!cx_decide_serves(a, c, pick, p, err)) {
+        cx_online_untimed(a);
+        return *err ? NULL : alg;
+    }
+    *params = p;
+    return pick;
+}
+
 int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
     int err = MPI_SUCCESS, inter = 0;
@@ -94,9 +123,11 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     *run = NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
-    /* Nothing selects anything for this collective: straight to MPI. */
+    /* Nothing selects anything for this collective (and online tuning does
+     * not look at it): straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
-    if (alg && !alg->build) {
+    int tune = !want && !err && tuned(a);
+    if (alg && !alg->build && !tune) {
         *run = alg;
         return MPI_SUCCESS;
     }
@@ -126,6 +157,8 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     const cx_knob_params *params = NULL;
     if (!alg && !(alg = cx_select(a, c, &params, &err)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
+    if (tune && !(alg = online(a, c, alg, &params, &err)))
+        return cx_error(a->comm, err, "%s: online tuning failed", what);
     cx_decision d;
     if ((err = cx_decide(a, c, alg, params, &d)))
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
@@ -146,13 +179,17 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
     a->nonblocking = o->req || o->mreq;
     cx_progress_poke();   /* requests in flight move on in every collx call */
     cx_request_bury();
+    if (cx_online_on() && !cx_online_active())
+        cx_online_start();   /* a linked program's first call; once */
     int err = cx_decide_call(a, want, &alg);
     if (err)
         return err;
     cx_count_call(alg, a);
-    if (!alg->build)
-        return run_native(a, o);
-    return run_schedule(a, alg, a->cc, o);
+    double since = a->tune ? PMPI_Wtime() : 0;
+    err = alg->build ? run_schedule(a, alg, a->cc, o) : run_native(a, o);
+    if (a->tune)   /* a timed trial of online tuning */
+        cx_online_timed(a, PMPI_Wtime() - since);
+    return err;
 }
 
 /* COLLX_STATS: the call timed on this rank from entry to return (a CX_I

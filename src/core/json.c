@@ -259,3 +259,45 @@ const char *cx_json_kind_name(cx_json_kind k)
                                         "an array", "an object"};
     return names[k];
 }
+
+/* ------------------------------------------------------------ files */
+char *cx_json_read_file(const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, len, "cannot open the file");
+        return NULL;
+    }
+    size_t cap = 4096, n = 0, k;
+    char *s = malloc(cap);
+    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t)
+                free(s);
+            s = t;
+        }
+    }
+    fclose(f);
+    if (!s)
+        snprintf(err, len, "out of memory");
+    else
+        s[n] = '\0';
+    return s;
+}
+
+void cx_json_write_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}

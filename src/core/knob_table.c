@@ -62,6 +62,37 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "slowest rank's time, fallbacks); a path: written there (.json, .csv "
                    "or a table); 0: off"},
 
+    /* ---- online tuning ---- */
+    [CX_KNOB_TUNE_ONLINE] = {
+        "COLLX_TUNE_ONLINE", "tune", INT_KNOB(0, 1), .def = "0", .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "1: blocking call sites repeated often try native, the rules' choice and "
+                   "close candidates, then keep the fastest (native unless faster by "
+                   "COLLX_TUNE_MARGIN)"},
+    [CX_KNOB_TUNE_CANDIDATES] = {
+        "COLLX_TUNE_CANDIDATES", "tune", .type = CX_KNOB_STRING, .def = "base,irregular,hier",
+        .meaning = "what online tuning tries besides native and the rules' choice: "
+                   "algorithm or family names, each optionally 'coll:name'"},
+    [CX_KNOB_TUNE_WARMUP] = {
+        "COLLX_TUNE_WARMUP", "tune", INT_KNOB(0, 1000000), .def = "10",
+        .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "calls of a call site that run the usual choice before its trials start"},
+    [CX_KNOB_TUNE_CALLS] = {
+        "COLLX_TUNE_CALLS", "tune", INT_KNOB(2, 64), .def = "8", .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "calls each candidate runs in a trial (the first one untimed: set-up)"},
+    [CX_KNOB_TUNE_MAX_TRIALS] = {
+        "COLLX_TUNE_MAX_TRIALS", "tune", INT_KNOB(0, 1000000), .def = "64",
+        .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "cap on a call site's trial calls: candidates beyond it are not tried"},
+    [CX_KNOB_TUNE_MARGIN] = {
+        "COLLX_TUNE_MARGIN", "tune", REAL_KNOB(0, 0.9), .def = "0.05",
+        .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "an algorithm replaces native only when faster by this fraction"},
+    [CX_KNOB_TUNE_CACHE] = {
+        "COLLX_TUNE_CACHE", "tune", .type = CX_KNOB_PATH,
+        .unset = "$XDG_CACHE_HOME/collx/online (else ~/.cache/collx/online)",
+        .meaning = "where settled choices are kept per machine fingerprint: a directory "
+                   "(<hash>.json in it), a .json file, or off"},
+
     /* ---- hier ---- */
     [CX_KNOB_HIER_INTER] = {
         "COLLX_HIER_INTER", "hier", .type = CX_KNOB_ALGORITHM, .coll = -1, .per_call = 1,

@@ -328,6 +328,12 @@ void cx_knobs_reread(void)
         read_all();
 }
 
+const char *cx_env_system(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
 static const knob_state *get(cx_knob k)
 {
     pthread_once(&read_once, read_all);

@@ -32,6 +32,14 @@ typedef enum {
     CX_KNOB_SMPI_COPY_BW,
     CX_KNOB_SMPI_REDUCE_BW,
     CX_KNOB_STATS,
+    /* online tuning (online.c) */
+    CX_KNOB_TUNE_ONLINE,
+    CX_KNOB_TUNE_CANDIDATES,
+    CX_KNOB_TUNE_WARMUP,
+    CX_KNOB_TUNE_CALLS,
+    CX_KNOB_TUNE_MAX_TRIALS,
+    CX_KNOB_TUNE_MARGIN,
+    CX_KNOB_TUNE_CACHE,
     /* hier */
     CX_KNOB_HIER_INTER,
     CX_KNOB_HIER_NATIVE,
@@ -156,6 +164,11 @@ void cx_knob_format(cx_knob k, const cx_knob_value *v, char *buf, size_t len);
 void cx_knob_params_text(const cx_knob_params *params, char *buf, size_t len);
 /* 1 the first time it is asked for these params (COLLX_VERBOSE=1 says them once). */
 int cx_knob_params_first_show(const cx_knob_params *params);
+
+/* A variable of the environment that is not collx's (HOME,
+ * XDG_CACHE_HOME: where a knob's default path lies); NULL when unset or
+ * empty. */
+const char *cx_env_system(const char *name);
 
 /* Reads the environment again (tests that change it between calls). */
 void cx_knobs_reread(void);

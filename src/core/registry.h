@@ -63,6 +63,10 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a);
  * other errors: the node layout could not be learnt. */
 int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
               const struct cx_knob_params *params, cx_decision *d);
+/* Whether alg (with params) serves call a itself, without a fallback:
+ * nothing counted or said; the decision is cached as cx_decide's. */
+int cx_decide_serves(const cx_args *a, cx_comm *c, const cx_algorithm *alg,
+                     const struct cx_knob_params *params, int *err);
 /* A call that asked could not serve is handed to `to` (bit: the
  * requirement missed, 0 for none of the CX_REQ_* ones): counted, said,
  * and MPI_SUCCESS or, under COLLX_FALLBACK=error, the error to return. */
@@ -96,6 +100,12 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err);
  * (NULL: none) in *params. */
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
                               const struct cx_knob_params **params, int *err);
+/* The "candidates" of the rule that picks call a on c (NULL-terminated),
+ * NULL when none does. */
+const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);
+/* Whether CX_Algorithm_set or COLLX_<COLL>_ALGORITHM names c's algorithm
+ * (online tuning leaves such collectives alone). */
+int cx_select_forced(cx_coll c);
 /* Generation of explicit choices (CX_Algorithm_set bumps it). */
 unsigned cx_select_generation(void);
 

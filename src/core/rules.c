@@ -25,6 +25,11 @@
  * apply to that call only (the environment's values hold elsewhere), and
  * since every rank picks the same rule, every rank applies them.
  *
+ * A rule may name "candidates": algorithms of its collective that online
+ * tuning (COLLX_TUNE_ONLINE, online.c) tries for the calls it picks, after
+ * native and the rule's algorithm (e.g. the runners-up a tuner measured
+ * close to the winner); without online tuning they change nothing.
+ *
  * A file that cannot be used (syntax, unknown key, collective, algorithm,
  * variable, a variable no rule may set, a value out of range) makes every
  * collective fail with MPI_ERR_ARG, after one message that says where
@@ -44,6 +49,7 @@ typedef struct {
     const cx_algorithm *alg;
     range comm_size, msg_size, ranks_per_node;
     cx_knob_params *params;   /* NULL: none */
+    const cx_algorithm **candidates;   /* NULL-terminated; NULL: none */
 } rule;
 
 static rule *rules;
@@ -55,32 +61,6 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int is_v(cx_coll c)
 {
     return (cx_coll_shape(c) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) != 0;
-}
-
-static char *read_file(const char *path, char *err, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, len, "cannot open the file");
-        return NULL;
-    }
-    size_t cap = 4096, n = 0, k;
-    char *s = malloc(cap);
-    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap *= 2);
-            if (!t)
-                free(s);
-            s = t;
-        }
-    }
-    fclose(f);
-    if (!s)
-        snprintf(err, len, "out of memory");
-    else
-        s[n] = '\0';
-    return s;
 }
 
 /* {"min": a, "max": b}, both optional, non-negative integers. */
@@ -189,10 +169,58 @@ static int get_params(const cx_json *r, int index, rule *out, char *err, size_t 
     return 0;
 }
 
+/* The valid names of collective c, after text already in err. */
+static void valid_names(const char *coll, char *err, size_t len)
+{
+    int n = (int)strlen(err);
+    for (int i = 0; n >= 0 && (size_t)n < len && i < CX_Algorithm_count(coll); i++)
+        n += snprintf(err + n, len - (size_t)n, " %s", CX_Algorithm_name(coll, i));
+}
+
+/* "candidates": ["name", ...], algorithms of the rule's collective, for
+ * online tuning; only where it tunes (the message size is every rank's). */
+static int get_candidates(const cx_json *r, int index, rule *out, char *err, size_t len)
+{
+    const cx_json *list = cx_json_member(r, "candidates");
+    const char *coll = cx_coll_name(out->coll);
+    int n = 0;
+    if (!list)
+        return 0;
+    if (list->kind != CX_JSON_ARRAY) {
+        snprintf(err, len, "line %d: rules[%d].candidates must be an array of algorithm "
+                 "names", list->line, index);
+        return -1;
+    }
+    if (is_v(out->coll)) {
+        snprintf(err, len, "line %d: rules[%d].candidates: online tuning does not tune %s "
+                 "(only the root knows the sizes)", list->line, index, coll);
+        return -1;
+    }
+    for (const cx_json *m = list->child; m; m = m->next)
+        n++;
+    if (!(out->candidates = calloc((size_t)n + 1, sizeof *out->candidates))) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    n = 0;
+    for (const cx_json *m = list->child; m; m = m->next) {
+        if (m->kind != CX_JSON_STRING ||
+            !(out->candidates[n++] = cx_algorithm_find(out->coll, m->string))) {
+            snprintf(err, len, "line %d: rules[%d].candidates: %s%s%s is not a %s algorithm; "
+                     "valid:", m->line, index, m->kind == CX_JSON_STRING ? "\"" : "",
+                     m->kind == CX_JSON_STRING ? m->string : cx_json_kind_name(m->kind),
+                     m->kind == CX_JSON_STRING ? "\"" : "", coll);
+            valid_names(coll, err, len);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t len)
 {
     static const char *const known[] = {"collective", "algorithm", "comm_size", "msg_size",
-                                        "ranks_per_node", "params", "comment"};
+                                        "ranks_per_node", "params", "candidates", "comment"};
     if (r->kind != CX_JSON_OBJECT) {
         snprintf(err, len, "line %d: a rule must be an object", r->line);
         return -1;
@@ -203,7 +231,8 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
             i++;
         if (i == sizeof known / sizeof *known) {
             snprintf(err, len, "line %d: unknown key \"%s\" (known: collective, algorithm, "
-                     "comm_size, msg_size, ranks_per_node, params, comment)", m->line, m->key);
+                     "comm_size, msg_size, ranks_per_node, params, candidates, comment)",
+                     m->line, m->key);
             return -1;
         }
     }
@@ -220,10 +249,9 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
     }
     out->coll = (cx_coll)coll;
     if (!(out->alg = cx_algorithm_find(out->coll, a->string))) {
-        int n = snprintf(err, len, "line %d: \"%s\" is not a %s algorithm; valid:", a->line,
-                         a->string, c->string);
-        for (int i = 0; n >= 0 && (size_t)n < len && i < CX_Algorithm_count(c->string); i++)
-            n += snprintf(err + n, len - (size_t)n, " %s", CX_Algorithm_name(c->string, i));
+        snprintf(err, len, "line %d: \"%s\" is not a %s algorithm; valid:", a->line,
+                 a->string, c->string);
+        valid_names(c->string, err, len);
         return -1;
     }
     if (is_v(out->coll) && cx_json_member(r, "msg_size")) {
@@ -234,7 +262,7 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
     if (get_range(r, "comm_size", &out->comm_size, err, len) ||
         get_range(r, "msg_size", &out->msg_size, err, len) ||
         get_range(r, "ranks_per_node", &out->ranks_per_node, err, len) ||
-        get_params(r, index, out, err, len))
+        get_params(r, index, out, err, len) || get_candidates(r, index, out, err, len))
         return -1;
     if (cx_json_member(r, "ranks_per_node"))
         need_nodes = 1;
@@ -269,7 +297,7 @@ static void load(void)
     if (!path || !*path)
         return;
     char err[512] = "";
-    char *text = read_file(path, err, sizeof err);
+    char *text = cx_json_read_file(path, err, sizeof err);
     if (!text || parse(text, err, sizeof err)) {
         broken = 1;
         fprintf(stderr, "collx: COLLX_RULES=%s: %s; every collective fails with MPI_ERR_ARG "
@@ -372,11 +400,14 @@ int cx_rules_classes(const int *cands, cx_rules_class **out)
                 pick = &rules[cands[i]];
         const cx_algorithm *alg = pick ? pick->alg : NULL;
         const cx_knob_params *params = pick ? pick->params : NULL;
-        if (k && cl[k - 1].alg == alg && cl[k - 1].params == params)
+        const cx_algorithm *const *cands = pick ? pick->candidates : NULL;
+        if (k && cl[k - 1].alg == alg && cl[k - 1].params == params &&
+            cl[k - 1].candidates == cands)
             continue;   /* same pick: the class before grows */
         if (k)
             cl[k - 1].hi = b[j] - 1;
-        cl[k++] = (cx_rules_class){.lo = b[j], .hi = LLONG_MAX, .alg = alg, .params = params};
+        cl[k++] = (cx_rules_class){.lo = b[j], .hi = LLONG_MAX, .alg = alg, .params = params,
+                                   .candidates = cands};
     }
     free(b);
     *out = cl;

@@ -40,6 +40,14 @@ static void read_env(void)
     }
 }
 
+int cx_select_forced(cx_coll c)
+{
+    if (atomic_load_explicit(&forced[c], memory_order_acquire))
+        return 1;
+    pthread_once(&env_once, read_env);
+    return env_alg[c] || env_bad[c];
+}
+
 unsigned cx_select_generation(void)
 {
     return atomic_load_explicit(&generation, memory_order_relaxed);
@@ -107,6 +115,14 @@ const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params
         return NULL;
     *params = p->params;
     return p->alg ? p->alg : cx_native(a->coll);
+}
+
+const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c)
+{
+    int err;
+    const cx_rules_class *p = cx_select_global(a->coll, &err) || err ? NULL
+                                                                   : rules_class(a, c, &err);
+    return p ? p->candidates : NULL;
 }
 
 /* ------------------------------------------------------------ public API */

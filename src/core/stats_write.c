@@ -3,9 +3,12 @@
  * or nonblocking) some rank counted a call for, in the order of the list
  * of collectives and of the catalogue; then every (collective, algorithm
  * asked for, blocking or nonblocking, reason) some rank handed a call
- * over for. */
+ * over for; then, under COLLX_TUNE_ONLINE, its call sites
+ * (online_report.c). */
 #include <stdlib.h>
 #include "cx_internal.h"
+#include "json.h"
+#include "online.h"
 #include "stats_write.h"
 
 static const char *const units[][2] = {
@@ -111,28 +114,13 @@ static void csv(FILE *f, const cx_stats_report *r, const row *s, int ns, const r
     }
 }
 
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const row *b,
                  int nb)
 {
     fprintf(f, "{\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         fprintf(f, "%s\n    \"%s\": ", u ? "," : "", units[u][0]);
-        json_text(f, units[u][1]);
+        cx_json_write_string(f, units[u][1]);
     }
     fprintf(f, "\n  },\n  \"served\": [");
     for (int i = 0; i < ns; i++) {
@@ -147,13 +135,15 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"asked\": \"%s\", \"ran\": \"%s\", "
                 "\"mode\": \"%s\", \"requirement\": ", i ? "," : "", b[i].coll, b[i].alg,
                 b[i].ran, b[i].mode);
-        json_text(f, b[i].requirement);
+        cx_json_write_string(f, b[i].requirement);
         fprintf(f, ", \"reason\": ");
-        json_text(f, b[i].why);
+        cx_json_write_string(f, b[i].why);
         fprintf(f, ", \"calls\": %lld, \"ranks\": %lld}", r->fallbacks[b[i].at],
                 r->fallback_ranks[b[i].at]);
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    cx_online_report(f, CX_STATS_JSON);
+    fprintf(f, "\n}\n");
 }
 
 void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
@@ -167,11 +157,11 @@ void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
     row *b = s + ns;
     rows(r, 0, s);
     rows(r, 1, b);
-    if (format == CX_STATS_JSON)
+    if (format == CX_STATS_JSON) {
         json(f, r, s, ns, b, nb);
-    else if (format == CX_STATS_CSV)
-        csv(f, r, s, ns, b, nb);
-    else
-        table(f, r, s, ns, b, nb);
+    } else {
+        (format == CX_STATS_CSV ? csv : table)(f, r, s, ns, b, nb);
+        cx_online_report(f, format);   /* COLLX_TUNE_ONLINE's sites, if on */
+    }
     free(s);
 }

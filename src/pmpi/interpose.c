@@ -6,8 +6,10 @@
  * returns a generalized request that collx completes (src/core/request.c);
  * the completion calls are interposed too (complete.c), so that they move
  * collx's schedules on while they wait. One wrapper per collective of
- * include/collx_colls.h, and MPI_Init(_thread) for COLLX_STATS. */
+ * include/collx_colls.h, and MPI_Init(_thread) for COLLX_STATS and
+ * COLLX_TUNE_ONLINE. */
 #include "../core/cx_internal.h"
+#include "../core/online.h"
 #include "../core/stats.h"
 
 #define CX_WRAP(E, N, n)                                                       \
@@ -20,19 +22,25 @@
 CX_COLLECTIVES(CX_WRAP)
 
 /* COLLX_STATS reduces every rank's counters at MPI_Finalize: each rank
- * hooks it at MPI_Init, also a rank that never calls a collective. */
+ * hooks it at MPI_Init, also a rank that never calls a collective.
+ * COLLX_TUNE_ONLINE reads its cache there (collective over
+ * MPI_COMM_WORLD), and hooks its end at MPI_Finalize. */
 int MPI_Init(int *argc, char ***argv)
 {
     int err = PMPI_Init(argc, argv);
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS) {
         cx_stats_report_at_finalize();
+        cx_online_start();
+    }
     return err;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int err = PMPI_Init_thread(argc, argv, required, provided);
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS) {
         cx_stats_report_at_finalize();
+        cx_online_start();
+    }
     return err;
 }
