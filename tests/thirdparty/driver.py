@@ -60,6 +60,16 @@ MPI4PY_MAP = {
     "alltoallw": [(VEC, ["*.testAlltoallw*"])],
 }
 
+# The nonblocking (MPI_I<name>) and persistent (MPI_<Name>_init) forms go
+# through collx too: the same tests in their own files.
+NB_BUF, PR_BUF, NB_VEC, PR_VEC = ("test_cco_nb_buf.py", "test_cco_pr_buf.py",
+                                  "test_cco_nb_vec.py", "test_cco_pr_vec.py")
+for _fp in MPI4PY_MAP.values():
+    for _f, _pats in list(_fp):
+        if _f in (BUF, VEC):
+            _fp += [(NB_BUF if _f == BUF else NB_VEC, _pats),
+                    (PR_BUF if _f == BUF else PR_VEC, _pats)]
+
 
 def mpi4py_map(mpi):
     """MPI4PY_MAP for this MPI: on Open MPI, mpi4py skips test_msgzero's
@@ -70,9 +80,10 @@ def mpi4py_map(mpi):
 
 
 FILE_ALIASES = {"buf": BUF, "obj": OBJ, "vec": VEC, "msgzero": ZERO, "zero": ZERO,
+                "nb_buf": NB_BUF, "pr_buf": PR_BUF, "nb_vec": NB_VEC, "pr_vec": PR_VEC,
                 "pkl5": "test_util_pkl5.py", "buf_inter": "test_cco_buf_inter.py",
                 "vec_inter": "test_cco_vec_inter.py", "obj_inter": "test_cco_obj_inter.py"}
-FAMILY_FILES = [BUF, OBJ, VEC, ZERO]   # whole files in --family mode
+FAMILY_FILES = [BUF, OBJ, VEC, ZERO, NB_BUF, PR_BUF, NB_VEC, PR_VEC]   # whole files in --family mode
 
 MPI_NAMES = {"barrier": "Barrier", "bcast": "Bcast", "gather": "Gather",
              "gatherv": "Gatherv", "scatter": "Scatter", "scatterv": "Scatterv",
@@ -151,6 +162,16 @@ COLLX_ERR = re.compile(r"collx: error: (.*)")
 SEP = re.compile(r"^(=+|-+)$")
 
 
+def coll_of_call(name):
+    """'Allreduce', 'Iallreduce' (MPI_I<name>), 'Allreduce_init' -> 'allreduce'."""
+    name = name.lower()
+    if name.endswith("_init"):
+        name = name[:-len("_init")]
+    if name not in MPI_NAMES and name.startswith("i") and name[1:] in MPI_NAMES:
+        name = name[1:]
+    return name
+
+
 def parse_rank(text):
     """unittest -v stderr of one rank -> dict."""
     r = {"ran": None, "final": None, "failures": [], "last_started": None,
@@ -161,7 +182,7 @@ def parse_rank(text):
         line = lines[i]
         for m in COLLX_CALL.finditer(line):
             if int(m.group(3)) > 1:
-                key = (m.group(1).lower(), m.group(2))
+                key = (coll_of_call(m.group(1)), m.group(2))
                 r["calls"][key] = r["calls"].get(key, 0) + 1
         m = COLLX_WHY.search(line)
         if m and m.group(1) not in r["why"]:
@@ -704,7 +725,7 @@ def summarize_hpcc(outdir, ranks, launch, rc, timed_out, forced_colls, alg):
     for e, _ in ranks[:1]:
         for m in COLLX_CALL.finditer(e):
             if int(m.group(3)) > 1:
-                key = (m.group(1).lower(), m.group(2))
+                key = (coll_of_call(m.group(1)), m.group(2))
                 calls[key] = calls.get(key, 0) + 1
         for m in COLLX_WHY.finditer(e):
             if m.group(1) not in why:
