@@ -88,11 +88,14 @@ setup_mpi4py() {
   need_pkgs python3-venv python3-dev
   fetch_mpi4py
   local want="mpi4py $MPI4PY_VERSION $mpicc $cflags"
-  if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$want" ]; then
+  # built = the stamp of these settings and a venv that imports mpi4py (a
+  # build cut short leaves neither)
+  if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$want" ] &&
+     "$dir/venv/bin/python" -c "import mpi4py" 2>/dev/null; then
     log "mpi4py $MPI4PY_VERSION for $mpi: already built ($dir/venv)"
   else
     log "building mpi4py $MPI4PY_VERSION against $mpi ($mpicc) into $dir/venv"
-    rm -rf "$dir/venv"
+    rm -rf "$dir/venv" "$dir/stamp"
     mkdir -p "$dir"
     "$PYTHON" -m venv "$dir/venv"
     # build requirements (setuptools, Cython) come from PyPI into pip's
