@@ -84,8 +84,9 @@ typedef struct cx_args {
     const void **shared_out;
     /* The arrays (counts, displacements, types) are the caller's
      * scratch, gone when the call returns (the Fortran interposer's type
-     * conversions, the large-count ones' int copies): a call that
-     * outlives it keeps copies (cx_hold_args). */
+     * conversions, the large-count ones' int copies): the MPI's own
+     * nonblocking call then runs behind a schedule that keeps copies
+     * (collx's schedules always copy them: cx_hold_args). */
     int scratch_arrays;
     /* COLLX_STATS: the record of the call these arguments belong to
      * (stats.h; copies point at it too), NULL when not measured. */

@@ -17,8 +17,8 @@
 /* Checks the arguments (validate.c); MPI_SUCCESS or an MPI error class. */
 int cx_validate(const cx_args *a);
 /* A nonblocking call's schedule s runs on duplicates of a's derived
- * datatypes, freed with s: the program may free its own; scratch arrays
- * (a->scratch_arrays) are copied into s (hold.c). */
+ * datatypes, freed with s: the program may free its own; its count and
+ * displacement arrays are copied into s (hold.c). */
 int cx_hold_args(cx_args *a, cx_sched *s);
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);

@@ -1,5 +1,12 @@
-/* What a nonblocking call keeps of its arguments. Arrays the caller
- * marks as scratch (a->scratch_arrays) are copied. MPI lets the program
+/* What a nonblocking call keeps of its arguments. The significant
+ * counts and displacements are always copied: MPI asks the program to
+ * keep them until the call completes, but the MPIs read them only while
+ * the call starts, and programs count on that: mpi4py 4.1.2 frees them as
+ * soon as MPI_Iallgatherv and MPI_Ireduce_scatter return. A schedule
+ * built later (hier's nonblocking calls, queue.c) read freed memory:
+ * counts that sized nothing the node agreed on, hangs and bus errors.
+ * Arrays the caller marks as scratch (a->scratch_arrays) were the only
+ * ones copied before. MPI lets the program
  * free a datatype once a call that uses it has started (the call still
  * completes as if it had not), but a schedule posts its later rounds and
  * copies with the call's datatypes long after that. So a schedule that
@@ -88,8 +95,8 @@ static int keep_ints(cx_sched *s, int p, const int **v)
     return MPI_SUCCESS;
 }
 
-/* a->scratch_arrays: the significant v/w arrays, copied into s (the
- * w types are copied by hold_all). */
+/* The significant v/w arrays, copied into s (the w types are copied by
+ * hold_all). */
 static int keep_arrays(cx_args *a, cx_sched *s, int send, int recv)
 {
     unsigned sh = cx_coll_shape(a->coll);
@@ -112,7 +119,7 @@ int cx_hold_args(cx_args *a, cx_sched *s)
     int recv = (sh & (CX_RECV_ONE | CX_RECV_V | CX_RECV_W)) && a->rbuf != MPI_IN_PLACE &&
                (!(sh & CX_RECV_AT_ROOT) || is_root);
     held h = {.n = 0};
-    if (a->scratch_arrays && (err = keep_arrays(a, s, send, recv || (sh & CX_REDUCTION))))
+    if ((err = keep_arrays(a, s, send, recv || (sh & CX_REDUCTION))))
         return err;
     if (sh & CX_REDUCTION)
         recv = predefined_op(a->op);

@@ -11,6 +11,10 @@
  *   - MPI_Request_get_status, then MPI_Wait;
  *   - a communicator freed while a call on it is in flight;
  *   - derived datatypes freed while a call that uses them is in flight;
+ *   - the count and displacement arrays of v-collectives overwritten and
+ *     freed as soon as the call returned (erroneous by MPI's letter, but
+ *     the MPIs read them only then, and mpi4py 4.1.2 frees them so in
+ *     Iallgatherv and Ireduce_scatter), with zero counts among them;
  *   - with argument "free": a request freed with MPI_Request_free (checked
  *     after MPI_Finalize, which must let it finish; MPI-3.1 calls this
  *     erroneous for the MPIs' own nonblocking collectives, Open MPI
@@ -192,6 +196,100 @@ static void types_freed(void)
     free(y);
 }
 
+/* An array of p ints the program gives up as soon as the call returned
+ * (scrap: overwritten with nonsense, then freed). */
+static int *ints(int n) { return malloc(sizeof(int) * (size_t)(n ? n : 1)); }
+
+static void scrap(int *v)
+{
+    for (int i = 0; i < p; i++)
+        v[i] = -1000;
+    free(v);
+}
+
+/* Elements of the block from -> to in round k: none in round 0, else
+ * some empty blocks among others. */
+static int count_of(int from, int to, int k) { return k ? (from + to + k) % 3 : 0; }
+
+/* v-collectives whose count and displacement arrays are gone while the
+ * calls run: each waited at once (as mpi4py's tests do: rounds of empty
+ * and small blocks), then all of them in flight together. Rank j's block
+ * has count_of(j, 0, k) elements in round k, at displacements with
+ * gaps. */
+static void arrays_freed(void)
+{
+    enum { GAP = 2, NCALLS = 5 };
+    int stride = 3 + GAP, total = p * stride, root = p - 1;
+    int *sb = ints(total), *ag = ints(total), *rs = ints(3), *gv = ints(total);
+    int *sv = ints(3), *av = ints(total), *rsb = ints(3 * p);
+    for (int k = 0; k <= p + 1; k++) {
+        int all = k == p + 1, mine = count_of(rank, 0, k);
+        for (int i = 0; i < total; i++) {
+            sb[i] = rank * 1000 + i;
+            ag[i] = gv[i] = av[i] = -1;
+        }
+        for (int i = 0; i < 3 * p; i++)
+            rsb[i] = rank + i;
+        rs[0] = rs[1] = rs[2] = sv[0] = sv[1] = sv[2] = -1;
+        MPI_Request r[NCALLS];
+        int *c[2 * NCALLS + 2];
+        for (int i = 0; i < 2 * NCALLS + 2; i++)
+            c[i] = ints(p);
+        for (int j = 0; j < p; j++) {
+            int n = count_of(j, 0, k), m = count_of(rank, j, k);   /* m: rank -> j */
+            c[0][j] = c[2][j] = c[4][j] = c[6][j] = n;
+            c[1][j] = c[3][j] = c[5][j] = j * stride + GAP;
+            c[7][j] = m;                                      /* alltoallv send */
+            c[8][j] = j * stride;
+            c[9][j] = count_of(j, rank, k);
+            c[10][j] = j * stride + 1;
+        }
+        MPI_Iallgatherv(sb, mine, MPI_INT, ag, c[0], c[1], MPI_INT, MPI_COMM_WORLD, &r[0]);
+        MPI_Ireduce_scatter(rsb, rs, c[2], MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+        MPI_Igatherv(sb, mine, MPI_INT, gv, c[4], c[5], MPI_INT, root, MPI_COMM_WORLD, &r[2]);
+        MPI_Iscatterv(sb, c[6], c[3], MPI_INT, sv, mine, MPI_INT, root, MPI_COMM_WORLD, &r[3]);
+        MPI_Ialltoallv(sb, c[7], c[8], MPI_INT, av, c[9], c[10], MPI_INT, MPI_COMM_WORLD,
+                       &r[4]);
+        for (int i = 0; i < 2 * NCALLS + 2; i++)
+            scrap(c[i]);
+        for (int i = 0; i < NCALLS; i++)
+            if (!all)   /* each at once, else all together */
+                MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+        MPI_Status st[NCALLS];
+        if (all)
+            MPI_Waitall(NCALLS, r, st);
+        int rsoff = 0;
+        for (int j = 0; j < rank; j++)
+            rsoff += count_of(j, 0, k);
+        for (int j = 0; j < p; j++) {
+            int n = count_of(j, 0, k), m = count_of(j, rank, k);
+            for (int i = 0; i < 3; i++) {
+                expect("arrays freed: allgatherv", ag[j * stride + GAP + i],
+                       i < n ? j * 1000L + i : -1);
+                if (rank == root)
+                    expect("arrays freed: gatherv", gv[j * stride + GAP + i],
+                           i < n ? j * 1000L + i : -1);
+                /* j sent its block for rank from its offset rank * stride */
+                expect("arrays freed: alltoallv", av[j * stride + 1 + i],
+                       i < m ? j * 1000L + rank * stride + i : -1);
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            expect("arrays freed: reduce_scatter", rs[i],
+                   i < mine ? (long)p * (p - 1) / 2 + (long)p * (rsoff + i) : -1);
+            expect("arrays freed: scatterv", sv[i],
+                   i < mine ? root * 1000L + rank * stride + GAP + i : -1);
+        }
+    }
+    free(sb);
+    free(ag);
+    free(rs);
+    free(gv);
+    free(sv);
+    free(av);
+    free(rsb);
+}
+
 /* Threads, each on its own communicator, start and wait at once. */
 typedef struct worker {
     MPI_Comm comm;
@@ -264,6 +362,7 @@ int main(int argc, char **argv)
     get_status();
     comm_freed();
     types_freed();
+    arrays_freed();
     if (want_threads && provided == MPI_THREAD_MULTIPLE)
         threads();
     else if (want_threads)
