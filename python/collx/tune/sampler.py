@@ -29,6 +29,7 @@ import sys
 import time
 
 from collx.tune import decide
+from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
 from collx.tune.store import case_cost, grows
 
@@ -189,16 +190,20 @@ class Sampler:
 
     def init_comms(self, g):
         """The smallest communicator size and, with nodes, the largest
-        inside one node and the smallest across nodes (inside a node and
-        across nodes are different machines to the models); without nodes,
-        the middle one (in log scale). The largest sizes cost the most to
-        simulate: the guided rounds go there where it pays."""
+        inside one node, the smallest of whole nodes across nodes and the
+        smallest that ends in a part of a node (each layout is another
+        machine to the models: grid.layout); without nodes, the middle one
+        (in log scale). The largest sizes cost the most to simulate: the
+        guided rounds go there where it pays."""
         k = self.t.node
         if k is None or k >= g.comms[-1]:
             return spaced(g.comms, INIT_COMMS)[:2]
+        first = {}
+        for q in g.comms:   # ascending: the smallest of each layout
+            first.setdefault(gridmod.layout(q, k), q)
         inside = [q for q in g.comms if q <= k]
-        across = [q for q in g.comms if q > k]
-        return sorted({g.comms[0], inside[-1] if inside else g.comms[0], across[0]})
+        return sorted({g.comms[0], inside[-1] if inside else g.comms[0]} |
+                      {q for kind, q in first.items() if kind})
 
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with
