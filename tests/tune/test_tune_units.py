@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(sys.argv[1], "python"))
-from collx.tune import grid, model, rules  # noqa: E402
+from collx.tune import grid, model, rules, target  # noqa: E402
 from collx.tune.decide import Decider  # noqa: E402
 from collx.tune.store import Store  # noqa: E402
 
@@ -86,6 +86,11 @@ apart = model.AlgModel(pts, partial=lambda q: q % 8 != 0).predict([(24, 64)])[0]
 expect(apart > near, f"model: partial-node neighbours correct a whole-node prediction less "
        f"({math.exp(apart):.0f} vs {math.exp(near):.0f} us at 24 ranks; whole nodes "
        f"measured 100, partial 50)")
+
+# ---------------------------------------------------------------- runs
+got = target.runs(["native", "binomial", "rma_linear", "hier", "rma_binomial"])
+expect(got == [["native", "binomial", "hier"], ["rma_linear"], ["rma_binomial"]],
+       f"an algorithm that leaves work behind (RMA bcast) runs alone: {got}")
 
 # ---------------------------------------------------------------- merging
 g = grid.Grid("allreduce", [2, 4, 8], [8, 16, 32, 64])

@@ -3,7 +3,8 @@ rounds and the exhaustive grid.
 
 A run (a batch) is one collbench process: one collective on q ranks, some
 algorithms at some sizes, each algorithm listed `reps` times (interleaved
-samples of the same point). When a run fails (exit, timeout, memory
+samples of the same point); an algorithm that leaves work behind in the
+process (target.runs: RMA bcast) runs in a run of its own. When a run fails (exit, timeout, memory
 limit), the cases it finished count (collbench's CSV grows case by case),
 the case it was in is recorded as failed (out of memory or time: the
 algorithm is presumed to fail at larger sizes and communicator sizes too;
@@ -32,6 +33,7 @@ from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
 from collx.tune.store import case_cost, grows
+from collx.tune.target import runs
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
@@ -95,7 +97,8 @@ class Sampler:
         """Measures algs x sizes at q (reps samples each); what is left
         after a failure runs again, as far as the budget allows."""
         chunk = max(1, MAX_LIST // self.o.reps)
-        queue = [(algs[i:i + chunk], sizes, why) for i in range(0, len(algs), chunk)]
+        queue = [(group[i:i + chunk], sizes, why) for group in runs(algs)
+                 for i in range(0, len(group), chunk)]
         first = True
         while queue:
             a, m, w = queue.pop(0)
@@ -234,9 +237,10 @@ class Sampler:
         case = {(a, m): self.cost.case(coll, a, q, m) for a in self.algs[coll] for m in items}
         launch = self.cost.overhead(q)
 
-        def price(algs, sizes):   # the run measures every algorithm at every size
+        def price(algs, sizes):   # the runs measure every algorithm at every size
             full = set(algs) | {"native"} | {choice[(q, m)] for m in sizes}
-            return launch + self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
+            return launch * len(runs(sorted(full))) + \
+                self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
 
         best = max(((a, m) for m in items for a in items[m]),
                    key=lambda am: items[am[1]][am[0]] / price([am[0]], [am[1]]))

@@ -1,10 +1,12 @@
 """./run tune validate: a rules file against held-out points.
 
 At communicator sizes and message sizes the tuner's grid does not contain
-(grid.held_out_*: halfway between grid points), collbench runs, in one
-run per collective and communicator size, `selected` (COLLX_RULES = the
-rules: what the rules choose, column ran saying what served) and every
-registered algorithm forced, native included. Per point:
+(grid.held_out_*: halfway between grid points), collbench runs, per
+collective and communicator size, `selected` (COLLX_RULES = the rules:
+what the rules choose, column ran saying what served) in a run of its own,
+as a program with the rules runs, and every registered algorithm forced,
+native included, in one run (those that leave work behind in the process,
+target.runs, each in a run of its own). Per point:
 
     tuned / oracle   (oracle: the fastest algorithm that served itself)
     tuned / native
@@ -29,6 +31,7 @@ from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
 from collx.tune.store import Stat
+from collx.tune.target import runs
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
@@ -83,7 +86,10 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
     def skip(lab, m):
         return any(q >= q0 and m >= m0 for q0, m0 in cannot.get(lab, []))
 
-    rows, cost, fails, todo = [], 0.0, [], [(labels, sizes)]
+    rows, cost, fails = [], 0.0, []
+    # selected alone, as a program with the rules runs; the others as runs()
+    todo = [(["selected"], sizes)] if "selected" in labels else []
+    todo += [(group, sizes) for group in runs([x for x in labels if x != "selected"])]
     while todo:
         labs, ms = todo.pop(0)
         labs = [x for x in labs if any(not skip(x, m) for m in ms)]
