@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(sys.argv[1], "python"))
-from collx.tune import grid, model, rules  # noqa: E402
+from collx.tune import grid, model, rules, target  # noqa: E402
 from collx.tune.decide import Decider  # noqa: E402
 from collx.tune.store import Store  # noqa: E402
 
@@ -27,10 +27,14 @@ def expect(ok, what):
 
 # ---------------------------------------------------------------- grid
 qs = grid.comm_sizes(32, 8)
-expect(qs == [32, 24, 16, 8, 6, 4, 3, 2], f"comm sizes of p=32, 8 per node: {qs}")
-expect(all(q % 8 == 0 for q in qs if q > 8), "above one node: whole nodes")
+expect(qs == [32, 28, 24, 20, 16, 12, 8, 6, 4, 3, 2], f"comm sizes of p=32, 8 per node: {qs}")
+expect(all(q % 8 in (0, 4) for q in qs if q > 8),
+       "above one node: whole nodes, and whole nodes and half a node")
 held = grid.held_out_comm_sizes(32, 8)
 expect(held and not set(held) & set(qs), f"held-out comm sizes off the grid: {held}")
+held = grid.held_out_comm_sizes(64, 8)
+expect({40, 56} <= set(held) and not set(held) & set(grid.comm_sizes(64, 8)),
+       f"held-out: the whole-node sizes the grid skips too: {held}")
 sizes = grid.msg_sizes(8, 4096)
 hs = grid.held_out_sizes(8, 4096)
 expect(hs[0] == 12 and not set(hs) & set(sizes) and all(8 < s < 4096 for s in hs),
@@ -41,6 +45,53 @@ cb = grid.comm_bins([2, 3, 4, 6, 8, 16, 24, 32], top=32)
 expect(cb == [(None, 2), (3, 3), (4, 4), (5, 7), (8, 11), (12, 16), (17, 31), (32, 32)],
        f"communicator sizes: a power of two beside a non-power serves only itself: {cb}")
 
+# ---------------------------------------------------------------- partial nodes
+# A communicator that ends in a part of a node is served by a grid size of
+# the same layout, never by one of whole nodes (p=12 with 8 per node is not
+# p=16), and a size of whole nodes never by one that ends in a part.
+cr = grid.comm_ranges(qs, 8)
+expect(cr == [(None, 2, 2), (3, 3, 3), (4, 4, 4), (5, 7, 6), (8, 8, 8), (9, 15, 12),
+              (16, 16, 16), (17, 23, 20), (24, 24, 24), (25, 31, 28), (32, 32, 32)],
+       f"ranges: whole-node sizes serve themselves, the sizes between them the partial "
+       f"grid size between: {cr}")
+for p_, k_ in ((32, 8), (48, 16), (64, 8), (64, 16), (36, 16)):
+    g_ = grid.comm_sizes(p_, k_)
+    served = {q: v for lo, hi, v in grid.comm_ranges(g_, k_) for q in range(lo or 1, hi + 1)}
+    expect(sorted(served) == list(range(1, p_ + 1)) and
+           all(grid.layout(v, k_) == grid.layout(q, k_) for q, v in served.items()) and
+           all(v // k_ == q // k_ for q, v in served.items()
+               if grid.layout(q, k_) == 2 and any(u // k_ == q // k_ for u in g_ if u % k_)),
+           f"p={p_}, {k_} per node: every size served once, by its own layout (and a "
+           f"partial one by a grid size with as many whole nodes if there is one)")
+cr = grid.comm_ranges(grid.comm_sizes(64, 8), 8)
+expect((40, 40, 48) in cr and (41, 47, 52) in cr and (56, 56, 48) in cr,
+       f"5 whole nodes: the nearest whole-node grid size (a power of two beside a non-power "
+       f"serves only itself); 5 nodes and a part: the nearest partial count: {cr}")
+expect(grid.comm_ranges([2, 4, 8], 4) == [(None, 2, 2), (3, 4, 4), (5, 8, 8)] and
+       grid.comm_ranges([2, 4, 8], 4, open_below=False)[0] == (2, 2, 2),
+       "a grid without partial sizes: the partial sizes go to the whole-node ones")
+pg = grid.Grid("allreduce", [4, 8, 12, 16], [64])
+pr = rules.build("allreduce", pg, {(4, 64): "native", (8, 64): "native",
+                                    (12, 64): "hier", (16, 64): "native"}, node=8)
+expect([rules.match(pr, "allreduce", q, 64, min(q, 8)) for q in (8, 9, 12, 15, 16)] ==
+       ["native", "hier", "hier", "hier", "native"] and len(pr) == 3,
+       f"rules: 9..15 ranks (one node and a part) apart from 16: {pr}")
+expect(Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(12) == 2 and
+       Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(16) == 1,
+       "decider: a communicator that ends in a part of a node is a layout of its own")
+pts = [(q, m, 100.0) for q in (16, 32, 48) for m in (8, 64, 512)] + \
+      [(q, m, 50.0) for q in (20, 28) for m in (8, 64, 512)]
+near = model.AlgModel(pts).predict([(24, 64)])[0]
+apart = model.AlgModel(pts, partial=lambda q: q % 8 != 0).predict([(24, 64)])[0]
+expect(apart > near, f"model: partial-node neighbours correct a whole-node prediction less "
+       f"({math.exp(apart):.0f} vs {math.exp(near):.0f} us at 24 ranks; whole nodes "
+       f"measured 100, partial 50)")
+
+# ---------------------------------------------------------------- runs
+got = target.runs(["native", "binomial", "rma_linear", "hier", "rma_binomial"])
+expect(got == [["native", "binomial", "hier"], ["rma_linear"], ["rma_binomial"]],
+       f"an algorithm that leaves work behind (RMA bcast) runs alone: {got}")
+
 # ---------------------------------------------------------------- merging
 g = grid.Grid("allreduce", [2, 4, 8], [8, 16, 32, 64])
 ch = {}
@@ -50,15 +101,15 @@ for q in (2, 4, 8):
 ch[(8, 64)] = "rabenseifner"
 rs = rules.build("allreduce", g, ch, node=4)
 want = [
-    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"max": 5},
+    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"max": 4},
      "msg_size": {"max": 22}, "ranks_per_node": {"min": 1, "max": 4}},
-    {"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 5},
+    {"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 4},
      "msg_size": {"min": 23, "max": 64}, "ranks_per_node": {"min": 1, "max": 4}},
-    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"min": 6, "max": 8},
+    {"collective": "allreduce", "algorithm": "ring", "comm_size": {"min": 5, "max": 8},
      "msg_size": {"max": 22}, "ranks_per_node": {"min": 4, "max": 4}},
-    {"collective": "allreduce", "algorithm": "native", "comm_size": {"min": 6, "max": 8},
+    {"collective": "allreduce", "algorithm": "native", "comm_size": {"min": 5, "max": 8},
      "msg_size": {"min": 23, "max": 45}, "ranks_per_node": {"min": 4, "max": 4}},
-    {"collective": "allreduce", "algorithm": "rabenseifner", "comm_size": {"min": 6, "max": 8},
+    {"collective": "allreduce", "algorithm": "rabenseifner", "comm_size": {"min": 5, "max": 8},
      "msg_size": {"min": 46, "max": 64}, "ranks_per_node": {"min": 4, "max": 4}}]
 expect(rs == want, "equal neighbours merge (sizes, then communicator sizes):\n  " +
        "\n  ".join(map(str, rs)))

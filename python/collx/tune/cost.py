@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from collx.tune.model import AlgModel
+from collx.tune.target import runs
 
 DEFAULT_CASE = 0.01     # seconds, before anything is known
 DEFAULT_LAUNCH = 0.2
@@ -89,6 +90,7 @@ class CostModel:
         return self.launch[0] + self.launch[1] * q
 
     def batch(self, coll, q, algs, sizes):
-        """Predicted cost of one run: algs x sizes, reps samples each."""
-        return self.overhead(q) + self.reps * sum(self.case(coll, a, q, m)
-                                                  for a in algs for m in sizes)
+        """Predicted cost of measuring algs x sizes, reps samples each: the
+        cases and a launch per run (target.runs)."""
+        return self.overhead(q) * len(runs(algs)) + \
+            self.reps * sum(self.case(coll, a, q, m) for a in algs for m in sizes)

@@ -13,8 +13,9 @@ uncertainty is
     platform that both cross) cancel: near-identical algorithms are not
     measured just because the model misses that step. Only interpolation
     counts: outside the range of q and m where both were measured, or with
-    points only inside one node for a point across nodes (and the other
-    way round), the difference is unknown (sigma = 1, a factor e).
+    points only of another layout (inside one node, whole nodes, ending in
+    a part of a node: grid.layout), the difference is unknown (sigma = 1,
+    a factor e).
 
 Choice: an algorithm replaces native only on evidence: faster than native
 by the margin (default 2 %), and beyond the noise: measured, its upper
@@ -84,7 +85,8 @@ class Decider:
         for a in self.algs[coll]:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
-            model = self.models[(coll, a)] = AlgModel(pts)
+            model = self.models[(coll, a)] = AlgModel(
+                pts, partial=lambda q: self.domain(q) == 2)
             if model.n >= MIN_POINTS and cells:
                 self.pred[(coll, a)] = dict(zip(cells, model.predict(cells)))
             else:
@@ -147,9 +149,10 @@ class Decider:
         return min(max(math.hypot(local * grow, noise), MIN_SIGMA), IGNORANT)
 
     def domain(self, q):
-        """Inside one node (0) or across nodes (1): different machines, one
-        is not predicted from the other."""
-        return int(self.node is not None and q > self.node)
+        """Inside one node (0), whole nodes (1), whole nodes and a part of
+        one (2): different machines, one is not predicted from the other
+        (grid.layout)."""
+        return gridmod.layout(q, self.node)
 
     def support(self, coll, algs, dom):
         """(the points of domain dom where all of algs were measured, as

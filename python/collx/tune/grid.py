@@ -2,11 +2,19 @@
 
 Message sizes: powers of two from MIN to MAX (bytes per rank, as collbench's
 -m and the rules' msg_size count them). Communicator sizes: node counts
-N, N/2, N/4, ... and 3N/4, 3N/8, ... (rounded, whole nodes), then inside one
-node k, k/2, ... and 3k/4, 3k/8, ... down to 2 ranks (k ranks per node,
-block placement: a communicator of q ranks is ranks 0..q-1). Without nodes
-(one machine) k = P. Held-out points lie between grid points: sizes 3 * 2^j
-and communicator sizes halfway between two grid ones."""
+N, N/2, N/4, ... and 3N/4, 3N/8, ... (rounded) as whole nodes, each also
+with half a node more (a communicator that ends in a part of a node is
+another layout: unequal nodes), then inside one node k, k/2, ... and 3k/4,
+3k/8, ... down to 2 ranks (k ranks per node, block placement: a
+communicator of q ranks is ranks 0..q-1). Without nodes (one machine)
+k = P. Held-out points lie between grid points: sizes 3 * 2^j and
+communicator sizes halfway between two grid ones, and whole-node sizes the
+grid skips.
+
+Which grid size serves a communicator size (comm_ranges): across nodes, a
+size of whole nodes is served by the nearest grid size of whole nodes, a
+size that ends in a part of a node by the nearest such grid size; inside
+one node by the nearest size inside one node."""
 import math
 
 # collectives whose block sizes only the root knows: rules cannot use msg_size
@@ -57,9 +65,15 @@ def halvings(n):
 
 def comm_sizes(p, node=None):
     """The grid's communicator sizes for p ranks, k = node ranks per node
-    (None or >= p: one node). Descending, all >= 2."""
+    (None or >= p: one node): whole nodes, whole nodes and half a node,
+    sizes inside one node. Descending, all >= 2."""
     k = node if node and node < p else p
-    qs = {n * k for n in halvings(p // k)} if k < p else set()
+    qs = set()
+    if k < p:
+        counts = halvings(p // k)
+        qs |= {n * k for n in counts}
+        if k >= 2:
+            qs |= {n * k + k // 2 for n in counts if n * k + k // 2 < p}
     qs |= {q for q in halvings(k) if q >= 2}
     if p not in qs and p >= 2:
         qs.add(p)   # p not a multiple of k: the whole job still counts
@@ -67,14 +81,17 @@ def comm_sizes(p, node=None):
 
 
 def held_out_comm_sizes(p, node=None):
-    """Communicator sizes halfway between two grid ones (never on the grid;
-    not always whole nodes: a job may end in a part of a node)."""
+    """Communicator sizes halfway between two grid ones, and sizes of whole
+    nodes the grid skips (never on the grid; across nodes mostly ending in
+    a quarter or three quarters of a node)."""
     grid = comm_sizes(p, node)
     out = set()
     for hi, lo in zip(grid, grid[1:]):
         mid = (hi + lo) // 2
         if lo < mid < hi:
             out.add(mid)
+    if node and node < p:
+        out |= {n * node for n in range(2, p // node + 1)} - set(grid)
     return sorted(out, reverse=True)
 
 
@@ -123,6 +140,63 @@ def comm_bins(values, top=None):
             out[i - 1], out[i] = (out[i - 1][0], v - 1), (v, out[i][1])
         if i + 1 < len(values) and not is_pow2(values[i + 1]):
             out[i], out[i + 1] = (out[i][0], v), (v + 1, out[i + 1][1])
+    return out
+
+
+def layout(q, node):
+    """0: inside one node (or no nodes), 1: whole nodes, 2: whole nodes and
+    a part of one (block placement, node ranks per node)."""
+    if not node or q <= node:
+        return 0
+    return 1 if q % node == 0 else 2
+
+
+def within(ranges, x):
+    """The value of [(v, (lo, hi))] whose range holds x."""
+    return next(v for v, (lo, hi) in ranges if (lo is None or x >= lo) and (hi is None or x <= hi))
+
+
+def server(values, node, q):
+    """The grid size (values, ascending) that serves q ranks: the nearest of
+    its own layout (comm_bins); a size ending in a part of a node by the
+    nearest count of whole nodes before its last one (then the nearest
+    size with that count), so that it never serves a size of another
+    node count beside one of its own."""
+    kind = layout(q, node)
+    own = [v for v in values if layout(v, node) == kind]
+    cands = own or ([v for v in values if layout(v, node) > 0] if kind else []) or values
+    if kind != 2 or not own:
+        return within(list(zip(cands, comm_bins(cands))), q)
+    counts = sorted({v // node for v in cands})
+    n = within(list(zip(counts, bins(counts))), q // node)
+    return min((v for v in cands if v // node == n), key=lambda v: (abs(v - q), v))
+
+
+def comm_ranges(values, node=None, open_below=True):
+    """[(lo, hi, v)] ascending, covering every communicator size up to the
+    largest grid size: v serves lo..hi (lo None: open below; with
+    open_below=False the first range starts at the smallest grid size).
+    Without nodes, comm_bins. With nodes, a size is served by the nearest
+    grid size (comm_bins) of its own layout (inside one node, whole nodes,
+    ending in a part of a node; across nodes the other across-node layout
+    if the grid has none of its own), so p = 12 with 8 per node is not
+    served by p = 16's rules: one node and a half is another machine than
+    two nodes."""
+    values = sorted(values)
+    top = values[-1]
+    if not node or node >= top:
+        out = [(lo, hi, v) for v, (lo, hi) in zip(values, comm_bins(values, top))]
+    else:   # a size at a time: layouts interleave
+        out = []
+        for q in range(1, top + 1):
+            v = server(values, node, q)
+            if out and out[-1][2] == v:
+                out[-1] = (out[-1][0], q, v)
+            else:
+                out.append((q, q, v))
+        out[0] = (None, out[0][1], out[0][2])
+    if not open_below:
+        out = [(max(lo or 0, values[0]), hi, v) for lo, hi, v in out if hi >= values[0]]
     return out
 
 

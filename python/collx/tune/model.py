@@ -9,8 +9,10 @@ linear or ring algorithm) and the same per byte, every coefficient >= 0
 
 Between measured points the fit is corrected by the residuals ln(T / fit)
 of the measured points nearby, weighted 1/d^2 (d in grid steps: doublings
-of q and of m) against a prior weight 1/RADIUS^2 for no correction, so a
-measured point is reproduced and a far one falls back to the fit.
+of q and of m, and APART more between a communicator that ends in a part
+of a node and one that does not) against a prior weight 1/RADIUS^2 for no
+correction, so a measured point is reproduced and a far one falls back to
+the fit.
 
 How good the predictor is: at each measured point, the error it makes
 when that point is left out of the correction (its leave-one-out error).
@@ -21,6 +23,8 @@ import math
 import numpy as np
 
 RADIUS = 2.0      # grid steps at which a residual's weight equals the prior's
+APART = 2.0       # grid steps between a communicator that ends in a part of
+                  # a node and the others: a step of its own, half trusted
 
 
 def features(lq, lm):
@@ -69,13 +73,17 @@ def weights(xa, xb):
 
 
 class AlgModel:
-    def __init__(self, points):
-        """points: [(q, m, T)], T > 0, distinct (q, m)."""
+    def __init__(self, points, partial=None):
+        """points: [(q, m, T)], T > 0, distinct (q, m); partial(q): whether
+        a communicator of q ranks ends in a part of a node (its residuals
+        and the others' correct each other less: they lie APART steps
+        further away)."""
         self.points = [(q, m) for q, m, _ in points]
         self.n = len(points)
+        self.partial = partial or (lambda q: False)
         if not self.n:
             return
-        self.x = np.array([(math.log2(q), math.log2(m)) for q, m, _ in points])
+        self.x = self.coords(self.points)
         t = np.array([t for _, _, t in points], float)
         self.coef = fit(self.x[:, 0], self.x[:, 1], t)
         self.resid = np.log(t) - np.log(self.raw(self.x))
@@ -85,6 +93,11 @@ class AlgModel:
         guess = (w @ self.resid) / (w.sum(axis=1) + 1.0 / RADIUS ** 2)
         self.loo = dict(zip(self.points, self.resid - guess))
 
+    def coords(self, cells):
+        """log2 q, log2 m and the layout's step (distances only, not fitted)."""
+        return np.array([(math.log2(q), math.log2(m), APART if self.partial(q) else 0.0)
+                         for q, m in cells])
+
     def raw(self, x):
         return np.maximum(features(x[:, 0], x[:, 1]) @ self.coef, 1e-3)
 
@@ -92,7 +105,7 @@ class AlgModel:
         """ln T at [(q, m)] (None without points)."""
         if not self.n:
             return None
-        x = np.array([(math.log2(q), math.log2(m)) for q, m in cells])
+        x = self.coords(cells)
         w = weights(x, self.x)
         corr = (w @ self.resid) / (w.sum(axis=1) + 1.0 / RADIUS ** 2)
         return np.log(self.raw(x)) + corr

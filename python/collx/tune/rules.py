@@ -4,7 +4,10 @@ Each grid value serves a range (grid.bins: boundaries at the geometric mean
 of neighbouring grid values; the lowest range open below, the highest ending
 at the largest value tuned: beyond it nothing was measured, so no rule
 matches and native runs). For communicator sizes, a power of two beside a
-grid size that is not one serves only itself (grid.comm_bins). Per
+grid size that is not one serves only itself (grid.comm_bins), and with
+nodes a size is served by a grid size of its own layout (grid.comm_ranges:
+inside one node, whole nodes, or ending in a part of a node; the ranges
+then alternate between whole-node sizes and the sizes between them). Per
 communicator size, adjacent message-size ranges with the same choice
 merge; then adjacent communicator-size ranges whose message-size ranges
 and choices are all the same merge. Every range
@@ -64,13 +67,11 @@ def build(coll, grid, choices, node=None, comm_open_below=True):
     """Rules of one collective from {(q, m): choice} over grid (node: ranks
     per node of the target, None for one node; comm_open_below=False: no
     rule below the smallest communicator size measured)."""
-    qbins = gridmod.comm_bins(grid.comms, top=grid.comms[-1])
-    if not comm_open_below:
-        qbins[0] = (grid.comms[0], qbins[0][1])
+    qranges = gridmod.comm_ranges(grid.comms, node, open_below=comm_open_below)
     sized = gridmod.uses_msg_size(coll)
     mbins = gridmod.bins(grid.sizes, top=grid.sizes[-1]) if sized else [(None, None)]
     rows = []
-    for q, (qlo, qhi) in zip(grid.comms, qbins):
+    for qlo, qhi, q in qranges:
         if sized:
             segs = merge_runs([(lo, hi, choices[(q, m)])
                                for m, (lo, hi) in zip(grid.sizes, mbins)])

@@ -3,7 +3,8 @@ rounds and the exhaustive grid.
 
 A run (a batch) is one collbench process: one collective on q ranks, some
 algorithms at some sizes, each algorithm listed `reps` times (interleaved
-samples of the same point). When a run fails (exit, timeout, memory
+samples of the same point); an algorithm that leaves work behind in the
+process (target.runs: RMA bcast) runs in a run of its own. When a run fails (exit, timeout, memory
 limit), the cases it finished count (collbench's CSV grows case by case),
 the case it was in is recorded as failed (out of memory or time: the
 algorithm is presumed to fail at larger sizes and communicator sizes too;
@@ -29,12 +30,15 @@ import sys
 import time
 
 from collx.tune import decide
+from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
 from collx.tune.store import case_cost, grows
+from collx.tune.target import runs
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
 INIT_SIZES = 4       # sizes at each
+INIT_SHARE = 0.05    # of the budget one initial run may cost (predicted)
 GROUP_SIZES = 8      # sizes per guided run at most
 DILUTE = 0.7         # a run grows while it keeps this share of its gain per second
 
@@ -94,7 +98,8 @@ class Sampler:
         """Measures algs x sizes at q (reps samples each); what is left
         after a failure runs again, as far as the budget allows."""
         chunk = max(1, MAX_LIST // self.o.reps)
-        queue = [(algs[i:i + chunk], sizes, why) for i in range(0, len(algs), chunk)]
+        queue = [(group[i:i + chunk], sizes, why) for group in runs(algs)
+                 for i in range(0, len(group), chunk)]
         first = True
         while queue:
             a, m, w = queue.pop(0)
@@ -180,25 +185,42 @@ class Sampler:
         plan = sorted((q, list(self.grids).index(c), c)
                       for c, g in self.grids.items() for q in self.init_comms(g))
         for q, _, coll in plan:
-            sizes = spaced(self.grids[coll].sizes, INIT_SIZES)
-            if not self.try_batch(coll, q, self.algs[coll], sizes, "initial"):
-                self.stopped = "budget spent in the initial design"
-                self.say(f"{coll} p={q}: no budget left for the initial design")
-                return False
+            for group in runs(self.algs[coll]):
+                sizes = self.init_sizes(coll, q, group)
+                if not self.try_batch(coll, q, group, sizes, "initial"):
+                    self.stopped = "budget spent in the initial design"
+                    self.say(f"{coll} p={q}: no budget left for the initial design")
+                    return False
         return True
+
+    def init_sizes(self, coll, q, algs):
+        """INIT_SIZES sizes spread over the range, the largest left out
+        while the run is predicted to cost more than INIT_SHARE of the
+        budget: the initial design must not spend the budget on the
+        algorithms that are costly to simulate (rma_linear bcast at 32
+        ranks and 1 MiB: 12 of a 66 s budget on ib-qdr-36x16)."""
+        sizes = spaced(self.grids[coll].sizes, INIT_SIZES)
+        while len(sizes) > 1 and \
+                self.cost.batch(coll, q, algs, sizes) > INIT_SHARE * self.budget:
+            sizes = sizes[:-1]
+        return sizes
 
     def init_comms(self, g):
         """The smallest communicator size and, with nodes, the largest
-        inside one node and the smallest across nodes (inside a node and
-        across nodes are different machines to the models); without nodes,
-        the middle one (in log scale). The largest sizes cost the most to
-        simulate: the guided rounds go there where it pays."""
+        inside one node, the smallest of whole nodes across nodes and the
+        smallest that ends in a part of a node (each layout is another
+        machine to the models: grid.layout); without nodes, the middle one
+        (in log scale). The largest sizes cost the most to simulate: the
+        guided rounds go there where it pays."""
         k = self.t.node
         if k is None or k >= g.comms[-1]:
             return spaced(g.comms, INIT_COMMS)[:2]
+        first = {}
+        for q in g.comms:   # ascending: the smallest of each layout
+            first.setdefault(gridmod.layout(q, k), q)
         inside = [q for q in g.comms if q <= k]
-        across = [q for q in g.comms if q > k]
-        return sorted({g.comms[0], inside[-1] if inside else g.comms[0], across[0]})
+        return sorted({g.comms[0], inside[-1] if inside else g.comms[0]} |
+                      {q for kind, q in first.items() if kind})
 
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with
@@ -229,9 +251,10 @@ class Sampler:
         case = {(a, m): self.cost.case(coll, a, q, m) for a in self.algs[coll] for m in items}
         launch = self.cost.overhead(q)
 
-        def price(algs, sizes):   # the run measures every algorithm at every size
+        def price(algs, sizes):   # the runs measure every algorithm at every size
             full = set(algs) | {"native"} | {choice[(q, m)] for m in sizes}
-            return launch + self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
+            return launch * len(runs(sorted(full))) + \
+                self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
 
         best = max(((a, m) for m in items for a in items[m]),
                    key=lambda am: items[am[1]][am[0]] / price([am[0]], [am[1]]))

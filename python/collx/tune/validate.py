@@ -1,10 +1,12 @@
 """./run tune validate: a rules file against held-out points.
 
 At communicator sizes and message sizes the tuner's grid does not contain
-(grid.held_out_*: halfway between grid points), collbench runs, in one
-run per collective and communicator size, `selected` (COLLX_RULES = the
-rules: what the rules choose, column ran saying what served) and every
-registered algorithm forced, native included. Per point:
+(grid.held_out_*: halfway between grid points), collbench runs, per
+collective and communicator size, `selected` (COLLX_RULES = the rules:
+what the rules choose, column ran saying what served) in a run of its own,
+as a program with the rules runs, and every registered algorithm forced,
+native included, in one run (those that leave work behind in the process,
+target.runs, each in a run of its own). Per point:
 
     tuned / oracle   (oracle: the fastest algorithm that served itself)
     tuned / native
@@ -26,9 +28,10 @@ import sys
 import time
 
 from collx.csvio import write_rows
-from collx.tune import grid as gridmod, rules as rulesmod
+from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
 from collx.tune.store import Stat
+from collx.tune.target import runs
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
@@ -73,21 +76,47 @@ def mean_of(rows):
     return Stat(xs, 0).mean if xs else None
 
 
-def measure(t, a, coll, q, labels, sizes, rules_path):
-    """({m: {label: (us, ran)}}, Outcome, ranks per node) where a label is
-    'selected' or an algorithm."""
-    args = ["--coll", coll, "--algs", ",".join(labels * a.reps),
-            "-m", ",".join(map(str, sizes)), "-i", str(a.iters), "-x", str(a.warmup)]
-    rows, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
-                                timeout=a.timeout, mem_limit=a.mem_limit)
-    if not out.ok:
-        return None, out, q
+def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
+    """({m: {label: (us, ran)}}, cost, ranks per node, failures) where a
+    label is 'selected' or an algorithm. A run that fails keeps the cases
+    it finished; the case it was in cannot be measured (a failure, said),
+    and the rest runs again. Out of memory or time, that label is skipped
+    at larger sizes and communicator sizes too (cannot: {label: [(q, m)]},
+    shared by the runs of one collective), as the tuner presumes."""
+    def skip(lab, m):
+        return any(q >= q0 and m >= m0 for q0, m0 in cannot.get(lab, []))
+
+    rows, cost, fails = [], 0.0, []
+    # selected alone, as a program with the rules runs; the others as runs()
+    todo = [(["selected"], sizes)] if "selected" in labels else []
+    todo += [(group, sizes) for group in runs([x for x in labels if x != "selected"])]
+    while todo:
+        labs, ms = todo.pop(0)
+        labs = [x for x in labs if any(not skip(x, m) for m in ms)]
+        ms = [m for m in ms if any(not skip(x, m) for x in labs)]
+        if not labs or not ms:
+            continue
+        args = ["--coll", coll, "--algs", ",".join(labs * a.reps),
+                "-m", ",".join(map(str, ms)), "-i", str(a.iters), "-x", str(a.warmup)]
+        got, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
+                                   timeout=a.timeout, mem_limit=a.mem_limit)
+        rows += got
+        cost += t.cost(out)
+        order = [(m, x) for m in ms for x in labs * a.reps]   # collbench's order
+        if out.ok or len(got) >= len(order):
+            continue
+        m, lab = order[len(got)]
+        fails.append(f"{lab} at {m} B cannot be measured ({out.why()}); skipped")
+        if store.grows(out.why()):
+            cannot.setdefault(lab, []).append((q, m))
+        todo.append(([x for x in labs if x != lab], [x for x in ms if x >= m]))
+        todo.append(([lab], [x for x in ms if x > m]))
     res = {}
     for r in rows:
         res.setdefault(int(r["size_bytes"]), {}).setdefault(r["alg"], []).append(r)
     ppn = int(rows[0]["ppn"]) if rows else q
-    return {m: {lab: (mean_of(rs), "+".join(sorted({x["ran"] for x in rs})))
-                for lab, rs in d.items()} for m, d in res.items()}, out, ppn
+    return ({m: {lab: (mean_of(rs), "+".join(sorted({x["ran"] for x in rs})))
+                 for lab, rs in d.items()} for m, d in res.items()}, cost, ppn, fails)
 
 
 def geomean(xs):
@@ -112,7 +141,8 @@ def main(argv):
     for path in files:
         summary = summarize([r for r in rows if r["rules"] == path], data["algs"])
         lines += report(a, where, path, data, summary,
-                        [p for p in problems if path in p or "(" not in p],
+                        [p for p in problems if f"({path})" in p or
+                         not any(f"({f})" in p for f in files)],
                         replayed=bool(a.resume))
     lines += [f"Cost of the measurements: {data['cost']:.0f} s ({data['clock']}), "
               f"{data['wall_s']:.0f} s wall." if not a.resume else
@@ -144,17 +174,18 @@ def collect(t, a, algs, files):
           file=sys.stderr, flush=True)
     for coll, names in algs.items():
         use = sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE]
+        cannot = {}
         for q in comms:
             for i, path in enumerate(files):
                 labels = ["selected"] + (names if i == 0 else [])
-                res, out, ppn = measure(t, a, coll, q, labels, use, path)
-                cost += t.cost(out)
+                res, spent, ppn, fails = measure(t, a, coll, q, labels, use, path,
+                                                 cannot if i == 0 else {})
+                cost += spent
                 print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(labels)} in "
-                      f"{t.cost(out):.1f} s" + ("" if res else f": FAILED: {out.why()}"),
-                      file=sys.stderr, flush=True)
-                if res is None:
-                    data["problems"].append(f"{coll} p={q} ({path}): {out.why()}")
-                    break
+                      f"{spent:.1f} s; {cost:.0f} s so far" +
+                      "".join(f"; {f}" for f in fails), file=sys.stderr, flush=True)
+                data["problems"] += [f"{coll} p={q} ({path}): {f}" if i else
+                                     f"{coll} p={q}: {f}" for f in fails]
                 for m in use:
                     got = res.get(m, {})
                     if i == 0:
