@@ -18,6 +18,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static cx_job *jobs;
 static atomic_int njobs;
+static atomic_int nbusy;   /* jobs on the list that are not idle */
 #ifndef SMPI_H
 static pthread_t thread;
 static int thread_on, thread_quit;
@@ -29,9 +30,11 @@ static void add(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx), 
     job->ctx = ctx;
     job->finished = 0;
     job->finish = finish;
+    job->idle = 0;
     pthread_mutex_lock(&mu);
     job->next = jobs;
     jobs = job;
+    atomic_fetch_add(&nbusy, 1);
     atomic_fetch_add(&njobs, 1);
     pthread_cond_signal(&wake);
     pthread_mutex_unlock(&mu);
@@ -50,7 +53,23 @@ void cx_progress_hand_over(cx_job *job, int (*step)(void *ctx), void (*finish)(v
 
 int cx_progress_pending(void)
 {
-    return atomic_load_explicit(&njobs, memory_order_relaxed) > 0;
+    return atomic_load_explicit(&nbusy, memory_order_relaxed) > 0;
+}
+
+void cx_progress_idle(cx_job *job, int idle)
+{
+    idle = idle != 0;
+    if (job->idle != idle)
+        atomic_fetch_add(&nbusy, idle ? -1 : 1);
+    job->idle = idle;
+}
+
+/* job leaves the list (under mu). */
+static void gone(cx_job *job)
+{
+    if (!job->idle)
+        atomic_fetch_sub(&nbusy, 1);
+    atomic_fetch_sub(&njobs, 1);
 }
 
 int cx_progress_remove(cx_job *job)
@@ -59,7 +78,7 @@ int cx_progress_remove(cx_job *job)
     for (cx_job **j = &jobs; *j; j = &(*j)->next)
         if (*j == job) {
             *j = job->next;
-            atomic_fetch_sub(&njobs, 1);
+            gone(job);
             break;
         }
     pthread_mutex_unlock(&mu);
@@ -80,7 +99,10 @@ static void pass(void)
             j->finished = j->step(j->ctx);
         if (j->finished && j->finish) {
             *link = j->next;
-            j->finish(j->ctx);
+            int idle = j->idle;
+            j->finish(j->ctx);   /* may free j */
+            if (!idle)
+                atomic_fetch_sub(&nbusy, 1);
             atomic_fetch_sub(&njobs, 1);
             continue;
         }

@@ -12,6 +12,7 @@ typedef struct cx_job {
     int (*step)(void *ctx);   /* one nonblocking step; 1 = finished */
     void *ctx;
     int finished;
+    int idle;   /* cx_progress_idle: nobody waits on it now */
     /* Set for a job handed over (cx_progress_hand_over): called once the
      * step said finished, after the job left the list. */
     void (*finish)(void *ctx);
@@ -27,8 +28,16 @@ void cx_progress_add(cx_job *job, int (*step)(void *ctx), void *ctx);
  * MPI request the program completes with MPI's own calls. */
 void cx_progress_hand_over(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx),
                            void *ctx);
-/* Whether any job is on the agent (a relaxed read, for fast paths). */
+/* Whether any job on the agent may be awaited by another process: one
+ * that is not idle (a relaxed read, for fast paths). While there is none,
+ * a blocking wait need not poll: MPI's own wait is enough. */
 int cx_progress_pending(void);
+/* A job that lives on between calls (RMA forwarding) says, from its step,
+ * whether another process may be waiting on it right now (0) or not (1).
+ * Jobs start busy. An idle job is still stepped by every pass: it finds
+ * new work there, which only a later collective of this process waits
+ * for (so a blocking call in between does not need it). */
+void cx_progress_idle(cx_job *job, int idle);
 /* Takes job back: afterwards the agent never calls it again (waits if it
  * runs right now). Returns whether it had finished. */
 int cx_progress_remove(cx_job *job);

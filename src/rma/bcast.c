@@ -295,6 +295,12 @@ static int step(void *ctx)
     if (rt->parent < 0 && w[0] > rt->seen)
         handle_request(rt);
     ack_parent(rt, w[1]);   /* a leaf acknowledges in the same step */
+    /* Owed to others: an acknowledgement up the tree (a root may wait for
+     * it inside its broadcast), a root's completion. A request not seen yet
+     * belongs to a broadcast this process has not called: nothing it is
+     * in now waits for it, so a blocking call need not poll for it. */
+    cx_progress_idle(&rt->job, rt->parent < 0 && !atomic_load_explicit(&rt->active,
+                                                                      memory_order_acquire));
     return 0;
 }
 
