@@ -352,14 +352,14 @@ int cx_sched_plan_run_setup(cx_sched *s)
     return err;
 }
 
-int cx_sched_plan_start(cx_sched *s, int tag)
+static int plan_start(cx_sched *s, int tag, int any_comm)
 {
     int from = s->plan_state == CX_PLAN_MARKED ? s->plan_from : 0;
     int b = round_begin(s, from);
     for (int i = b; i < s->nops; i++) {
         cx_op *op = &s->ops[i];
-        if ((op->kind == CX_OP_SEND || op->kind == CX_OP_RECV) && op->comm == s->comm &&
-            op->tag == s->tag)
+        if ((op->kind == CX_OP_SEND || op->kind == CX_OP_RECV) &&
+            (any_comm || op->comm == s->comm) && op->tag == s->tag)
             op->tag = tag;
     }
     s->tag = tag;
@@ -373,6 +373,16 @@ int cx_sched_plan_start(cx_sched *s, int tag)
     return MPI_SUCCESS;
 }
 
+int cx_sched_plan_start(cx_sched *s, int tag)
+{
+    return plan_start(s, tag, 0);
+}
+
+int cx_sched_plan_start_all(cx_sched *s, int tag)
+{
+    return plan_start(s, tag, 1);
+}
+
 int cx_sched_run(cx_sched *s)
 {
     cx_sched_begin(s);
@@ -381,6 +391,8 @@ int cx_sched_run(cx_sched *s)
 
 void cx_sched_free(cx_sched *s)
 {
+    for (cx_cleanup *c = s->cleanups; c; c = c->next)
+        c->fn(c->ctx);
     for (int i = 0; i < s->nreqs; i++)   /* abandoned mid-way: cancel */
         if (s->reqs[i] != MPI_REQUEST_NULL) {
             PMPI_Cancel(&s->reqs[i]);

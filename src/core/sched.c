@@ -185,6 +185,16 @@ void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t)
     return p ? p - tlb : NULL;
 }
 
+int cx_sched_on_free(cx_sched *s, void (*fn)(void *ctx), void *ctx)
+{
+    cx_cleanup *c = cx_sched_alloc(s, sizeof *c);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    *c = (cx_cleanup){fn, ctx, s->cleanups};
+    s->cleanups = c;
+    return MPI_SUCCESS;
+}
+
 int cx_sched_own_type(cx_sched *s, MPI_Datatype t)
 {
     int err = cx_grow((void **)&s->types, &s->types_cap, s->ntypes + 1,

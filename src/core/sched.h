@@ -64,6 +64,12 @@ typedef struct cx_op {
     int done;             /* poll step: condition seen true */
 } cx_op;
 
+typedef struct cx_cleanup {   /* cx_sched_on_free */
+    void (*fn)(void *ctx);
+    void *ctx;
+    struct cx_cleanup *next;
+} cx_cleanup;
+
 struct cx_sched {
     cx_op *ops;
     int nops, ops_cap;
@@ -96,6 +102,7 @@ struct cx_sched {
      * not started yet (cx_sched_sort_rounds), e.g. once an order is known. */
     void (*before_round)(struct cx_sched *s, int r);
     void *hook_ctx;
+    cx_cleanup *cleanups;   /* latest first */
 };
 
 void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag);
@@ -144,6 +151,9 @@ void *cx_sched_alloc(cx_sched *s, size_t bytes);
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t);
 /* Commits t and frees it with the schedule. */
 int cx_sched_own_type(cx_sched *s, MPI_Datatype t);
+/* fn(ctx) when the schedule is freed, before its scratch memory (for what
+ * a step keeps beyond one run: a child schedule that replays). */
+int cx_sched_on_free(cx_sched *s, void (*fn)(void *ctx), void *ctx);
 
 /* Persistent calls. A schedule whose rounds can run again as they are
  * (no step that keeps state between runs) is a plan: each start of a
@@ -162,6 +172,10 @@ int cx_sched_plan_run_setup(cx_sched *s);
 /* Begins a start of the plan: its rounds from plan_from, their messages on
  * s->comm retagged from s->tag to tag. Then cx_sched_progress/finish. */
 int cx_sched_plan_start(cx_sched *s, int tag);
+/* The same for a schedule whose messages on other communicators carry
+ * s->tag too (collx's node, leader and column communicators): every
+ * message with s->tag is retagged. */
+int cx_sched_plan_start_all(cx_sched *s, int tag);
 
 /* Executors (exec.c). */
 int cx_sched_run(cx_sched *s);                 /* blocking */

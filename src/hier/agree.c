@@ -52,6 +52,8 @@ static int node_sum(cx_sched *s, void *ctx, MPI_Request *req)
     agree_step *x = ctx;
     hier_values *v = x->v;
     *req = MPI_REQUEST_NULL;
+    if (v->settled)
+        return MPI_SUCCESS;
     return x->blocking ? PMPI_Allreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM,
                                         x->c->node)
                        : PMPI_Iallreduce(v->mine, v->node, v->n, MPI_LONG_LONG, MPI_SUM,
@@ -66,7 +68,7 @@ static int over_nodes(cx_sched *s, void *ctx, MPI_Request *req)
     int n = split(x->v, x->part, &in, &to);
     MPI_Op op = x->part ? MPI_SUM : MPI_MAX;
     *req = MPI_REQUEST_NULL;
-    if (!n || x->c->leaders == MPI_COMM_NULL)
+    if (!n || x->c->leaders == MPI_COMM_NULL || x->v->settled)
         return MPI_SUCCESS;
     return x->blocking ? PMPI_Allreduce(in, to, n, MPI_LONG_LONG, op, x->c->leaders)
                        : PMPI_Iallreduce(in, to, n, MPI_LONG_LONG, op, x->c->leaders, req);
@@ -78,6 +80,8 @@ static int node_bcast(cx_sched *s, void *ctx, MPI_Request *req)
     agree_step *x = ctx;
     hier_values *v = x->v;
     *req = MPI_REQUEST_NULL;
+    if (v->settled)
+        return MPI_SUCCESS;
     return x->blocking ? PMPI_Bcast(v->all, v->n, MPI_LONG_LONG, 0, x->c->node)
                        : PMPI_Ibcast(v->all, v->n, MPI_LONG_LONG, 0, x->c->node, req);
 }
@@ -109,6 +113,7 @@ int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_val
     int err;
     if (!v)
         return MPI_ERR_NO_MEM;
+    *v = (hier_values){0};
     if ((err = cx_comm_nodes(c)) || (err = fn(a, s, v)))
         return err;
     /* the same rounds, each step its blocking collective */
@@ -124,7 +129,9 @@ int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_val
 
 int hier_values_alloc(cx_sched *s, hier_values *v, int n, int nmax)
 {
-    long long *m = cx_sched_alloc(s, sizeof(long long) * 3 * (size_t)n);
+    /* a persistent call agrees at every start into the same memory */
+    long long *m = v->mine && v->n == n ? v->mine
+                                        : cx_sched_alloc(s, sizeof(long long) * 3 * (size_t)n);
     if (!m)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < 3 * n; i++)

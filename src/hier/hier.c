@@ -20,6 +20,7 @@ typedef struct hier_state {
                                         * readers are done */
     unsigned long long barriers;   /* node barriers this rank entered */
     unsigned long long exchanges;  /* size exchanges of the node (guard.c) */
+    hier_log *log;          /* of the schedule being built, if logged */
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
     void *scratch;          /* CX_<Name>_shared when hier cannot serve */
     MPI_Aint scratch_bytes;
@@ -57,12 +58,50 @@ static hier_state *state_of(cx_comm *c)
  * barrier: an empty call between two others), one is entered here. Every
  * rank of a node takes the same slots and enters the same barriers, so
  * all decide alike. */
+/* A slot taken or a node barrier entered (log_mark), while a persistent
+ * call's schedule is built: hier_renumber takes them again in order. */
+typedef struct arrival {   /* a node barrier (hier_node_barrier) */
+    unsigned long long *ctl, b, target;
+} arrival;
+struct hier_mark {
+    hier_mark *next;
+    arrival *barrier;   /* a node barrier; NULL: a slot */
+    int half;           /* slot: the half taken */
+    int barrier_first;  /* slot: a node barrier was entered for it */
+};
+
+static void log_mark(hier_state *st, arrival *barrier, int half, int barrier_first)
+{
+    hier_log *log = st->log;
+    if (!log)
+        return;
+    hier_mark *m = cx_sched_alloc(log->mem, sizeof *m);
+    if (!m) {
+        log->broken = 1;
+        return;
+    }
+    *m = (hier_mark){NULL, barrier, half, barrier_first};
+    *log->last = m;
+    log->last = &m->next;
+}
+
+/* The half the next slot takes, and whether a barrier comes first. */
+static int next_half(unsigned *seq, unsigned long long barriers,
+                     unsigned long long free_from[2], int local_size, int *barrier_first)
+{
+    if (*seq)   /* the slot in use is given up */
+        free_from[(*seq - 1) % 2] = barriers + 1;
+    int k = (int)((*seq)++ % 2);
+    *barrier_first = local_size > 1 && barriers < free_from[k];
+    return k;
+}
+
 static int take_slot(hier *h, cx_sched *s, hier_state *st)
 {
-    if (st->seq)   /* the slot in use is given up */
-        st->free_from[(st->seq - 1) % 2] = st->barriers + 1;
-    int k = (int)(st->seq++ % 2), err = MPI_SUCCESS;
-    if (h->c->local_size > 1 && st->barriers < st->free_from[k])
+    int first, err = MPI_SUCCESS;
+    int k = next_half(&st->seq, st->barriers, st->free_from, h->c->local_size, &first);
+    log_mark(st, NULL, k, first);
+    if (first)
         err = hier_node_barrier(h, s);
     h->slot = h->seg + k * h->half;
     return err;
@@ -135,6 +174,46 @@ int hier_wait(cx_comm *c, cx_poll_fn fn, void *ctx)
         err = cx_sched_run(&w);
     cx_sched_free(&w);
     return err;
+}
+
+void hier_log_begin(cx_comm *c, hier_log *log, cx_sched *mem)
+{
+    hier_state *st = state_of(c);
+    *log = (hier_log){NULL, &log->first, mem, st == NULL};
+    if (st)
+        st->log = log;
+}
+
+void hier_log_end(cx_comm *c)
+{
+    hier_state *st = state_of(c);
+    if (st)
+        st->log = NULL;
+}
+
+int hier_renumber(cx_comm *c, const hier_log *log)
+{
+    hier_state *st = state_of(c);
+    if (!st || log->broken)
+        return 0;
+    unsigned seq = st->seq;
+    unsigned long long barriers = st->barriers, free_from[2];
+    unsigned long long ranks = (unsigned long long)c->local_size;
+    memcpy(free_from, st->free_from, sizeof free_from);
+    for (hier_mark *m = log->first; m; m = m->next) {
+        if (m->barrier) {
+            m->barrier->b = ++barriers;
+            m->barrier->target = m->barrier->b * ranks;
+            continue;
+        }
+        int first, k = next_half(&seq, barriers, free_from, c->local_size, &first);
+        if (k != m->half || first != m->barrier_first)
+            return 0;
+    }
+    st->seq = seq;
+    st->barriers = barriers;
+    memcpy(st->free_from, free_from, sizeof free_from);
+    return 1;
 }
 
 unsigned long long hier_next_exchange(cx_comm *c)
@@ -311,10 +390,6 @@ MPI_Aint hier_slot_budget(void)
  * barrier b + 2, which reuses the word, only after all passed b + 1. */
 enum { CTL_COUNTER, CTL_ERROR };   /* 8-byte words; CTL_ERROR + b % 2 */
 
-typedef struct arrival {
-    unsigned long long *ctl, b, target;
-} arrival;
-
 static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
 {
     arrival *x = ctx;
@@ -358,6 +433,7 @@ int hier_node_barrier(hier *h, cx_sched *s)
     x->ctl = (unsigned long long *)(void *)ctl;
     x->b = ++st->barriers;
     x->target = x->b * (unsigned long long)c->local_size;
+    log_mark(st, x, 0, 0);
     if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll(s, all_arrived, x)))
         return err;
     return cx_sched_barrier(s);

@@ -80,6 +80,23 @@ int hier_copy_band(hier *h, cx_sched *s, const MPI_Aint *bytes, MPI_Aint bb, int
  * local ranks [band[b], band[b + 1]), the fewest bands whose columns fit
  * budget; returns their number, 0 when one column alone is above it. */
 int hier_bands(const MPI_Aint *col, int nl, MPI_Aint budget, int *band);
+/* A persistent call replays the schedule built at its first start
+ * (queue.c). While it is built, what it takes from the communicator's
+ * numbering (slots of the segment, node barriers, in order) is logged
+ * into memory of the schedule mem. */
+typedef struct hier_mark hier_mark;
+typedef struct hier_log {
+    hier_mark *first, **last;
+    cx_sched *mem;
+    int broken;   /* out of memory: the log is incomplete */
+} hier_log;
+void hier_log_begin(cx_comm *c, hier_log *log, cx_sched *mem);
+void hier_log_end(cx_comm *c);
+/* For a replay in the call's turn: takes what the logged build took, as
+ * a build now would, and renumbers its node barriers (1); 0 when a build
+ * now would differ (the other half of the segment, a barrier more or
+ * less before a slot): nothing is taken, the call is built again. */
+int hier_renumber(cx_comm *c, const hier_log *log);
 /* Number of this rank's next size exchange on c (guard.c), 0 when out of
  * memory: every rank of a node makes the same exchanges in order. */
 unsigned long long hier_next_exchange(cx_comm *c);
@@ -111,6 +128,8 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
 typedef struct hier_values {
     int n, nmax;
     long long *mine, *node, *all;   /* n each */
+    int settled;   /* agreed for good (a persistent call's later starts):
+                    * the agreement's steps post nothing */
 } hier_values;
 /* A builder's values: n, nmax and mine (hier_values_alloc), from a. */
 typedef int (*hier_values_fn)(const cx_args *a, cx_sched *s, hier_values *v);

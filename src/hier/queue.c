@@ -21,8 +21,30 @@
  * schedule (node layout, control block, a segment of COLLX_SHM_MAX, the
  * column communicator), as collx's first call on any communicator sets up
  * its state. The segment is then never grown again (sparse memory: pages
- * are used as data goes through them). */
+ * are used as data goes through them).
+ *
+ * A persistent call is that small schedule too, built once at init and
+ * replayed by every start: it takes its turn when started, and at its
+ * first start checks the sizes, agrees and builds the real schedule as
+ * above, logging what the build took from the numbering (hier.c). Later
+ * starts skip the check and the agreement (a persistent call's sizes
+ * never change) and replay the real schedule, renumbered in their turn
+ * (hier_renumber); when the numbering moved otherwise (the other half of
+ * the segment, a barrier more or less before a slot), it is built again,
+ * and kept beside the first (kept). */
+#include <string.h>
 #include "hier.h"
+
+/* A real schedule as a persistent call keeps it: it replays while what
+ * its build took from the numbering can be taken again. Two are kept, so
+ * that a call started again and again, alone, replays in either half of
+ * the segment (each start takes the other half). */
+typedef struct kept {
+    cx_sched s;
+    hier_log log;   /* what its build took from the numbering */
+    int ops;        /* its steps once built (more after a run: it grew) */
+    int ok;         /* built clean and ran unchanged: replays */
+} kept;
 
 typedef struct deferred {
     cx_args a;
@@ -32,8 +54,21 @@ typedef struct deferred {
     hier_queue *q;
     unsigned long long ticket;
     hier_guard guard;
-    cx_sched child;
+    int persistent;   /* real schedules are kept for later starts */
+    int checked;      /* persistent: sizes checked and agreed for good */
+    kept child[2];    /* [0] only unless persistent */
+    int run;          /* the one running */
 } deferred;
+
+/* A persistent call's turn is taken when it is started. */
+static int take_turn(cx_sched *s, void *ctx, MPI_Request *req)
+{
+    (void)s;
+    deferred *x = ctx;
+    *req = MPI_REQUEST_NULL;
+    x->ticket = x->q->issued++;
+    return MPI_SUCCESS;
+}
 
 static unsigned long long finished(hier_queue *q)
 {
@@ -63,23 +98,55 @@ static int publish(cx_sched *s, void *ctx, MPI_Request *req)
     deferred *x = ctx;
     int err;
     *req = MPI_REQUEST_NULL;
+    if (x->checked) {   /* a persistent call's sizes never change */
+        x->guard.gen = 0;
+        return MPI_SUCCESS;
+    }
     if (x->values && (err = x->values(&x->a, s, &x->v)))
         return err;
     return hier_guard_publish(&x->guard, &x->a);
+}
+
+/* A kept schedule that can replay now (renumbered), or -1. */
+static int replayable(deferred *x)
+{
+    for (int i = 0; x->persistent && i < 2; i++)
+        if (x->child[i].ok && hier_renumber(x->a.cc, &x->child[i].log))
+            return i;
+    return -1;
 }
 
 static int begin_child(cx_sched *s, void *ctx, MPI_Request *req)
 {
     deferred *x = ctx;
     *req = MPI_REQUEST_NULL;
+    int i = replayable(x);
+    if (i >= 0) {   /* with the start's tag */
+        x->run = i;
+        return cx_sched_plan_start_all(&x->child[i].s, s->tag);
+    }
+    /* build into one not kept, else replace the one that ran less recently */
+    if (x->persistent)
+        x->run = !x->child[0].ok ? 0 : !x->child[1].ok ? 1 : 1 - x->run;
+    kept *k = &x->child[x->run];
+    if (k->ok)
+        cx_sched_free(&k->s);
+    k->ok = 0;
     /* the call's own tag, taken in call order when it was started */
-    cx_sched_init_for(&x->child, s->comm, s->tag, x->a.coll);
+    cx_sched_init_for(&k->s, s->comm, s->tag, x->a.coll);
     if (x->values && s->err)
         return MPI_SUCCESS;   /* no agreed sizes to build from; s fails */
     hier_values_for_build(x->a.cc, x->values ? &x->v : NULL);
-    int err = hier_guard_build(&x->guard, &x->a, &x->child, x->build);
+    if (x->persistent)
+        hier_log_begin(x->a.cc, &k->log, &k->s);
+    int err = hier_guard_build(&x->guard, &x->a, &k->s, x->build);
+    if (x->persistent)
+        hier_log_end(x->a.cc);
     hier_values_for_build(x->a.cc, NULL);
-    cx_sched_begin(&x->child);
+    /* an erroneous call (the node disagreed) is checked at every start */
+    k->ok = x->persistent && !err && !k->s.err && !k->log.broken;
+    k->ops = k->s.nops;
+    cx_sched_begin(&k->s);
     return err;
 }
 
@@ -87,10 +154,26 @@ static int child_done(cx_sched *s, void *ctx, int *done)
 {
     (void)s;
     deferred *x = ctx;
-    int err = cx_sched_progress(&x->child, done);
-    if (*done)
-        cx_sched_free(&x->child);
+    kept *k = &x->child[x->run];
+    int err = cx_sched_progress(&k->s, done);
+    if (!*done)
+        return err;
+    /* A schedule that appended steps as it ran (gatherv's layout once the
+     * sizes are in the segment) would append them again: not replayed. */
+    k->ok = k->ok && !k->s.err && k->s.nops == k->ops;
+    if (k->ok)
+        x->checked = x->v.settled = 1;
+    else
+        cx_sched_free(&k->s);
     return err;
+}
+
+static void free_children(void *ctx)
+{
+    deferred *x = ctx;
+    for (int i = 0; i < 2; i++)
+        if (x->child[i].ok)
+            cx_sched_free(&x->child[i].s);
 }
 
 /* Runs even after an error (a schedule always runs to its end). */
@@ -155,11 +238,16 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
     deferred *x = cx_sched_alloc(s, sizeof *x);
     if (!x)
         return MPI_ERR_NO_MEM;
+    memset(x, 0, sizeof *x);
     x->a = *a;
     x->build = build;
     x->values = values;
     x->q = q;
-    if ((err = set_up(a->cc, uses)) || (err = cx_sched_poll(s, my_turn, x)) ||
+    x->persistent = a->persistent;
+    if ((err = set_up(a->cc, uses)) ||
+        (x->persistent && ((err = cx_sched_on_free(s, free_children, x)) ||
+                           (err = cx_sched_start(s, take_turn, x)))) ||
+        (err = cx_sched_poll(s, my_turn, x)) ||
         (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, publish, x)) ||
         (err = cx_sched_poll(s, hier_guard_published, &x->guard)) ||
         (err = cx_sched_barrier(s)) ||
@@ -169,6 +257,7 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
         (err = cx_sched_poll(s, child_done, x)) || (err = cx_sched_barrier(s)) ||
         (err = cx_sched_start(s, count_finished, x)))
         return err;
-    x->ticket = q->issued++;   /* only a schedule that will run takes a turn */
+    if (!x->persistent)
+        x->ticket = q->issued++;   /* only a schedule that will run takes a turn */
     return MPI_SUCCESS;
 }

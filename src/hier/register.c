@@ -141,4 +141,7 @@ const cx_family cx_hier_family = {
     .algorithms = algorithms,
     .slot = &cx_hier_slot,
     .release = hier_release,
-    .quiesce = hier_quiesce};
+    .quiesce = hier_quiesce,
+    /* a persistent call's schedule replays (queue.c): its turn, the real
+     * schedule kept from the first start and renumbered */
+    .replays = 1};

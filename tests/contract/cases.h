@@ -105,5 +105,9 @@ int call_start(call *c, char *rdata, CX_Request *q);
 void call_forget_view(call *c);
 /* The same through MPI_I<name> (the interposer's when preloaded). */
 int call_start_mpi(call *c, char *rdata, MPI_Request *q);
+/* The persistent call of c into rdata (CX_<Name>_init, or the MPI's
+ * MPI_<Name>_init / MPIX_<Name>_init): *q for CX_Start / MPI_Start. */
+int call_init(call *c, char *rdata, CX_Request *q);
+int call_init_mpi(call *c, char *rdata, MPI_Request *q);
 
 #endif

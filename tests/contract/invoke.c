@@ -366,26 +366,49 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The arguments of c into rdata as collx gets them: *s and *r, and c's
+ * view when the call is at MPI_BOTTOM (kept until call_forget_view). */
+static const call *as_called(call *c, char *rdata, const void **s, void **r)
+{
+    *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
+    *r = c->r_in_place ? MPI_IN_PLACE : rdata;
+    if (!c->bottom)
+        return c;
+    call_forget_view(c);
+    c->view = make_view(c, s, r);
+    return &c->view->b;
+}
+
 int call_start(call *c, char *rdata, CX_Request *q)
 {
-    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
-    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
-    if (!c->bottom)
-        return start(c, s, r, q);
-    call_forget_view(c);
-    c->view = make_view(c, &s, &r);
-    return start(&c->view->b, s, r, q);
+    const void *s;
+    void *r;
+    const call *b = as_called(c, rdata, &s, &r);
+    return start(b, s, r, q);
 }
 
 int call_start_mpi(call *c, char *rdata, MPI_Request *q)
 {
-    const void *s = c->s_in_place ? MPI_IN_PLACE : c->sdata.data;
-    void *r = c->r_in_place ? MPI_IN_PLACE : rdata;
-    if (!c->bottom)
-        return start_mpi(c, s, r, q);
-    call_forget_view(c);
-    c->view = make_view(c, &s, &r);
-    return start_mpi(&c->view->b, s, r, q);
+    const void *s;
+    void *r;
+    const call *b = as_called(c, rdata, &s, &r);
+    return start_mpi(b, s, r, q);
+}
+
+int call_init(call *c, char *rdata, CX_Request *q)
+{
+    const void *s;
+    void *r;
+    const call *b = as_called(c, rdata, &s, &r);
+    return init_cx(b, s, r, q);
+}
+
+int call_init_mpi(call *c, char *rdata, MPI_Request *q)
+{
+    const void *s;
+    void *r;
+    const call *b = as_called(c, rdata, &s, &r);
+    return init_mpi(b, s, r, q);
 }
 
 int call_run(call *c, int by, int mode, char *rdata)

@@ -26,7 +26,17 @@
  * (each) and MPI_Waitall (all in flight, on the three communicators);
  * the test checks that collx saw them. --thread: MPI_THREAD_MULTIPLE.
  *
- * usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] coll... | all */
+ * --persistent: instead, every call of the sequence is initialised once
+ * as a persistent collective (CX_<Name>_init; with --mpi the MPI's
+ * MPI_<Name>_init / MPIX_<Name>_init), then the whole sequence is started
+ * PASSES times, the receive buffers reset between passes: each start
+ * waited at once, or all started and then waited in order. A start
+ * replays what was built at init or at the first start (hier renumbers
+ * its slots and node barriers in each start's turn, while the other calls
+ * move the numbering between its starts).
+ *
+ * usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] [--persistent]
+ *                 coll... | all */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +47,11 @@
 #define BIG 20000        /* ints: above the eager limits (80 KB blocks) */
 #define MAX_PRINTED 40
 
-enum { SEQ_BLOCKING, SEQ_EACH, SEQ_INFLIGHT, SEQ_ALTERNATE, SEQ_NMODES };
-static const char *const seq_mode_names[SEQ_NMODES] = {"blocking", "nb-each", "nb-inflight",
-                                                      "alternate"};
+enum { SEQ_BLOCKING, SEQ_EACH, SEQ_INFLIGHT, SEQ_ALTERNATE, SEQ_NMODES,
+       SEQ_PERSIST = SEQ_NMODES };   /* --persistent: that mode alone */
+static const char *const seq_mode_names[SEQ_NMODES + 1] = {"blocking", "nb-each", "nb-inflight",
+                                                          "alternate", "persistent"};
+#define PASSES 3   /* starts of every persistent call */
 /* Two kinds of sequences: MIXED, the counts below on three communicators
  * with another collective among them; ALTERNATING, small calls and empty
  * ones in turn on one communicator (the tightest race between a call's
@@ -51,8 +63,8 @@ static const int pattern[LEN] = {3, 0, 17, 0, 0, 1, 1000, 0, 5, 2, 0, 17,
 
 static struct {
     const char *algs;
-    int reps, mpi, thread;
-} opt = {NULL, 2, 0, 0};
+    int reps, mpi, thread, persist;
+} opt = {NULL, 2, 0, 0, 0};
 
 static MPI_Comm comm_a, comm_dup, comm_half;
 static int rank, size;
@@ -300,6 +312,83 @@ static void run_mode(step *seq, const char *alg, int mode, int rep)
     absolute_release(mark);
 }
 
+/* --persistent: step k's persistent request; start it; wait for it. */
+static int persist_init(step *st)
+{
+    st->q = CX_REQUEST_NULL;
+    st->mq = MPI_REQUEST_NULL;
+    return opt.mpi ? call_init_mpi(&st->c, st->got.data, &st->mq)
+                   : call_init(&st->c, st->got.data, &st->q);
+}
+
+static int persist_start(step *st)
+{
+    return opt.mpi ? MPI_Start(&st->mq) : CX_Start(&st->q);
+}
+
+static int persist_wait(step *st)
+{
+    int err = opt.mpi ? MPI_Wait(&st->mq, MPI_STATUS_IGNORE) : CX_Wait(&st->q);
+    if (!err && (opt.mpi ? st->mq == MPI_REQUEST_NULL : st->q == CX_REQUEST_NULL))
+        err = MPI_ERR_REQUEST;   /* a persistent request stays */
+    return err;
+}
+
+static int persist_free(step *st)
+{
+    if (opt.mpi)
+        return st->mq != MPI_REQUEST_NULL ? MPI_Request_free(&st->mq) : MPI_SUCCESS;
+    return st->q != CX_REQUEST_NULL ? CX_Request_free(&st->q) : MPI_SUCCESS;
+}
+
+static void run_persist(step *seq, const char *alg, int rep)
+{
+    char msg[MPI_MAX_ERROR_STRING + 64];
+    int err[LEN], mark = absolute_mark();
+    long seen_before = seen(alg);
+    for (int k = 0; k < LEN; k++) {
+        tbuf_copy(&seq[k].got, &seq[k].c.rinit);
+        err[k] = persist_init(&seq[k]);
+        calls++;
+    }
+    for (int pass = 0; pass < PASSES; pass++) {
+        int each = pass % 2 == 0;   /* else all in flight, then waited */
+        for (int k = 0; pass && k < LEN; k++)
+            tbuf_copy(&seq[k].got, &seq[k].c.rinit);
+        for (int k = 0; k < LEN; k++)
+            if (!err[k] && !(err[k] = persist_start(&seq[k])) && each)
+                err[k] = persist_wait(&seq[k]);
+        for (int k = 0; k < LEN && !each; k++)
+            if (!err[k])
+                err[k] = persist_wait(&seq[k]);
+        for (int k = 0; k < LEN; k++) {
+            if (err[k] == -1)
+                continue;   /* failed in an earlier pass, said then */
+            if (err[k]) {
+                error_msg(err[k], msg, sizeof msg);
+                fail(&seq[k], k, alg, SEQ_PERSIST, rep, msg);
+                err[k] = -1;
+            } else {
+                check(&seq[k], k, alg, SEQ_PERSIST, rep);
+            }
+        }
+    }
+    for (int k = 0; k < LEN; k++) {
+        int e = persist_free(&seq[k]);
+        if (e) {
+            error_msg(e, msg, sizeof msg);
+            fail(&seq[k], k, alg, SEQ_PERSIST, rep, msg);
+        }
+    }
+    if (seen(alg) == seen_before)
+        fail(&seq[0], 0, alg, SEQ_PERSIST, rep, "collx never saw the persistent calls");
+    if (user_op_misuse())
+        fail(&seq[0], 0, alg, SEQ_PERSIST, rep, "a user-defined operation got another datatype");
+    for (int k = 0; k < LEN; k++)
+        call_forget_view(&seq[k].c);
+    absolute_release(mark);
+}
+
 /* The PMPI_ results of the sequence, in its order. Where the MPI's own
  * call at MPI_BOTTOM differs from it with the buffers' addresses (Open
  * MPI 4.1's MPI_Reduce treats a receive buffer at address 0 as none at
@@ -359,7 +448,9 @@ static void run_coll(int coll)
                 continue;
             CX_Algorithm_set(cname, alg);
             CX_Algorithm_set(coll_names[y], has_alg(y, alg) ? alg : NULL);
-            for (int m = 0; m < SEQ_NMODES; m++, nseq++)
+            if (opt.persist)
+                run_persist(seq, alg, rep), nseq++;
+            for (int m = 0; m < SEQ_NMODES && !opt.persist; m++, nseq++)
                 run_mode(seq, alg, m, rep);
         }
         CX_Algorithm_set(cname, NULL);
@@ -406,6 +497,8 @@ int main(int argc, char **argv)
             opt.reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--mpi") == 0)
             opt.mpi = 1;
+        else if (strcmp(argv[i], "--persistent") == 0)
+            opt.persist = 1;
         else if (strcmp(argv[i], "--thread") == 0)
             continue;
         else if (strcmp(argv[i], "all") == 0)
@@ -422,8 +515,14 @@ int main(int argc, char **argv)
     if (!any) {
         if (rank == 0)
             fprintf(stderr, "usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] "
-                    "coll...|all\n");
+                    "[--persistent] coll...|all\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (opt.mpi && opt.persist && !mpi_has_persistent()) {
+        if (rank == 0)
+            printf("sequence: FAILED (this MPI declares no persistent collectives)\n");
+        MPI_Finalize();
+        return 1;
     }
     types_init();
     rcases_init();
