@@ -200,6 +200,27 @@ static int polls_hold(cx_sched *s)
     return s->npolls == 0;
 }
 
+/* Whether the round's requests are done and each poll step left has a
+ * blocking twin; if so, waits for them in turn (cx_sched_poll_wait). */
+static int waited_polls(cx_sched *s)
+{
+    int b = round_begin(s, s->cur), e = s->round_end[s->cur];
+    if (s->nreqs)
+        return 0;
+    for (int i = b; i < e; i++)
+        if (s->ops[i].kind == CX_OP_POLL && !s->ops[i].done && !s->ops[i].wait)
+            return 0;
+    for (int i = b; i < e; i++) {
+        cx_op *op = &s->ops[i];
+        if (op->kind != CX_OP_POLL || op->done)
+            continue;
+        note(s, op->wait(s, op->ctx));
+        op->done = 1;
+        s->npolls--;
+    }
+    return 1;
+}
+
 /* Lets other ranks (SMPI actors, oversubscribed processes) and MPI's
  * progress engine run while a poll step waits. In SMPI each probe moves
  * the clock by 0.1 us; after two, the rank sleeps simulated time
@@ -316,6 +337,8 @@ int cx_sched_finish(cx_sched *s)
             for (int spins = 0;; spins++) {
                 test_reqs(s, &flag);
                 if (polls_hold(s) && flag)
+                    break;
+                if (flag && !cx_progress_pending() && waited_polls(s))
                     break;
                 cx_progress_poke();
                 cx_sched_idle(s, spins, &since);

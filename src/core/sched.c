@@ -159,7 +159,12 @@ int cx_sched_start(cx_sched *s, cx_start_fn fn, void *ctx)
 
 int cx_sched_poll(cx_sched *s, cx_poll_fn fn, void *ctx)
 {
-    cx_op op = {.kind = CX_OP_POLL, .poll = fn, .ctx = ctx};
+    return cx_sched_poll_wait(s, fn, NULL, ctx);
+}
+
+int cx_sched_poll_wait(cx_sched *s, cx_poll_fn fn, cx_wait_fn wait, void *ctx)
+{
+    cx_op op = {.kind = CX_OP_POLL, .poll = fn, .wait = wait, .ctx = ctx};
     return add_op(s, &op);
 }
 

@@ -41,6 +41,9 @@ typedef int (*cx_start_fn)(cx_sched *s, void *ctx, MPI_Request *req);
 /* Poll step: *done = 1 once its condition holds. Called repeatedly; the
  * executor calls into MPI between calls, so SMPI's clock moves. */
 typedef int (*cx_poll_fn)(cx_sched *s, void *ctx, int *done);
+/* A poll step's blocking twin (cx_sched_poll_wait): returns once the
+ * condition holds, waiting as a blocking call would. */
+typedef int (*cx_wait_fn)(cx_sched *s, void *ctx);
 
 typedef enum {
     CX_OP_SEND, CX_OP_RECV, CX_OP_COPY, CX_OP_REDUCE, CX_OP_START, CX_OP_POLL
@@ -60,6 +63,7 @@ typedef struct cx_op {
     MPI_Op op;
     cx_start_fn start;
     cx_poll_fn poll;
+    cx_wait_fn wait;      /* poll step: its blocking twin, or NULL */
     void *ctx;
     int done;             /* poll step: condition seen true */
 } cx_op;
@@ -137,6 +141,11 @@ int cx_sched_reduce(cx_sched *s, const void *in, void *inout, MPI_Aint count,
                     MPI_Datatype t, MPI_Op op);
 int cx_sched_start(cx_sched *s, cx_start_fn fn, void *ctx);
 int cx_sched_poll(cx_sched *s, cx_poll_fn fn, void *ctx);
+/* A poll step that a blocking wait may replace by wait (a child schedule:
+ * finished with MPI_Waitall per round rather than tested): when a round
+ * has no request left and only such steps, cx_sched_finish waits for them
+ * in turn, unless other work is in flight on the progress agent. */
+int cx_sched_poll_wait(cx_sched *s, cx_poll_fn fn, cx_wait_fn wait, void *ctx);
 /* Sorts the first run of rounds at or after `from` that only talk to one
  * peer each by key[peer], stably; other rounds stay in place. The caller
  * knows that those rounds do not depend on each other. */

@@ -55,6 +55,15 @@ static int poll_child(cx_sched *s, void *ctx, int *done)
     return err;
 }
 
+static int finish_child(cx_sched *s, void *ctx)
+{
+    subcoll *x = ctx;
+    (void)s;
+    int err = cx_sched_finish(&x->child);
+    cx_sched_free(&x->child);
+    return err;
+}
+
 /* Whether the MPI's blocking call is known to crash on a correct one:
  * MPICH before 4.1.2 segfaults in MPI_Reduce with MPI_IN_PLACE at a root
  * other than 0 (pmodels/mpich#6540); its MPI_Ireduce is right. Every rank
@@ -118,5 +127,5 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     int err = cx_sched_start(s, start_child, x);
     if (!err)
         err = cx_sched_barrier(s);
-    return err ? err : cx_sched_poll(s, poll_child, x);
+    return err ? err : cx_sched_poll_wait(s, poll_child, finish_child, x);
 }

@@ -464,6 +464,51 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
 #define HIER_RD_BYTES 64
 #define HIER_RD_NODES 64
 
+/* Above this many bytes a nonblocking call's leaders reduce with
+ * Rabenseifner's algorithm. */
+#define HIER_NB_LARGE 4096
+
+/* A nonblocking call (CX_I..., MPI_I..., a start of a persistent one)
+ * cannot run the MPI's blocking collective among the leaders, and the
+ * MPI's nonblocking twin is often a linear schedule: SMPI's made a
+ * started hier allreduce at p = 256 (16 nodes, fattree-256x16) 2.4 times
+ * slower than the blocking call at 64 KiB, its bcast 2.3 times (the same
+ * leaders' algorithm: the same time); Open MPI's libnbc moves only inside
+ * MPI calls. So collx's own log-depth schedules, which collx's progress
+ * moves: NULL where the MPI's own stays (gatherv, scatterv: linear
+ * anyway). */
+static const cx_algorithm *nonblocking_leaders(const cx_args *inter)
+{
+    const char *name = NULL;
+    int commute = 1;
+    switch (inter->coll) {
+    case CX_COLL_ALLREDUCE:
+        if (inter->op != MPI_OP_NULL)
+            PMPI_Op_commutative(inter->op, &commute);
+        name = commute && (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype) > HIER_NB_LARGE
+                   ? "rabenseifner" : "recursive_doubling";
+        break;
+    case CX_COLL_ALLGATHERV:   /* at 16 nodes, regions of 16-64 KiB: 1.03-1.5x the ring */
+        name = "bruck";
+        break;
+    case CX_COLL_BCAST:
+        name = "binomial";
+        break;
+    case CX_COLL_BARRIER:
+        name = "dissemination";
+        break;
+    case CX_COLL_EXSCAN:
+        name = "recursive_doubling";
+        break;
+    case CX_COLL_REDUCE_SCATTER:
+        name = "ring";
+        break;
+    default:
+        break;
+    }
+    return name ? cx_algorithm_find(inter->coll, name) : NULL;
+}
+
 /* The leaders' algorithm for the collective inter among n nodes:
  * COLLX_HIER_INTER=<name> (the call's rule may set it) where the
  * collective has one (native, or a name it does not have: the MPI's own),
@@ -475,6 +520,8 @@ static const cx_algorithm *inter_alg(const hier *h, const cx_args *inter, int n)
     if (v)
         return cx_algorithm_find(inter->coll, v);
     const cx_algorithm *own = instead_of_mpi_nonblocking(inter);
+    if (!own && h->a->nonblocking)
+        own = nonblocking_leaders(inter);
     if (own)
         return own;
     if (inter->coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)

@@ -150,14 +150,9 @@ static int begin_child(cx_sched *s, void *ctx, MPI_Request *req)
     return err;
 }
 
-static int child_done(cx_sched *s, void *ctx, int *done)
+/* The real schedule ran to its end. */
+static void child_ended(deferred *x, kept *k)
 {
-    (void)s;
-    deferred *x = ctx;
-    kept *k = &x->child[x->run];
-    int err = cx_sched_progress(&k->s, done);
-    if (!*done)
-        return err;
     /* A schedule that appended steps as it ran (gatherv's layout once the
      * sizes are in the segment) would append them again: not replayed. */
     k->ok = k->ok && !k->s.err && k->s.nops == k->ops;
@@ -165,6 +160,28 @@ static int child_done(cx_sched *s, void *ctx, int *done)
         x->checked = x->v.settled = 1;
     else
         cx_sched_free(&k->s);
+}
+
+static int child_done(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    deferred *x = ctx;
+    kept *k = &x->child[x->run];
+    int err = cx_sched_progress(&k->s, done);
+    if (*done)
+        child_ended(x, k);
+    return err;
+}
+
+/* The program waits for the call: run the real schedule as a blocking
+ * call does. */
+static int child_finish(cx_sched *s, void *ctx)
+{
+    (void)s;
+    deferred *x = ctx;
+    kept *k = &x->child[x->run];
+    int err = cx_sched_finish(&k->s);
+    child_ended(x, k);
     return err;
 }
 
@@ -254,7 +271,7 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
         (values && ((err = hier_agree_steps(s, a->cc, &x->v)) ||
                     (err = cx_sched_barrier(s)))) ||
         (err = cx_sched_start(s, begin_child, x)) ||
-        (err = cx_sched_poll(s, child_done, x)) || (err = cx_sched_barrier(s)) ||
+        (err = cx_sched_poll_wait(s, child_done, child_finish, x)) || (err = cx_sched_barrier(s)) ||
         (err = cx_sched_start(s, count_finished, x)))
         return err;
     if (!x->persistent)
