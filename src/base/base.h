@@ -17,6 +17,7 @@ int cx_build_ring_allgather(const cx_args *a, cx_sched *s);
 
 int cx_base_bcast_linear(const cx_args *a, cx_sched *s);
 int cx_base_bcast_binomial(const cx_args *a, cx_sched *s);
+int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s);
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_allgather_bruck(const cx_args *a, cx_sched *s);
 int cx_base_reduce_scatter_ring(const cx_args *a, cx_sched *s);

@@ -7,6 +7,8 @@ static const cx_algorithm algorithms[] = {
     CX_ALG(BCAST, "linear", cx_base_bcast_linear, 0, "root sends to every rank"),
     CX_ALG(BCAST, "binomial", cx_base_bcast_binomial, 0,
            "binomial tree, ceil(log2 p) rounds"),
+    CX_ALG(BCAST, "scatter_allgather", cx_base_bcast_scatter_allgather, 0,
+           "binomial scatter of p pieces, then ring allgather (van de Geijn; long messages)"),
     CX_ALG(GATHER, "linear", cx_base_linear_seq, 0,
            "root receives from each rank in turn (Open MPI basic_linear)"),
     CX_ALG(GATHER, "linear_sync", cx_base_linear_sync, 0,

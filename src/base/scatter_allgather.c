@@ -1,0 +1,85 @@
+/* Broadcast of a long message as a scatter and an allgather (van de
+ * Geijn; MPICH's long-message bcast): the message is cut into p pieces of
+ * bytes, piece v for virtual rank v; a binomial scatter gives
+ * every rank its subtree's pieces (each rank moves at most m / 2 in one
+ * message, against m per round in a binomial bcast), then a ring
+ * allgather of the p pieces completes the message everywhere: about
+ * 2 m (p - 1) / p bytes per rank instead of m log2 p. */
+#include "base.h"
+
+/* The message as bytes: the user's buffer itself when its type is plain
+ * bytes from offset 0, else a packed copy. Ranks may describe it with
+ * different datatypes of one signature, so pieces are cut in bytes. */
+typedef struct message {
+    char *buf;
+    MPI_Aint bytes;
+    int p;
+} message;
+
+/* Bytes [lo(v), lo(v + n)) of the message: pieces v .. v + n - 1. */
+static cx_piece pieces(const message *m, int v, int n)
+{
+    MPI_Aint lo = m->bytes * v / m->p, hi = m->bytes * (v + n) / m->p;
+    return (cx_piece){m->buf + lo, hi - lo, MPI_BYTE};
+}
+
+static int plain(MPI_Datatype t)
+{
+    MPI_Aint lb, ext, tlb, text;
+    int size;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    PMPI_Type_get_true_extent(t, &tlb, &text);
+    PMPI_Type_size(t, &size);
+    return lb == 0 && tlb == 0 && ext == size && text == size;
+}
+
+/* Binomial scatter on virtual ranks: v receives its subtree's pieces from
+ * its parent, then sends each child its subtree's, the largest first. */
+static int scatter(const cx_args *a, cx_sched *s, const message *m, int v)
+{
+    int p = a->size, span = cx_binomial_span(v, p), err = MPI_SUCCESS;
+    if (v) {
+        cx_piece mine = pieces(m, v, cx_binomial_subtree(v, p));
+        if ((err = cx_sched_recv(s, mine.buf, mine.count, mine.type,
+                                 cx_rank_of(a, v - span))) ||
+            (err = cx_sched_barrier(s)))
+            return err;
+    }
+    for (int k = span >> 1; k >= 1 && !err; k >>= 1)
+        if (v + k < p) {
+            cx_piece c = pieces(m, v + k, cx_binomial_subtree(v + k, p));
+            err = cx_sched_send(s, c.buf, c.count, c.type, cx_rank_of(a, v + k));
+        }
+    return err ? err : cx_sched_barrier(s);
+}
+
+/* Ring allgather of the pieces: in round k, v passes piece v - k to its
+ * right and takes piece v - k - 1 from its left. */
+static int ring(const cx_args *a, cx_sched *s, const message *m, int v)
+{
+    int p = a->size, err = MPI_SUCCESS;
+    int right = cx_rank_of(a, (v + 1) % p), left = cx_rank_of(a, (v + p - 1) % p);
+    for (int k = 0; k < p - 1 && !err; k++) {
+        cx_piece out = pieces(m, (v - k + p) % p, 1);
+        cx_piece in = pieces(m, (v - k - 1 + 2 * p) % p, 1);
+        if (!(err = cx_sched_send(s, out.buf, out.count, out.type, right)) &&
+            !(err = cx_sched_recv(s, in.buf, in.count, in.type, left)))
+            err = cx_sched_barrier(s);
+    }
+    return err;
+}
+
+int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s)
+{
+    int v = cx_vrank_of(a, a->rank), packed = !plain(a->rtype), err = MPI_SUCCESS;
+    message m = {a->rbuf, (MPI_Aint)cx_type_bytes(a->rcount, a->rtype), a->size};
+    if (packed && !(m.buf = cx_sched_alloc(s, (size_t)m.bytes)))
+        return MPI_ERR_NO_MEM;
+    if (packed && v == 0)
+        err = cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, m.buf, m.bytes, MPI_PACKED);
+    if (!err && !(err = cx_sched_barrier(s)) && !(err = scatter(a, s, &m, v)))
+        err = ring(a, s, &m, v);
+    if (err || !packed || v == 0)
+        return err;
+    return cx_sched_copy(s, m.buf, m.bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+}
