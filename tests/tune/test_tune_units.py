@@ -149,6 +149,16 @@ gv = rules.build("gatherv", grid.Grid("gatherv", [2, 4], [8, 16]),
                  {(2, 8): "tuw", (2, 16): "tuw", (4, 8): "linear", (4, 16): "linear"})
 expect(all("msg_size" not in r for r in gv) and len(gv) == 2,
        f"v-collectives: no msg_size: {gv}")
+close = {(q, m): {} for q in (2, 4, 8) for m in (8, 16, 32, 64)}
+close[(2, 8)] = {"native": 1.2, "recursive_doubling": 1.05}
+close[(4, 16)] = {"native": 1.3, "rabenseifner": 1.08, "recursive_doubling": 1.02}
+close[(8, 64)] = {"native": 1.01, "ring": 1.04}
+rc = rules.build("allreduce", g, ch, node=4, close=close)
+expect([r.get("candidates") for r in rc] ==
+       [["native", "recursive_doubling", "rabenseifner"], None, None, None, ["native", "ring"]] and
+       [{k: v for k, v in r.items() if k != "candidates"} for r in rc] == want,
+       "candidates: native first where another is chosen, then those close at the most "
+       "grid points the rule covers; the ranges unchanged:\n  " + "\n  ".join(map(str, rc)))
 expect(rules.rule_of("bcast", ("binomial", {"segment": 8192}))["params"] == {"segment": 8192},
        "a choice with params gives a rule with params")
 
@@ -180,6 +190,18 @@ d = decider([("native", 64, [100]), ("fast", 64, [80])])
 d.store.ran[("allreduce", "fast", 8, 64)] = {"native"}
 expect(d.choose_cell("allreduce", 8, 64) == "native",
        "an algorithm that fell back (column ran) is never chosen")
+
+# candidates for online tuning: measured runners-up within 10 %, native if not chosen
+d = decider([("native", 64, [100.0]), ("clear", 64, [80.0]), ("near", 64, [86.0]),
+             ("far", 64, [95.0])], floor=0.005)
+ru = d.runners_up("allreduce", 8, 64, "clear")
+expect(sorted(ru) == ["native", "near"] and abs(ru["near"] - 86 / 80) < 1e-9,
+       f"runners-up of clear (80 us): near (86, within 10 %) and native, not far (95): {ru}")
+d = decider([("native", 64, [100.0]), ("near", 64, [104.0]), ("far", 64, [120.0])])
+expect(list(d.runners_up("allreduce", 8, 64, "native")) == ["near"],
+       "native chosen: the measured algorithms within 10 % of it")
+expect(d.candidates("gatherv", grid.Grid("gatherv", [8], [64]), {(8, 64): "native"}) == {},
+       "no candidates where online tuning does not tune (v-collectives)")
 
 # v-collectives: one algorithm for every size, never 5 % slower anywhere
 vs = [("native", m, [100.0]) for m in (8, 16, 32)]

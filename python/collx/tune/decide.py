@@ -31,6 +31,12 @@ barrier) choose one algorithm per communicator size:
 it must beat native in geometric mean over the sizes (by the margin, with
 evidence) and be at most 5 % slower than native at every size.
 
+Candidates (for online tuning, a rule's "candidates"): at a point, the
+algorithms measured there within CLOSE (10 %) of the choice's time, and
+native when the choice is not native: what the tuner could not tell from
+the winner by much, which a program measuring its own calls
+(COLLX_TUNE_ONLINE) should try first.
+
 Risk: the probability that an algorithm whose time is only predicted (or
 whose comparison is not measured) is faster than the choice by more than
 EPS (3 %); its expected gain beyond EPS ranks what to measure next
@@ -49,6 +55,7 @@ V_SLOWER = 0.05   # one algorithm for every size: at most this much slower anywh
 IGNORANT = 1.0    # sigma of a ln-difference with too few points (a factor e)
 MIN_POINTS = 3    # points an algorithm needs before its predictions count
 MIN_SIGMA = 0.01
+CLOSE = 0.10      # a measured runner-up this close to the choice is a candidate
 
 
 def phi(x):
@@ -233,6 +240,27 @@ class Decider:
                 a = self.choose_bin(coll, q, grid.sizes)
                 out.update({(q, m): a for m in grid.sizes})
         return out
+
+    def runners_up(self, coll, q, m, choice):
+        """{algorithm: T / T(choice)} of the candidates at (q, m): measured
+        there within CLOSE of the choice, and native if it is not the
+        choice (whatever its time)."""
+        ests = self.estimates(coll, q, m)
+        c = ests.get(choice)
+        if c is None:
+            return {}
+        out = {a: math.exp(e.ln - c.ln) for a, e in ests.items()
+               if a != choice and e.measured and e.ln - c.ln <= math.log(1 + CLOSE)}
+        if choice != "native" and "native" in ests:
+            out["native"] = math.exp(ests["native"].ln - c.ln)
+        return out
+
+    def candidates(self, coll, grid, choices):
+        """{(q, m): {algorithm: T / T(choice)}} over the grid (runners_up);
+        empty for collectives online tuning does not tune (no msg_size)."""
+        if not gridmod.uses_msg_size(coll):
+            return {}
+        return {(q, m): self.runners_up(coll, q, m, choices[(q, m)]) for q, m in grid.cells()}
 
     # ------------------------------------------------------------ risk
     def comparisons(self, coll, q, m, choice):
