@@ -84,11 +84,14 @@ class Decider:
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
+        self.sigmas = {}   # diff_sigma until the next refit: choosing and the
+        # risk ask the same (a, native) comparisons where native is the choice
 
     def refit(self, coll, cells=None):
         """Fits every algorithm of coll and predicts the grid's points."""
         cells = cells or (self.grids[coll].cells() if coll in self.grids else [])
         self.pairs = {k: v for k, v in self.pairs.items() if k[0] != coll}
+        self.sigmas = {k: v for k, v in self.sigmas.items() if k[0] != coll}
         for a in self.algs[coll]:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
@@ -122,7 +125,11 @@ class Decider:
         noise = math.hypot(ea.sigma or 0.0, ec.sigma or 0.0)
         if ea.measured and ec.measured:
             return max(noise, MIN_SIGMA)
-        return self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured), q, m, noise)
+        key = (coll, a, c, q, m)
+        if key not in self.sigmas:
+            self.sigmas[key] = self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured),
+                                                q, m, noise)
+        return self.sigmas[key]
 
     def self_sigma(self, coll, a, e, q, m):
         """Uncertainty of ln T_a at (q, m): of its measurement, or of its
