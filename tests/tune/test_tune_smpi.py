@@ -62,6 +62,13 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
            f"(holes: {holes[:5]})")
     picked = [r for r in rules if r["algorithm"] != "native"]
     expect(picked, f"the rules pick a collx algorithm somewhere ({len(picked)} rules)")
+    # runners-up for online tuning, only where it tunes; the collbench runs
+    # below load the file in collx (rules.c validates candidates loudly)
+    cands = [r for r in rules if r.get("candidates")]
+    expect(cands and all(r["collective"] == "allreduce" for r in cands) and
+           all("native" in r["candidates"] for r in cands if r["algorithm"] != "native"),
+           f"allreduce rules carry candidates ({len(cands)}; native among those of a "
+           f"non-native choice), gatherv's none")
 
     meta = json.load(open(os.path.join(d, "tune.json")))
     batches = meta["measurements"]["batches"]

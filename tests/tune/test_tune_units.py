@@ -27,11 +27,20 @@ def expect(ok, what):
 
 # ---------------------------------------------------------------- grid
 qs = grid.comm_sizes(32, 8)
-expect(qs == [32, 28, 24, 20, 16, 12, 8, 6, 4, 3, 2], f"comm sizes of p=32, 8 per node: {qs}")
-expect(all(q % 8 in (0, 4) for q in qs if q > 8),
-       "above one node: whole nodes, and whole nodes and half a node")
+expect(qs == [32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 3, 2],
+       f"comm sizes of p=32, 8 per node: {qs}")
+expect(all(q % 8 in (0, 2, 4, 6) for q in qs if q > 8),
+       "above one node: whole nodes, and whole nodes and a quarter, half, three quarters")
+expect([grid.partial_fills(k) for k in (2, 3, 4, 8, 16)] ==
+       [[1], [1, 2], [1, 2, 3], [2, 4, 6], [4, 8, 12]],
+       "partial fills of small nodes rounded and deduplicated")
 held = grid.held_out_comm_sizes(32, 8)
-expect(held and not set(held) & set(qs), f"held-out comm sizes off the grid: {held}")
+expect(held == [29, 25, 23, 19, 13, 9, 7, 5] and not set(held) & set(qs),
+       f"held-out comm sizes off the grid (across nodes k/8, 3k/8, 5k/8, 7k/8 past whole "
+       f"nodes): {held}")
+for p_, k_ in ((48, 16), (64, 8), (12, 2), (18, 3), (16, 4)):
+    h_ = grid.held_out_comm_sizes(p_, k_)
+    expect(not set(h_) & set(grid.comm_sizes(p_, k_)), f"p={p_}, k={k_}: held out {h_} off the grid")
 held = grid.held_out_comm_sizes(64, 8)
 expect({40, 56} <= set(held) and not set(held) & set(grid.comm_sizes(64, 8)),
        f"held-out: the whole-node sizes the grid skips too: {held}")
@@ -50,10 +59,20 @@ expect(cb == [(None, 2), (3, 3), (4, 4), (5, 7), (8, 11), (12, 16), (17, 31), (3
 # the same layout, never by one of whole nodes (p=12 with 8 per node is not
 # p=16), and a size of whole nodes never by one that ends in a part.
 cr = grid.comm_ranges(qs, 8)
-expect(cr == [(None, 2, 2), (3, 3, 3), (4, 4, 4), (5, 7, 6), (8, 8, 8), (9, 15, 12),
-              (16, 16, 16), (17, 23, 20), (24, 24, 24), (25, 31, 28), (32, 32, 32)],
+expect(cr == [(None, 2, 2), (3, 3, 3), (4, 4, 4), (5, 7, 6), (8, 8, 8), (9, 11, 10),
+              (12, 13, 12), (14, 15, 14), (16, 16, 16), (17, 19, 18), (20, 21, 20),
+              (22, 23, 22), (24, 24, 24), (25, 27, 26), (28, 29, 28), (30, 31, 30),
+              (32, 32, 32)],
        f"ranges: whole-node sizes serve themselves, the sizes between them the partial "
-       f"grid size between: {cr}")
+       f"grid size of the same node count and nearest fill: {cr}")
+# How full the last node is decides which partial grid size serves p.
+for p_, k_, want in ((32, 8, {17: 18, 18: 18, 19: 18, 21: 20, 23: 22, 29: 28, 31: 30}),
+                     (48, 16, {18: 20, 22: 20, 26: 24, 30: 28, 34: 36, 42: 40, 46: 44}),
+                     (12, 2, {11: 9})):
+    srv = {q: v for lo, hi, v in grid.comm_ranges(grid.comm_sizes(p_, k_), k_)
+           for q in range(lo or 1, hi + 1)}
+    got = {q: srv[q] for q in want}
+    expect(got == want, f"p={p_}, {k_} per node: served by the nearest fill {got}")
 for p_, k_ in ((32, 8), (48, 16), (64, 8), (64, 16), (36, 16)):
     g_ = grid.comm_sizes(p_, k_)
     served = {q: v for lo, hi, v in grid.comm_ranges(g_, k_) for q in range(lo or 1, hi + 1)}
@@ -64,9 +83,11 @@ for p_, k_ in ((32, 8), (48, 16), (64, 8), (64, 16), (36, 16)):
            f"p={p_}, {k_} per node: every size served once, by its own layout (and a "
            f"partial one by a grid size with as many whole nodes if there is one)")
 cr = grid.comm_ranges(grid.comm_sizes(64, 8), 8)
-expect((40, 40, 48) in cr and (41, 47, 52) in cr and (56, 56, 48) in cr,
+expect((40, 40, 48) in cr and (41, 43, 50) in cr and (44, 45, 52) in cr and
+       (46, 47, 54) in cr and (56, 56, 48) in cr,
        f"5 whole nodes: the nearest whole-node grid size (a power of two beside a non-power "
-       f"serves only itself); 5 nodes and a part: the nearest partial count: {cr}")
+       f"serves only itself); 5 nodes and a part: the nearest partial count, then the "
+       f"nearest fill of the last node: {cr}")
 expect(grid.comm_ranges([2, 4, 8], 4) == [(None, 2, 2), (3, 4, 4), (5, 8, 8)] and
        grid.comm_ranges([2, 4, 8], 4, open_below=False)[0] == (2, 2, 2),
        "a grid without partial sizes: the partial sizes go to the whole-node ones")
@@ -128,6 +149,16 @@ gv = rules.build("gatherv", grid.Grid("gatherv", [2, 4], [8, 16]),
                  {(2, 8): "tuw", (2, 16): "tuw", (4, 8): "linear", (4, 16): "linear"})
 expect(all("msg_size" not in r for r in gv) and len(gv) == 2,
        f"v-collectives: no msg_size: {gv}")
+close = {(q, m): {} for q in (2, 4, 8) for m in (8, 16, 32, 64)}
+close[(2, 8)] = {"native": 1.2, "recursive_doubling": 1.05}
+close[(4, 16)] = {"native": 1.3, "rabenseifner": 1.08, "recursive_doubling": 1.02}
+close[(8, 64)] = {"native": 1.01, "ring": 1.04}
+rc = rules.build("allreduce", g, ch, node=4, close=close)
+expect([r.get("candidates") for r in rc] ==
+       [["native", "recursive_doubling", "rabenseifner"], None, None, None, ["native", "ring"]] and
+       [{k: v for k, v in r.items() if k != "candidates"} for r in rc] == want,
+       "candidates: native first where another is chosen, then those close at the most "
+       "grid points the rule covers; the ranges unchanged:\n  " + "\n  ".join(map(str, rc)))
 expect(rules.rule_of("bcast", ("binomial", {"segment": 8192}))["params"] == {"segment": 8192},
        "a choice with params gives a rule with params")
 
@@ -159,6 +190,18 @@ d = decider([("native", 64, [100]), ("fast", 64, [80])])
 d.store.ran[("allreduce", "fast", 8, 64)] = {"native"}
 expect(d.choose_cell("allreduce", 8, 64) == "native",
        "an algorithm that fell back (column ran) is never chosen")
+
+# candidates for online tuning: measured runners-up within 10 %, native if not chosen
+d = decider([("native", 64, [100.0]), ("clear", 64, [80.0]), ("near", 64, [86.0]),
+             ("far", 64, [95.0])], floor=0.005)
+ru = d.runners_up("allreduce", 8, 64, "clear")
+expect(sorted(ru) == ["native", "near"] and abs(ru["near"] - 86 / 80) < 1e-9,
+       f"runners-up of clear (80 us): near (86, within 10 %) and native, not far (95): {ru}")
+d = decider([("native", 64, [100.0]), ("near", 64, [104.0]), ("far", 64, [120.0])])
+expect(list(d.runners_up("allreduce", 8, 64, "native")) == ["near"],
+       "native chosen: the measured algorithms within 10 % of it")
+expect(d.candidates("gatherv", grid.Grid("gatherv", [8], [64]), {(8, 64): "native"}) == {},
+       "no candidates where online tuning does not tune (v-collectives)")
 
 # v-collectives: one algorithm for every size, never 5 % slower anywhere
 vs = [("native", m, [100.0]) for m in (8, 16, 32)]

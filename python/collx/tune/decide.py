@@ -31,6 +31,12 @@ barrier) choose one algorithm per communicator size:
 it must beat native in geometric mean over the sizes (by the margin, with
 evidence) and be at most 5 % slower than native at every size.
 
+Candidates (for online tuning, a rule's "candidates"): at a point, the
+algorithms measured there within CLOSE (10 %) of the choice's time, and
+native when the choice is not native: what the tuner could not tell from
+the winner by much, which a program measuring its own calls
+(COLLX_TUNE_ONLINE) should try first.
+
 Risk: the probability that an algorithm whose time is only predicted (or
 whose comparison is not measured) is faster than the choice by more than
 EPS (3 %); its expected gain beyond EPS ranks what to measure next
@@ -49,6 +55,7 @@ V_SLOWER = 0.05   # one algorithm for every size: at most this much slower anywh
 IGNORANT = 1.0    # sigma of a ln-difference with too few points (a factor e)
 MIN_POINTS = 3    # points an algorithm needs before its predictions count
 MIN_SIGMA = 0.01
+CLOSE = 0.10      # a measured runner-up this close to the choice is a candidate
 
 
 def phi(x):
@@ -77,11 +84,14 @@ class Decider:
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
+        self.sigmas = {}   # diff_sigma until the next refit: choosing and the
+        # risk ask the same (a, native) comparisons where native is the choice
 
     def refit(self, coll, cells=None):
         """Fits every algorithm of coll and predicts the grid's points."""
         cells = cells or (self.grids[coll].cells() if coll in self.grids else [])
         self.pairs = {k: v for k, v in self.pairs.items() if k[0] != coll}
+        self.sigmas = {k: v for k, v in self.sigmas.items() if k[0] != coll}
         for a in self.algs[coll]:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
@@ -115,7 +125,11 @@ class Decider:
         noise = math.hypot(ea.sigma or 0.0, ec.sigma or 0.0)
         if ea.measured and ec.measured:
             return max(noise, MIN_SIGMA)
-        return self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured), q, m, noise)
+        key = (coll, a, c, q, m)
+        if key not in self.sigmas:
+            self.sigmas[key] = self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured),
+                                                q, m, noise)
+        return self.sigmas[key]
 
     def self_sigma(self, coll, a, e, q, m):
         """Uncertainty of ln T_a at (q, m): of its measurement, or of its
@@ -233,6 +247,27 @@ class Decider:
                 a = self.choose_bin(coll, q, grid.sizes)
                 out.update({(q, m): a for m in grid.sizes})
         return out
+
+    def runners_up(self, coll, q, m, choice):
+        """{algorithm: T / T(choice)} of the candidates at (q, m): measured
+        there within CLOSE of the choice, and native if it is not the
+        choice (whatever its time)."""
+        ests = self.estimates(coll, q, m)
+        c = ests.get(choice)
+        if c is None:
+            return {}
+        out = {a: math.exp(e.ln - c.ln) for a, e in ests.items()
+               if a != choice and e.measured and e.ln - c.ln <= math.log(1 + CLOSE)}
+        if choice != "native" and "native" in ests:
+            out["native"] = math.exp(ests["native"].ln - c.ln)
+        return out
+
+    def candidates(self, coll, grid, choices):
+        """{(q, m): {algorithm: T / T(choice)}} over the grid (runners_up);
+        empty for collectives online tuning does not tune (no msg_size)."""
+        if not gridmod.uses_msg_size(coll):
+            return {}
+        return {(q, m): self.runners_up(coll, q, m, choices[(q, m)]) for q, m in grid.cells()}
 
     # ------------------------------------------------------------ risk
     def comparisons(self, coll, q, m, choice):

@@ -3,17 +3,20 @@
 Message sizes: powers of two from MIN to MAX (bytes per rank, as collbench's
 -m and the rules' msg_size count them). Communicator sizes: node counts
 N, N/2, N/4, ... and 3N/4, 3N/8, ... (rounded) as whole nodes, each also
-with half a node more (a communicator that ends in a part of a node is
-another layout: unequal nodes), then inside one node k, k/2, ... and 3k/4,
-3k/8, ... down to 2 ranks (k ranks per node, block placement: a
-communicator of q ranks is ranks 0..q-1). Without nodes (one machine)
-k = P. Held-out points lie between grid points: sizes 3 * 2^j and
-communicator sizes halfway between two grid ones, and whole-node sizes the
-grid skips.
+with a quarter, a half and three quarters of a node more (partial_fills: a
+communicator that ends in a part of a node is another layout, unequal
+nodes, and how full its last node is matters), then inside one node k,
+k/2, ... and 3k/4, 3k/8, ... down to 2 ranks (k ranks per node, block
+placement: a communicator of q ranks is ranks 0..q-1). Without nodes (one
+machine) k = P. Held-out points lie off the grid: sizes 3 * 2^j; inside one
+node communicator sizes halfway between two grid ones; across nodes whole
+nodes plus k/8, 3k/8, 5k/8 or 7k/8 (held_out_fills), and whole-node sizes
+the grid skips.
 
 Which grid size serves a communicator size (comm_ranges): across nodes, a
 size of whole nodes is served by the nearest grid size of whole nodes, a
-size that ends in a part of a node by the nearest such grid size; inside
+size that ends in a part of a node by the partial grid size with the same
+count of whole nodes (or the nearest count) and the nearest fill; inside
 one node by the nearest size inside one node."""
 import math
 
@@ -63,17 +66,38 @@ def halvings(n):
     return sorted(got, reverse=True)
 
 
+def fills(k, fractions):
+    """Ranks past whole nodes at these fractions of a node of k ranks,
+    rounded half up, within 1..k-1, deduplicated, ascending."""
+    return sorted({min(k - 1, max(1, int(f * k + 0.5))) for f in fractions}) if k >= 2 else []
+
+
+def partial_fills(k):
+    """The grid's partial nodes: a quarter, half and three quarters of a
+    node (k = 8: 2 4 6; k = 4: 1 2 3; k = 2: 1)."""
+    return fills(k, (0.25, 0.5, 0.75))
+
+
+def held_out_fills(k, i):
+    """Held-out partial nodes past the i-th whole-node count: k/8 and 5k/8
+    for even i, 3k/8 and 7k/8 for odd i (two per count, as many as the
+    grid's old k/4 and 3k/4; all four fills over the counts), never a
+    grid fill (k = 8: 1 5 / 3 7; k = 16: 2 10 / 6 14)."""
+    fr = (0.125, 0.625) if i % 2 == 0 else (0.375, 0.875)
+    return [f for f in fills(k, fr) if f not in partial_fills(k)]
+
+
 def comm_sizes(p, node=None):
     """The grid's communicator sizes for p ranks, k = node ranks per node
-    (None or >= p: one node): whole nodes, whole nodes and half a node,
-    sizes inside one node. Descending, all >= 2."""
+    (None or >= p: one node): whole nodes, whole nodes and a quarter, half
+    and three quarters of a node, sizes inside one node. Descending, all
+    >= 2."""
     k = node if node and node < p else p
     qs = set()
     if k < p:
         counts = halvings(p // k)
         qs |= {n * k for n in counts}
-        if k >= 2:
-            qs |= {n * k + k // 2 for n in counts if n * k + k // 2 < p}
+        qs |= {n * k + f for n in counts for f in partial_fills(k) if n * k + f < p}
     qs |= {q for q in halvings(k) if q >= 2}
     if p not in qs and p >= 2:
         qs.add(p)   # p not a multiple of k: the whole job still counts
@@ -81,18 +105,23 @@ def comm_sizes(p, node=None):
 
 
 def held_out_comm_sizes(p, node=None):
-    """Communicator sizes halfway between two grid ones, and sizes of whole
-    nodes the grid skips (never on the grid; across nodes mostly ending in
-    a quarter or three quarters of a node)."""
+    """Communicator sizes off the grid: inside one node halfway between two
+    grid ones; across nodes each count of whole nodes n = 1, 2, ... plus
+    two held-out fills (held_out_fills: k/8 and 5k/8, then 3k/8 and 7k/8,
+    alternating), and sizes of whole nodes the grid skips. P = 32 with 8
+    per node: 29 25 23 19 13 9 7 5."""
     grid = comm_sizes(p, node)
+    k = node if node and node < p else p
     out = set()
     for hi, lo in zip(grid, grid[1:]):
         mid = (hi + lo) // 2
-        if lo < mid < hi:
+        if lo < mid < hi <= k:
             out.add(mid)
-    if node and node < p:
-        out |= {n * node for n in range(2, p // node + 1)} - set(grid)
-    return sorted(out, reverse=True)
+    if k < p:
+        out |= {n * k + f for n in range(1, p // k + 1)
+                for f in held_out_fills(k, n - 1) if n * k + f < p}
+        out |= {n * k for n in range(2, p // k + 1)} - set(grid)
+    return sorted(out - set(grid), reverse=True)
 
 
 def held_out_sizes(lo, hi):
@@ -159,9 +188,12 @@ def within(ranges, x):
 def server(values, node, q):
     """The grid size (values, ascending) that serves q ranks: the nearest of
     its own layout (comm_bins); a size ending in a part of a node by the
-    nearest count of whole nodes before its last one (then the nearest
-    size with that count), so that it never serves a size of another
-    node count beside one of its own."""
+    nearest count of whole nodes before its last one, then the nearest
+    fill of the last node (ranks past whole nodes; a tie: the smaller) with
+    that count, so that it
+    never serves a size of another node count beside one of its own.
+    8 per node, grid fills 2 4 6: 17 and 18 by 18, 19 by 18, 21 by 20,
+    23 by 22."""
     kind = layout(q, node)
     own = [v for v in values if layout(v, node) == kind]
     cands = own or ([v for v in values if layout(v, node) > 0] if kind else []) or values
@@ -169,7 +201,7 @@ def server(values, node, q):
         return within(list(zip(cands, comm_bins(cands))), q)
     counts = sorted({v // node for v in cands})
     n = within(list(zip(counts, bins(counts))), q // node)
-    return min((v for v in cands if v // node == n), key=lambda v: (abs(v - q), v))
+    return min((v for v in cands if v // node == n), key=lambda v: (abs(v % node - q % node), v))
 
 
 def comm_ranges(values, node=None, open_below=True):

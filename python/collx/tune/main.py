@@ -161,7 +161,8 @@ def main(argv):
     for c, g in grids.items():
         dec.refit(c)
         choices[c] = dec.choices(c, g)
-        all_rules += rulesmod.build(c, g, choices[c], t.node)
+        all_rules += rulesmod.build(c, g, choices[c], t.node,
+                                    close=dec.candidates(c, g, choices[c]))
     rulesmod.write(a.out, all_rules)
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "

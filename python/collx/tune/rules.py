@@ -17,11 +17,17 @@ ranks_per_node to what its communicator sizes had under block placement.
 
 A choice is an algorithm name, or (name, params) once rules carry per-call
 parameters: a rule is a dict, and params, when a choice has them, become
-its "params" key."""
+its "params" key. Given the runners-up at each grid point
+(decide.Decider.candidates), a rule names as "candidates" (for online
+tuning, COLLX_TUNE_ONLINE) native if it picks another, then the algorithms
+close to its choice at the most of the grid points it covers, at most
+MAX_CANDIDATES."""
 import json
 import os
 
 from collx.tune import grid as gridmod
+
+MAX_CANDIDATES = 3   # online tuning tries each for a few calls: keep it short
 
 
 def merge_runs(segs):
@@ -36,14 +42,30 @@ def merge_runs(segs):
 
 
 def merge_rows(rows):
-    """[(qlo, qhi, segs)] in order -> adjacent rows with equal segs merged."""
+    """[(qlo, qhi, segs, grid qs)] in order -> adjacent rows with equal segs
+    merged (their grid communicator sizes gathered)."""
     out = []
-    for qlo, qhi, segs in rows:
+    for qlo, qhi, segs, qs in rows:
         if out and out[-1][2] == segs:
-            out[-1] = (out[-1][0], qhi, segs)
+            out[-1] = (out[-1][0], qhi, segs, out[-1][3] + qs)
         else:
-            out.append((qlo, qhi, segs))
+            out.append((qlo, qhi, segs, qs))
     return out
+
+
+def pick_candidates(choice, cells, close):
+    """A rule's candidates: native first if the choice is another, then the
+    algorithms close at the most of its grid cells (then the closest)."""
+    alg = choice if isinstance(choice, str) else choice[0]
+    seen = {}
+    for cell in cells:
+        for a, ratio in close.get(cell, {}).items():
+            n, best = seen.get(a, (0, ratio))
+            seen[a] = (n + 1, min(best, ratio))
+    out = ["native"] if "native" in seen and alg != "native" else []
+    out += sorted((a for a in seen if a not in ("native", alg)),
+                  key=lambda a: (-seen[a][0], seen[a][1], a))
+    return out[:MAX_CANDIDATES]
 
 
 def rng(lo, hi):
@@ -63,10 +85,11 @@ def rule_of(coll, choice):
     return r
 
 
-def build(coll, grid, choices, node=None, comm_open_below=True):
+def build(coll, grid, choices, node=None, comm_open_below=True, close=None):
     """Rules of one collective from {(q, m): choice} over grid (node: ranks
     per node of the target, None for one node; comm_open_below=False: no
-    rule below the smallest communicator size measured)."""
+    rule below the smallest communicator size measured; close: {(q, m):
+    {algorithm: T / T(choice)}}, the runners-up that become candidates)."""
     qranges = gridmod.comm_ranges(grid.comms, node, open_below=comm_open_below)
     sized = gridmod.uses_msg_size(coll)
     mbins = gridmod.bins(grid.sizes, top=grid.sizes[-1]) if sized else [(None, None)]
@@ -77,16 +100,20 @@ def build(coll, grid, choices, node=None, comm_open_below=True):
                                for m, (lo, hi) in zip(grid.sizes, mbins)])
         else:
             segs = [(None, None, choices[(q, grid.sizes[0])])]
-        rows.append((qlo, qhi, segs))
+        rows.append((qlo, qhi, segs, [q]))
     out = []
-    for qlo, qhi, segs in merge_rows(rows):
+    for qlo, qhi, segs, qs in merge_rows(rows):
         for mlo, mhi, choice in segs:
             r = rule_of(coll, choice)
+            ms = [m for m in grid.sizes if (mlo is None or m >= mlo) and (mhi is None or m <= mhi)]
+            cands = pick_candidates(choice, [(q, m) for q in qs for m in ms], close or {})
             r["comm_size"] = rng(qlo, qhi)
             if sized and (mlo, mhi) != (None, None):
                 r["msg_size"] = rng(mlo, mhi)
             if node:
                 r["ranks_per_node"] = rng(min(qlo or 1, node), min(qhi, node))
+            if cands:
+                r["candidates"] = cands
             out.append(r)
     return out
 

@@ -1,7 +1,7 @@
 """./run tune validate: a rules file against held-out points.
 
 At communicator sizes and message sizes the tuner's grid does not contain
-(grid.held_out_*: halfway between grid points), collbench runs, per
+(grid.held_out_*: off the grid, between grid points), collbench runs, per
 collective and communicator size, `selected` (COLLX_RULES = the rules:
 what the rules choose, column ran saying what served) in a run of its own,
 as a program with the rules runs, and every registered algorithm forced,
@@ -50,7 +50,7 @@ def parse_args(argv):
     ap.add_argument("--size-step", type=int, default=2,
                     help="use every k-th held-out size (default 2)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
-                    "halfway between the grid's)")
+                    "off the grid, grid.held_out_comm_sizes)")
     ap.add_argument("--out", help="folder for validate.md, validate.csv and validate.json "
                     "(every algorithm's time at every point)")
     ap.add_argument("--from", dest="resume", help="no measuring: evaluate the rules against "
