@@ -23,16 +23,6 @@ static cx_piece pieces(const message *m, int v, int n)
     return (cx_piece){m->buf + lo, hi - lo, MPI_BYTE};
 }
 
-static int plain(MPI_Datatype t)
-{
-    MPI_Aint lb, ext, tlb, text;
-    int size;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    PMPI_Type_get_true_extent(t, &tlb, &text);
-    PMPI_Type_size(t, &size);
-    return lb == 0 && tlb == 0 && ext == size && text == size;
-}
-
 /* Binomial scatter on virtual ranks: v receives its subtree's pieces from
  * its parent, then sends each child its subtree's, the largest first. */
 static int scatter(const cx_args *a, cx_sched *s, const message *m, int v)
@@ -71,7 +61,7 @@ static int ring(const cx_args *a, cx_sched *s, const message *m, int v)
 
 int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s)
 {
-    int v = cx_vrank_of(a, a->rank), packed = !plain(a->rtype), err = MPI_SUCCESS;
+    int v = cx_vrank_of(a, a->rank), packed = !cx_type_plain(a->rtype), err = MPI_SUCCESS;
     message m = {a->rbuf, (MPI_Aint)cx_type_bytes(a->rcount, a->rtype), a->size};
     if (packed && !(m.buf = cx_sched_alloc(s, (size_t)m.bytes)))
         return MPI_ERR_NO_MEM;

@@ -39,6 +39,16 @@ MPI_Aint cx_type_extent(MPI_Datatype t)
     return extent;
 }
 
+int cx_type_plain(MPI_Datatype t)
+{
+    MPI_Aint lb, ext, tlb, text;
+    int size;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    PMPI_Type_get_true_extent(t, &tlb, &text);
+    PMPI_Type_size(t, &size);
+    return lb == 0 && tlb == 0 && ext == size && text == size;
+}
+
 int cx_type_big(MPI_Aint count, MPI_Datatype t, MPI_Datatype *out)
 {
     const MPI_Aint chunk = (MPI_Aint)1 << 30;

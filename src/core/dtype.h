@@ -11,6 +11,9 @@ MPI_Count cx_type_bytes(MPI_Aint count, MPI_Datatype t);
 /* The same, with MPI_ERR_TYPE for a null type with count > 0. */
 int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes);
 MPI_Aint cx_type_extent(MPI_Datatype t);
+/* Whether t's elements are back to back from offset 0 with no holes (its
+ * packed form is its layout). */
+int cx_type_plain(MPI_Datatype t);
 /* Address of block i of count elements of t in buf. */
 static inline char *cx_block(const void *buf, MPI_Aint i, MPI_Aint count,
                              MPI_Datatype t)

@@ -54,7 +54,7 @@ MPI_Aint cx_hier_shm_allgather(const cx_args *a)
 static int lands_in_place(const hier *h)
 {
     const cx_args *a = h->a;
-    if (!hier_plain_type(a->rtype))
+    if (!cx_type_plain(a->rtype))
         return 0;
     for (int r = 0; r < a->size; r++)
         if (cx_all_block(a, r).buf - (char *)a->rbuf != h->rank_off[r])

@@ -237,16 +237,6 @@ void *hier_scratch(cx_comm *c, MPI_Aint bytes)
     return st->scratch;
 }
 
-int hier_plain_type(MPI_Datatype t)
-{
-    MPI_Aint lb, ext, tlb, text;
-    int size;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    PMPI_Type_get_true_extent(t, &tlb, &text);
-    PMPI_Type_size(t, &size);
-    return lb == 0 && tlb == 0 && ext == size && text == size;
-}
-
 int hier_members(hier *h, const int **first, const int **members)
 {
     cx_comm *c = h->c;

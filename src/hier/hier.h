@@ -167,9 +167,6 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
 /* Per-communicator buffer of at least bytes (CX_<Name>_shared when hier
  * cannot serve the call); NULL when out of memory. */
 void *hier_scratch(cx_comm *c, MPI_Aint bytes);
-/* Whether t's elements are back to back from offset 0 with no holes (its
- * packed form is its layout). */
-int hier_plain_type(MPI_Datatype t);
 /* The ranks of every node in local order: members[first[n] ..
  * first[n + 1]) (cached per communicator). */
 int hier_members(hier *h, const int **first, const int **members);

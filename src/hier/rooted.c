@@ -52,7 +52,7 @@ static int bcast_chunk(hier *h, cx_sched *s, MPI_Aint e0, MPI_Aint k)
         err = hier_columns(h, s, &inter);
     if (!err)
         err = hier_node_barrier(h, s);
-    if (a->shared_out && hier_plain_type(a->rtype) && a->rank != a->root && e0 == 0 &&
+    if (a->shared_out && cx_type_plain(a->rtype) && a->rank != a->root && e0 == 0 &&
         k == a->rcount) {
         *a->shared_out = h->slot;   /* the caller reads the segment */
         return err;
