@@ -8,6 +8,7 @@
 # has its own table (tuw_*_p560.csv). Writes OUT/<family>_<mode>.csv and
 # prints a markdown table (persistent / blocking: below 1 is a saving).
 #   bench/persist_families.sh [OUT=docs/results/nb/families] [SMPI_BUILD=build/smpi]
+# PERSIST_CASES="fam:coll:alg ..." runs only those (the table shows those).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/docs/results/nb/families}"
@@ -16,9 +17,9 @@ PLATFORM=fattree-256x16
 P=256
 mkdir -p "$OUT"
 # family  collective  algorithm
-CASES="hier:allreduce:hier hier:allgather:hier hier:bcast:hier
+CASES="${PERSIST_CASES:-hier:allreduce:hier hier:allgather:hier hier:bcast:hier
 base:allreduce:rabenseifner base:allgather:bruck topo:allgather:ring_topo
-pap:gather:sbn rma:bcast:rma_binomial"
+pap:gather:sbn rma:bcast:rma_binomial}"
 n=0
 total=$(echo $CASES | wc -w)
 for c in $CASES; do

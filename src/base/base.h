@@ -18,6 +18,7 @@ int cx_build_ring_allgather(const cx_args *a, cx_sched *s);
 int cx_base_bcast_linear(const cx_args *a, cx_sched *s);
 int cx_base_bcast_binomial(const cx_args *a, cx_sched *s);
 int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s);
+int cx_base_bcast_pipelined(const cx_args *a, cx_sched *s);
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_allgather_bruck(const cx_args *a, cx_sched *s);
 int cx_base_reduce_scatter_ring(const cx_args *a, cx_sched *s);
@@ -30,6 +31,17 @@ int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s);
 int cx_base_scan_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_exscan_rdoubling(const cx_args *a, cx_sched *s);
+
+/* A broadcast's message as bytes (bytes.c): buf is the user's buffer when
+ * its type is plain bytes, else a packed copy (the root's filled by open,
+ * the others' unpacked by close, after the schedule's last receive). */
+typedef struct cx_byte_message {
+    char *buf;
+    MPI_Aint bytes;
+    int packed;
+} cx_byte_message;
+int cx_byte_message_open(const cx_args *a, cx_sched *s, int is_root, cx_byte_message *m);
+int cx_byte_message_close(const cx_args *a, cx_sched *s, int is_root, const cx_byte_message *m);
 
 /* Alltoall(v,w) block views: block i to receive; the blocks to send (the
  * send buffer's, or with MPI_IN_PLACE packed copies taken first). */

@@ -1,6 +1,9 @@
 /* The classic algorithms: the baselines the papers compare against. */
 #include "base.h"
 
+/* The pipelined bcast's tree: its fan-out. */
+#define FANOUT(f) .family_data = &(const int){f}
+
 static const cx_algorithm algorithms[] = {
     CX_ALG(BARRIER, "dissemination", cx_base_barrier_dissemination, 0,
            "dissemination: ceil(log2 p) rounds of one-byte signals"),
@@ -9,6 +12,12 @@ static const cx_algorithm algorithms[] = {
            "binomial tree, ceil(log2 p) rounds"),
     CX_ALG(BCAST, "scatter_allgather", cx_base_bcast_scatter_allgather, 0,
            "binomial scatter of p pieces, then ring allgather (van de Geijn; long messages)"),
+    CX_ALG(BCAST, "pipeline_chain", cx_base_bcast_pipelined, 0,
+           "segments down a chain, one behind the other (Open MPI pipeline; long "
+           "messages, few ranks)", FANOUT(1)),
+    CX_ALG(BCAST, "pipeline_binary", cx_base_bcast_pipelined, 0,
+           "segments down a binary tree, one behind the other (long messages)",
+           FANOUT(2)),
     CX_ALG(GATHER, "linear", cx_base_linear_seq, 0,
            "root receives from each rank in turn (Open MPI basic_linear)"),
     CX_ALG(GATHER, "linear_sync", cx_base_linear_sync, 0,

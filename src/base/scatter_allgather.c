@@ -7,9 +7,7 @@
  * 2 m (p - 1) / p bytes per rank instead of m log2 p. */
 #include "base.h"
 
-/* The message as bytes: the user's buffer itself when its type is plain
- * bytes from offset 0, else a packed copy. Ranks may describe it with
- * different datatypes of one signature, so pieces are cut in bytes. */
+/* The message in bytes (bytes.c) and the number of pieces. */
 typedef struct message {
     char *buf;
     MPI_Aint bytes;
@@ -61,15 +59,12 @@ static int ring(const cx_args *a, cx_sched *s, const message *m, int v)
 
 int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s)
 {
-    int v = cx_vrank_of(a, a->rank), packed = !cx_type_plain(a->rtype), err = MPI_SUCCESS;
-    message m = {a->rbuf, (MPI_Aint)cx_type_bytes(a->rcount, a->rtype), a->size};
-    if (packed && !(m.buf = cx_sched_alloc(s, (size_t)m.bytes)))
-        return MPI_ERR_NO_MEM;
-    if (packed && v == 0)
-        err = cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, m.buf, m.bytes, MPI_PACKED);
-    if (!err && !(err = cx_sched_barrier(s)) && !(err = scatter(a, s, &m, v)))
-        err = ring(a, s, &m, v);
-    if (err || !packed || v == 0)
+    int v = cx_vrank_of(a, a->rank), err;
+    cx_byte_message b;
+    if ((err = cx_byte_message_open(a, s, v == 0, &b)))
         return err;
-    return cx_sched_copy(s, m.buf, m.bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
+    message m = {b.buf, b.bytes, a->size};
+    if ((err = scatter(a, s, &m, v)) || (err = ring(a, s, &m, v)))
+        return err;
+    return cx_byte_message_close(a, s, v == 0, &b);
 }

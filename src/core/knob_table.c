@@ -122,6 +122,11 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "first (to compare with folding in place)"},
 
     /* ---- irregular ---- */
+    [CX_KNOB_BCAST_SEGMENTS] = {
+        "COLLX_BCAST_SEGMENTS", "base", INT_KNOB(1, 4096), .def = "8", .per_call = 1,
+        .on_bad = CX_KNOB_BAD_CLAMP,
+        .meaning = "pipeline_chain / pipeline_binary bcast: segments the message is cut "
+                   "into (whatever its size)"},
     [CX_KNOB_TUW_DIRECT_THRESHOLD] = {
         "COLLX_TUW_DIRECT_THRESHOLD", "irregular", INT_KNOB(-1, LLONG_MAX), .def = "65536",
         .per_call = 1, .on_bad = CX_KNOB_BAD_CLAMP,

@@ -40,6 +40,8 @@ typedef enum {
     CX_KNOB_TUNE_MAX_TRIALS,
     CX_KNOB_TUNE_MARGIN,
     CX_KNOB_TUNE_CACHE,
+    /* base */
+    CX_KNOB_BCAST_SEGMENTS,
     /* hier */
     CX_KNOB_HIER_INTER,
     CX_KNOB_HIER_NATIVE,

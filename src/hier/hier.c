@@ -455,13 +455,38 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
 #define HIER_RD_NODES 64
 
 /* Above this many bytes a nonblocking call's leaders reduce with
- * Rabenseifner's algorithm; from pieces of this many bytes per node they
- * broadcast by scatter and allgather (fattree-256x16, flat bcast: 1.4x
- * faster than binomial at 16 ranks and 128 KiB, 2x at 1 MiB, 1.4x at 64
- * ranks and 256 KiB; in hier at 16 nodes and 64 KiB, 4 KiB pieces, 1.3x
- * slower). */
+ * Rabenseifner's algorithm. From HIER_NB_PIPE bytes on they broadcast by
+ * a pipelined binary tree in segments of about HIER_NB_SEGMENT bytes (2 to
+ * 32 of them): fattree-256x16, hier bcast, leaders' time with each
+ * algorithm (bench/hier_nb_bcast.sh): 16 nodes, 32 KiB 27.6 us against the
+ * MPI's blocking bcast's 42.5 and binomial's 42.5, 64 KiB 44.9 / 43.8 /
+ * 58.9, 1 MiB 507.6 / 574.5 / 897.0; 64 nodes, 1 MiB 602.0 / 763.5;
+ * scatter_allgather was slower at every one of these points. */
 #define HIER_NB_LARGE 4096
-#define HIER_NB_PIECE 8192
+#define HIER_NB_PIPE 16384
+#define HIER_NB_SEGMENT 8192
+
+/* Per-call values of COLLX_BCAST_SEGMENTS for the leaders' pipelined
+ * bcast, 2^k segments (the call's own params, a rule's, win). */
+static cx_knob_param segment_values[] = {
+    {CX_KNOB_BCAST_SEGMENTS, {.set = 1, .i = 2, .r = 2}},
+    {CX_KNOB_BCAST_SEGMENTS, {.set = 1, .i = 4, .r = 4}},
+    {CX_KNOB_BCAST_SEGMENTS, {.set = 1, .i = 8, .r = 8}},
+    {CX_KNOB_BCAST_SEGMENTS, {.set = 1, .i = 16, .r = 16}},
+    {CX_KNOB_BCAST_SEGMENTS, {.set = 1, .i = 32, .r = 32}}};
+#define SEGMENTS(k) {.n = 1, .p = &segment_values[k], .rule = -1}
+static cx_knob_params segment_params[] = {SEGMENTS(0), SEGMENTS(1), SEGMENTS(2),
+                                          SEGMENTS(3), SEGMENTS(4)};
+
+static const cx_knob_params *leaders_segments(const cx_knob_params *call, MPI_Aint bytes)
+{
+    if (call)
+        return call;
+    int k = 0;
+    while (k < 4 && (MPI_Aint)HIER_NB_SEGMENT << (k + 2) <= bytes)
+        k++;
+    return &segment_params[k];
+}
 
 /* A nonblocking call (CX_I..., MPI_I..., a start of a persistent one)
  * cannot run the MPI's blocking collective among the leaders, and the
@@ -472,12 +497,10 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
  * MPI calls. So collx's own log-depth schedules, which collx's progress
  * moves: NULL where the MPI's own stays (gatherv, scatterv: linear
  * anyway). */
-static const cx_algorithm *nonblocking_leaders(const cx_args *inter, int n)
+static const cx_algorithm *nonblocking_leaders(cx_args *inter)
 {
     const char *name = NULL;
     int commute = 1;
-    if (n < 1)
-        n = 1;
     switch (inter->coll) {
     case CX_COLL_ALLREDUCE:
         if (inter->op != MPI_OP_NULL)
@@ -488,10 +511,13 @@ static const cx_algorithm *nonblocking_leaders(const cx_args *inter, int n)
     case CX_COLL_ALLGATHERV:   /* at 16 nodes, regions of 16-64 KiB: 1.03-1.5x the ring */
         name = "bruck";
         break;
-    case CX_COLL_BCAST:
-        name = (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype) / n >= HIER_NB_PIECE
-                   ? "scatter_allgather" : "binomial";
+    case CX_COLL_BCAST: {
+        MPI_Aint bytes = (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype);
+        name = bytes >= HIER_NB_PIPE ? "pipeline_binary" : "binomial";
+        if (bytes >= HIER_NB_PIPE)
+            inter->params = leaders_segments(inter->params, bytes);
         break;
+    }
     case CX_COLL_BARRIER:
         name = "dissemination";
         break;
@@ -512,14 +538,14 @@ static const cx_algorithm *nonblocking_leaders(const cx_args *inter, int n)
  * collective has one (native, or a name it does not have: the MPI's own),
  * else the rules above; NULL: the MPI's own (its nonblocking call when
  * inter->nonblocking). */
-static const cx_algorithm *inter_alg(const hier *h, const cx_args *inter, int n)
+static const cx_algorithm *inter_alg(const hier *h, cx_args *inter, int n)
 {
     const char *v = cx_knob_call_str(h->a->params, CX_KNOB_HIER_INTER);
     if (v)
         return cx_algorithm_find(inter->coll, v);
     const cx_algorithm *own = instead_of_mpi_nonblocking(inter);
     if (!own && h->a->nonblocking)
-        own = nonblocking_leaders(inter, n);
+        own = nonblocking_leaders(inter);
     if (own)
         return own;
     if (inter->coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)

@@ -1,7 +1,7 @@
 /* The one-sided broadcasts across real nodes: rma_linear and rma_binomial
  * as MPI_Bcast (LL and descriptor sizes, two roots) against PMPI_Bcast,
  * and every rank must have decided alike: the same number of calls served
- * by the algorithm itself and handed to native. Usage: rma served|fallback
+ * by the algorithm itself and handed to its fallback. Usage: rma served|fallback
  * (served: the algorithm ran at least once on every rank, e.g. MPICH;
  * fallback: never, e.g. Open MPI, which cannot create windows over TCP). */
 #include <stdio.h>
@@ -45,7 +45,7 @@ static void bcasts(const char *alg, int want_served)
     CHECK(want_served ? mine[0] > 0 : mine[0] == 0, "%s served %ld calls itself, want %s",
           alg, mine[0], want_served ? "some" : "none");
     if (rank == 0)
-        printf("rma %s: served %ld calls itself, left %ld to native, on every rank alike\n",
+        printf("rma %s: served %ld calls itself, left %ld to its fallback, on every rank alike\n",
                alg, all[0], all[1]);
     free(all);
 }
