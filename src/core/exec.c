@@ -421,11 +421,9 @@ void cx_sched_free(cx_sched *s)
             PMPI_Cancel(&s->reqs[i]);
             PMPI_Wait(&s->reqs[i], MPI_STATUS_IGNORE);
         }
-    for (int i = 0; i < s->ntemps; i++)
-        free(s->temps[i]);
+    cx_sched_free_temps(s);
     for (int i = 0; i < s->ntypes; i++)
         PMPI_Type_free(&s->types[i]);
-    free(s->temps);
     free(s->types);
     free(s->ops);
     free(s->round_end);

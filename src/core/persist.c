@@ -316,6 +316,22 @@ int cx_plan_start_mpi(MPI_Request *mreq)
     return err;
 }
 
+static int same_request(const struct cx_request *r, const void *arg)
+{
+    return r == arg;
+}
+
+int cx_plan_wait_mpi(MPI_Request mreq)
+{
+    if (__atomic_load_n(&nowned, __ATOMIC_ACQUIRE) == 0)
+        return 0;
+    pthread_mutex_lock(&mu);
+    struct cx_request *r = find(mreq, 0);
+    int active = r && r->plan->active;
+    pthread_mutex_unlock(&mu);
+    return active && cx_request_wait_taken(same_request, r);
+}
+
 int cx_plan_free_mpi(MPI_Request *mreq)
 {
     pthread_mutex_lock(&mu);

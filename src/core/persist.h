@@ -44,6 +44,9 @@ int cx_plan_init_mpi(cx_args *a, MPI_Info info, MPI_Request *mreq,
 int cx_plan_owns(MPI_Request mreq);
 /* MPI face: MPI_Start and MPI_Request_free of one of them. */
 int cx_plan_start_mpi(MPI_Request *mreq);
+/* MPI_Wait on mreq, a started plan of collx: its schedule run here
+ * (cx_request_wait_taken); 1 if it did. */
+int cx_plan_wait_mpi(MPI_Request mreq);
 int cx_plan_free_mpi(MPI_Request *mreq);
 /* A CX_Request's start (request.c calls it from CX_Start). */
 int cx_plan_start(struct cx_request *r);

@@ -85,6 +85,23 @@ int cx_progress_remove(cx_job *job)
     return job->finished;
 }
 
+cx_job *cx_progress_take(int (*match)(const cx_job *job, const void *arg), const void *arg)
+{
+    cx_job *found = NULL;
+    if (atomic_load_explicit(&njobs, memory_order_relaxed) == 0)
+        return NULL;
+    pthread_mutex_lock(&mu);   /* a pass holds mu: no job is running */
+    for (cx_job **j = &jobs; *j; j = &(*j)->next)
+        if ((*j)->finish && !(*j)->finished && match(*j, arg)) {
+            found = *j;
+            *j = found->next;
+            gone(found);
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+    return found;
+}
+
 /* Runs every job's step once; drops the handed-over jobs that finished
  * (their finish may free them: nothing of j is read after it). The count
  * drops after finish: whoever sees no job pending may hand MPI a

@@ -41,6 +41,12 @@ void cx_progress_idle(cx_job *job, int idle);
 /* Takes job back: afterwards the agent never calls it again (waits if it
  * runs right now). Returns whether it had finished. */
 int cx_progress_remove(cx_job *job);
+/* Takes back the first handed-over job that match accepts and that has
+ * not finished: the agent never calls it again, and its finish is the
+ * caller's to call once the work is done. NULL when there is none (it
+ * finished, or was never handed over). For a program that waits on one
+ * such request: its owner runs it as a blocking call would. */
+cx_job *cx_progress_take(int (*match)(const cx_job *job, const void *arg), const void *arg);
 /* One pass over every job (cheap when there are none). */
 void cx_progress_poke(void);
 /* Starts the progress thread if every condition holds (MPI_THREAD_MULTIPLE

@@ -157,6 +157,40 @@ int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq)
     return MPI_SUCCESS;
 }
 
+struct taking {
+    int (*match)(const struct cx_request *r, const void *arg);
+    const void *arg;
+};
+
+static int takes(const cx_job *job, const void *arg)
+{
+    const struct taking *t = arg;
+    return job->step == step && t->match(job->ctx, t->arg);
+}
+
+int cx_request_wait_taken(int (*match)(const struct cx_request *r, const void *arg),
+                          const void *arg)
+{
+    struct taking t = {match, arg};
+    cx_job *job = cx_progress_take(takes, &t);
+    if (!job)
+        return 0;
+    struct cx_request *r = job->ctx;
+    note_finished(r, cx_sched_finish(&r->sched));
+    job->finish(r);   /* may free r */
+    return 1;
+}
+
+static int same_greq(const struct cx_request *r, const void *arg)
+{
+    return r->greq == *(const MPI_Request *)arg;
+}
+
+int cx_request_wait_mpi(MPI_Request mreq)
+{
+    return mreq != MPI_REQUEST_NULL && cx_request_wait_taken(same_greq, &mreq);
+}
+
 int cx_request_mpi_in_flight(void)
 {
     return __atomic_load_n(&mpi_in_flight, __ATOMIC_ACQUIRE) > 0;

@@ -46,6 +46,16 @@ int cx_request_start_mpi(struct cx_request *r, MPI_Request *mreq);
  * the agent: as a CX_Request (owned by the program, taken back in
  * CX_Test/CX_Wait), or handed over with finish called at its end. */
 void cx_request_launch(struct cx_request *r, void (*finish)(void *ctx));
+/* MPI_Wait on one request of the MPI face: takes the schedule in flight
+ * that match accepts back from the agent, runs it to its end here as
+ * CX_Wait does (MPI_Waitall per round while nothing else of collx is in
+ * flight, instead of a loop of tests and naps) and calls its finish (the
+ * generalized request completes, a persistent start sends its message).
+ * 1 if it did; 0: not there (finished, or not collx's). */
+int cx_request_wait_taken(int (*match)(const struct cx_request *r, const void *arg),
+                          const void *arg);
+/* The same for the generalized request mreq. */
+int cx_request_wait_mpi(MPI_Request mreq);
 /* Frees the requests MPI let go of inside its callbacks (cheap when
  * there are none). */
 void cx_request_bury(void);

@@ -1,8 +1,10 @@
 /* Building schedules: rounds of steps (see sched.h). */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
+#include "scratch.h"
 #include "dtype.h"
 #include "colls.h"
 
@@ -168,14 +170,29 @@ int cx_sched_poll_wait(cx_sched *s, cx_poll_fn fn, cx_wait_fn wait, void *ctx)
     return add_op(s, &op);
 }
 
+/* Temporaries: small ones from malloc, large ones kept between calls
+ * (scratch.c), told apart in temps by the low bit (both are aligned). */
 void *cx_sched_alloc(cx_sched *s, size_t bytes)
 {
     if (cx_grow((void **)&s->temps, &s->temps_cap, s->ntemps + 1, sizeof *s->temps))
         return NULL;
-    void *p = malloc(bytes ? bytes : 1);
+    int large = bytes >= CX_SCRATCH_MIN;
+    void *p = large ? cx_scratch_get(bytes) : malloc(bytes ? bytes : 1);
     if (p)
-        s->temps[s->ntemps++] = p;
+        s->temps[s->ntemps++] = (void *)((uintptr_t)p | (uintptr_t)large);
     return p;
+}
+
+void cx_sched_free_temps(cx_sched *s)
+{
+    for (int i = 0; i < s->ntemps; i++) {
+        uintptr_t t = (uintptr_t)s->temps[i];
+        if (t & 1)
+            cx_scratch_put((void *)(t & ~(uintptr_t)1));
+        else
+            free(s->temps[i]);
+    }
+    free(s->temps);
 }
 
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t)

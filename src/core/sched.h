@@ -155,6 +155,8 @@ int cx_sched_sort_rounds(cx_sched *s, int from, const double *key);
 void cx_sched_fail(cx_sched *s, int err);
 /* Scratch memory that lives as long as the schedule (NULL on failure). */
 void *cx_sched_alloc(cx_sched *s, size_t bytes);
+/* Frees the temporaries (cx_sched_free). */
+void cx_sched_free_temps(cx_sched *s);
 /* Scratch able to hold count elements of t laid out as t does it (lb and
  * extent aware); returns the pointer to pass to MPI. */
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t);

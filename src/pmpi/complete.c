@@ -11,6 +11,7 @@
  * each, collx frees the requests that MPI let go of inside the call
  * (cx_request_bury). */
 #include "../core/cx_internal.h"
+#include "../core/persist.h"
 #include "../core/request.h"
 
 static int cx_buried(int err)
@@ -22,6 +23,10 @@ static int cx_buried(int err)
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int err, flag = 0;
+    /* collx's own request: its schedule runs here, as a blocking call */
+    if (cx_progress_pending() &&
+        (cx_request_wait_mpi(*request) || cx_plan_wait_mpi(*request)))
+        return cx_buried(PMPI_Wait(request, status));
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
             return cx_buried(PMPI_Wait(request, status));
