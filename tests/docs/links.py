@@ -5,7 +5,8 @@ Looks at every *.md of the repository (outside build/ and results/) for
 paths in backticks and in links that start with one of the repository's
 top-level folders (src/, docs/, bench/ ...) or are relative links; a path
 with a placeholder (<...>, *, $, OUT, NAME ...) is a pattern, not a file,
-and is skipped. Paths are tried from the repository root and from the
+and is skipped, and so is a path outside the repository (the papers in
+../shared/, which a clone elsewhere does not have). Paths are tried from the repository root and from the
 Markdown file's folder. Prints every missing path; exit status 1 if any."""
 import os
 import re
@@ -45,6 +46,9 @@ def main():
                 if PLACEHOLDER.search(path):
                     continue
                 path = path.split(":")[0]   # file:line
+                if all(not os.path.normpath(os.path.join(base, path)).startswith(ROOT + os.sep)
+                       for base in (ROOT, d)):
+                    continue   # outside the repository (../shared/...): not in a clone
                 checked += 1
                 if not (os.path.exists(os.path.join(ROOT, path)) or
                         os.path.exists(os.path.join(d, path))):
