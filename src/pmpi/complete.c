@@ -20,13 +20,22 @@ static int cx_buried(int err)
     return err;
 }
 
+/* collx's own requests among requests[0..count): each schedule runs to
+ * its end here, as a blocking call's does (the others of collx move on
+ * meanwhile), instead of a loop of tests and naps. Only where every
+ * request must complete anyway (MPI_Wait, MPI_Waitall): MPI_Waitany and
+ * MPI_Waitsome may return as soon as a point-to-point request is done. */
+static void run_here(int count, const MPI_Request requests[])
+{
+    for (int i = 0; i < count && cx_progress_pending(); i++)
+        if (!cx_request_wait_mpi(requests[i]))
+            cx_plan_wait_mpi(requests[i]);
+}
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     int err, flag = 0;
-    /* collx's own request: its schedule runs here, as a blocking call */
-    if (cx_progress_pending() &&
-        (cx_request_wait_mpi(*request) || cx_plan_wait_mpi(*request)))
-        return cx_buried(PMPI_Wait(request, status));
+    run_here(1, request);
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
             return cx_buried(PMPI_Wait(request, status));
@@ -39,6 +48,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     int err, flag = 0;
+    run_here(count, requests);
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
             return cx_buried(PMPI_Waitall(count, requests, statuses));
