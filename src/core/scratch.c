@@ -12,7 +12,7 @@
 #include "scratch.h"
 
 #define KEEP 4                           /* blocks kept */
-#define KEEP_BYTES ((size_t)256 << 20)   /* nor more bytes than this */
+#define KEEP_BYTES ((size_t)64 << 20)    /* nor more bytes than this */
 
 typedef union header {
     size_t bytes;
