@@ -12,6 +12,11 @@
  * 4. Beside other families' set-up: while they are in flight, the first
  *    topo, RMA drop-in and PAP calls of the communicator (collectives on
  *    its private and leader communicators) run, and all results are right.
+ * 5. The leaders' broadcast of a nonblocking call: collx's binomial
+ *    below 16 KiB, its pipelined binary tree from there (hier.c,
+ *    nonblocking_leaders), seen in CX_Algorithm_inner_calls summed over the
+ *    ranks (none on one node; hier_ms's columns broadcast shares, by
+ *    either), results against PMPI_Bcast.
  * gatherv, scatterv and alltoallv agree on their sizes in steps (agree.c)
  * instead of a blocking exchange: the chain (3.) tests exactly that.
  * usage: hier_nonblocking [--ms] [--interleaved]
@@ -171,6 +176,60 @@ static int *reference(call *k, int salt)
     return want;
 }
 
+/* Calls the node leaders ran with bcast algorithm name, over all ranks. */
+static long leaders_ran(const char *name)
+{
+    long mine = CX_Algorithm_inner_calls("bcast", name), all;
+    MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+static void leaders_bcast(const char *alg)
+{
+    static const int ints[] = {1000, 5000, 60000};   /* 4 KB, 20 KB, 240 KB */
+    int leaders = -1;   /* whether this layout has leaders (several nodes) */
+    CX_Algorithm_set("bcast", alg);
+    for (int j = 0; j < 3; j++) {
+        int n = ints[j], root = j % size, *got = malloc(sizeof(int) * (size_t)n);
+        int *want = malloc(sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++)
+            got[i] = want[i] = rank == root ? i * 7 + j : -1;
+        long bin = leaders_ran("binomial"), pipe = leaders_ran("pipeline_binary");
+        CX_Request req;
+        if (CX_Ibcast(got, n, MPI_INT, root, MPI_COMM_WORLD, &req) || CX_Wait(&req)) {
+            fprintf(stderr, "FAIL leaders' bcast rank %d: error\n", rank);
+            failures++;
+        }
+        PMPI_Bcast(want, n, MPI_INT, root, MPI_COMM_WORLD);
+        if (memcmp(got, want, sizeof(int) * (size_t)n)) {
+            fprintf(stderr, "FAIL leaders' bcast rank %d, %d ints: wrong data\n", rank, n);
+            failures++;
+        }
+        bin = leaders_ran("binomial") - bin;
+        pipe = leaders_ran("pipeline_binary") - pipe;
+        int large = n * (int)sizeof(int) >= 16384;
+        if (leaders < 0)
+            leaders = bin + pipe > 0;
+        /* hier_ms's columns broadcast shares of the message: collx's
+         * either way, which one depends on the share */
+        int strict = !strcmp(alg, "hier");
+        if ((leaders && strict && (large ? pipe == 0 || bin != 0 : bin == 0 || pipe != 0)) ||
+            (leaders && bin + pipe == 0) || (!leaders && bin + pipe != 0)) {
+            if (rank == 0)
+                fprintf(stderr, "FAIL leaders' bcast of %d bytes: binomial %ld, "
+                        "pipeline_binary %ld times\n", n * (int)sizeof(int), bin, pipe);
+            failures++;
+        }
+        free(got);
+        free(want);
+    }
+    if (rank == 0)
+        printf("leaders' bcast in nonblocking calls: %s\n",
+               !leaders ? "one node, none"
+               : !strcmp(alg, "hier") ? "binomial below 16 KiB, pipeline_binary above"
+                                      : "collx's own");
+}
+
 int main(int argc, char **argv)
 {
     int provided, ms = 0, interleaved = 0;
@@ -298,6 +357,8 @@ int main(int argc, char **argv)
         }
         check(&k[i], want[i], "in flight while other families set up:");
     }
+
+    leaders_bcast(alg);
 
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
