@@ -21,6 +21,7 @@ int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s);
 int cx_base_bcast_pipelined(const cx_args *a, cx_sched *s);
 int cx_base_allgather_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_allgather_bruck(const cx_args *a, cx_sched *s);
+int cx_base_allgather_neighbor_exchange(const cx_args *a, cx_sched *s);
 int cx_base_reduce_scatter_ring(const cx_args *a, cx_sched *s);
 int cx_base_barrier_dissemination(const cx_args *a, cx_sched *s);
 int cx_base_reduce_binomial(const cx_args *a, cx_sched *s);

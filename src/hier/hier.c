@@ -458,13 +458,23 @@ static int native_nonblocking(const hier *h, const cx_args *inter)
  * Rabenseifner's algorithm. From HIER_NB_PIPE bytes on they broadcast by
  * a pipelined binary tree in segments of about HIER_NB_SEGMENT bytes (2 to
  * 32 of them): fattree-256x16, hier bcast, leaders' time with each
- * algorithm (bench/hier_nb_bcast.sh): 16 nodes, 32 KiB 27.6 us against the
- * MPI's blocking bcast's 42.5 and binomial's 42.5, 64 KiB 44.9 / 43.8 /
- * 58.9, 1 MiB 507.6 / 574.5 / 897.0; 64 nodes, 1 MiB 602.0 / 763.5;
+ * algorithm (bench/hier_nb_leaders.sh bcast): 16 nodes, 32 KiB 27.6 us
+ * against the MPI's blocking bcast's 42.5 and binomial's 42.5, 64 KiB
+ * 44.9 / 43.8 / 58.9, 1 MiB 507.6 / 574.5 / 897.0; 64 nodes, 1 MiB 602.0 / 763.5;
  * scatter_allgather was slower at every one of these points. */
 #define HIER_NB_LARGE 4096
 #define HIER_NB_PIPE 16384
 #define HIER_NB_SEGMENT 8192
+
+/* Above this many bytes per node on average (and below HIER_BRUCK_NODES
+ * nodes) a nonblocking call's leaders allgather by neighbour exchange
+ * (the ring for an odd node count), below it by Bruck: fattree-256x16,
+ * hier allgather, leaders' time with each algorithm (bench/
+ * hier_nb_leaders.sh allgather): 16 nodes, 32 KiB per node Bruck 144.8 us
+ * = the MPI's own, neighbour exchange 150.7; 64 KiB 270.2 both; 256 KiB
+ * neighbour exchange 1003.6 = the MPI's own, Bruck 1040.5; 15 nodes, 256
+ * KiB ring 942.6, Bruck 977.4. */
+#define HIER_NB_REGION 65536
 
 /* Per-call values of COLLX_BCAST_SEGMENTS for the leaders' pipelined
  * bcast, 2^k segments (the call's own params, a rule's, win). */
@@ -497,7 +507,7 @@ static const cx_knob_params *leaders_segments(const cx_knob_params *call, MPI_Ai
  * MPI calls. So collx's own log-depth schedules, which collx's progress
  * moves: NULL where the MPI's own stays (gatherv, scatterv: linear
  * anyway). */
-static const cx_algorithm *nonblocking_leaders(cx_args *inter)
+static const cx_algorithm *nonblocking_leaders(cx_args *inter, int n)
 {
     const char *name = NULL;
     int commute = 1;
@@ -508,9 +518,15 @@ static const cx_algorithm *nonblocking_leaders(cx_args *inter)
         name = commute && (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype) > HIER_NB_LARGE
                    ? "rabenseifner" : "recursive_doubling";
         break;
-    case CX_COLL_ALLGATHERV:   /* at 16 nodes, regions of 16-64 KiB: 1.03-1.5x the ring */
-        name = "bruck";
+    case CX_COLL_ALLGATHERV: {
+        MPI_Aint total = 0;
+        for (int i = 0; i < n; i++)
+            total += inter->rcounts[i];
+        name = n < HIER_BRUCK_NODES &&
+                       (MPI_Aint)cx_type_bytes(total, inter->rtype) > (MPI_Aint)n * HIER_NB_REGION
+                   ? "neighbor_exchange" : "bruck";
         break;
+    }
     case CX_COLL_BCAST: {
         MPI_Aint bytes = (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype);
         name = bytes >= HIER_NB_PIPE ? "pipeline_binary" : "binomial";
@@ -545,7 +561,7 @@ static const cx_algorithm *inter_alg(const hier *h, cx_args *inter, int n)
         return cx_algorithm_find(inter->coll, v);
     const cx_algorithm *own = instead_of_mpi_nonblocking(inter);
     if (!own && h->a->nonblocking)
-        own = nonblocking_leaders(inter);
+        own = nonblocking_leaders(inter, n);
     if (own)
         return own;
     if (inter->coll == CX_COLL_ALLGATHERV && n >= HIER_BRUCK_NODES)

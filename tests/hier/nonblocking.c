@@ -17,6 +17,8 @@
  *    nonblocking_leaders), seen in CX_Algorithm_inner_calls summed over the
  *    ranks (none on one node; hier_ms's columns broadcast shares, by
  *    either), results against PMPI_Bcast.
+ * 6. The same for allgather: the leaders' allgatherv is Bruck for small
+ *    node regions, neighbour exchange above 64 KiB per node (hier only).
  * gatherv, scatterv and alltoallv agree on their sizes in steps (agree.c)
  * instead of a blocking exchange: the chain (3.) tests exactly that.
  * usage: hier_nonblocking [--ms] [--interleaved]
@@ -176,12 +178,17 @@ static int *reference(call *k, int salt)
     return want;
 }
 
-/* Calls the node leaders ran with bcast algorithm name, over all ranks. */
-static long leaders_ran(const char *name)
+/* Calls the node leaders ran with algorithm name of coll, over all ranks. */
+static long leaders_ran_coll(const char *coll, const char *name)
 {
-    long mine = CX_Algorithm_inner_calls("bcast", name), all;
+    long mine = CX_Algorithm_inner_calls(coll, name), all;
     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     return all;
+}
+
+static long leaders_ran(const char *name)
+{
+    return leaders_ran_coll("bcast", name);
 }
 
 static void leaders_bcast(const char *alg)
@@ -228,6 +235,47 @@ static void leaders_bcast(const char *alg)
                !leaders ? "one node, none"
                : !strcmp(alg, "hier") ? "binomial below 16 KiB, pipeline_binary above"
                                       : "collx's own");
+}
+
+/* 6. The leaders' allgatherv of a nonblocking hier allgather: Bruck for
+ * small node regions, neighbour exchange above 64 KiB per node. */
+static void leaders_allgather(const char *alg)
+{
+    static const int ints[] = {16, 20000};   /* 64 B, 80 KB per rank */
+    const char *want_alg[] = {"bruck", "neighbor_exchange"};
+    CX_Algorithm_set("allgather", alg);
+    for (int j = 0; j < 2; j++) {
+        int n = ints[j], *mine = malloc(sizeof(int) * (size_t)n);
+        int *got = malloc(sizeof(int) * (size_t)n * (size_t)size);
+        int *want = malloc(sizeof(int) * (size_t)n * (size_t)size);
+        for (int i = 0; i < n; i++)
+            mine[i] = rank * 100003 + i * 3 + j;
+        long ran[2] = {leaders_ran_coll("allgatherv", want_alg[0]),
+                       leaders_ran_coll("allgatherv", want_alg[1])};
+        CX_Request req;
+        if (CX_Iallgather(mine, n, MPI_INT, got, n, MPI_INT, MPI_COMM_WORLD, &req) ||
+            CX_Wait(&req)) {
+            fprintf(stderr, "FAIL leaders' allgather rank %d: error\n", rank);
+            failures++;
+        }
+        PMPI_Allgather(mine, n, MPI_INT, want, n, MPI_INT, MPI_COMM_WORLD);
+        if (memcmp(got, want, sizeof(int) * (size_t)n * (size_t)size)) {
+            fprintf(stderr, "FAIL leaders' allgather rank %d, %d ints: wrong data\n", rank, n);
+            failures++;
+        }
+        for (int k = 0; k < 2; k++)
+            ran[k] = leaders_ran_coll("allgatherv", want_alg[k]) - ran[k];
+        /* one node: no leaders' call; hier_ms's columns gather shares */
+        if (!strcmp(alg, "hier") && ran[0] + ran[1] > 0 && (ran[j] == 0 || ran[1 - j] != 0)) {
+            if (rank == 0)
+                fprintf(stderr, "FAIL leaders' allgatherv of %d bytes per rank: bruck %ld, "
+                        "neighbor_exchange %ld times\n", n * (int)sizeof(int), ran[0], ran[1]);
+            failures++;
+        }
+        free(mine);
+        free(got);
+        free(want);
+    }
 }
 
 int main(int argc, char **argv)
@@ -359,6 +407,7 @@ int main(int argc, char **argv)
     }
 
     leaders_bcast(alg);
+    leaders_allgather(alg);
 
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
