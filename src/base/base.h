@@ -43,6 +43,9 @@ typedef struct cx_byte_message {
 } cx_byte_message;
 int cx_byte_message_open(const cx_args *a, cx_sched *s, int is_root, cx_byte_message *m);
 int cx_byte_message_close(const cx_args *a, cx_sched *s, int is_root, const cx_byte_message *m);
+/* Pieces i .. i+n-1 of the message cut into `of` byte pieces of (nearly)
+ * equal size: bytes [bytes i / of, bytes (i + n) / of). */
+cx_piece cx_byte_pieces(const cx_byte_message *m, int i, int n, int of);
 
 /* Alltoall(v,w) block views: block i to receive; the blocks to send (the
  * send buffer's, or with MPI_IN_PLACE packed copies taken first). */

@@ -25,3 +25,9 @@ int cx_byte_message_close(const cx_args *a, cx_sched *s, int is_root, const cx_b
         return MPI_SUCCESS;
     return cx_sched_copy(s, m->buf, m->bytes, MPI_PACKED, a->rbuf, a->rcount, a->rtype);
 }
+
+cx_piece cx_byte_pieces(const cx_byte_message *m, int i, int n, int of)
+{
+    MPI_Aint lo = m->bytes * i / of, hi = m->bytes * (i + n) / of;
+    return (cx_piece){m->buf + lo, hi - lo, MPI_BYTE};
+}

@@ -10,13 +10,6 @@
  * truncates; nothing is left unmatched). */
 #include "base.h"
 
-/* Bytes of segment i of n. */
-static cx_piece segment(const cx_byte_message *m, int i, int n)
-{
-    MPI_Aint lo = m->bytes * i / n, hi = m->bytes * (i + 1) / n;
-    return (cx_piece){m->buf + lo, hi - lo, MPI_BYTE};
-}
-
 static int send_to_children(const cx_args *a, cx_sched *s, cx_piece seg, int v, int f)
 {
     int err = MPI_SUCCESS;
@@ -36,12 +29,12 @@ int cx_base_bcast_pipelined(const cx_args *a, cx_sched *s)
     /* Round i: receive segment i, pass segment i - 1 on. */
     for (int i = 0; i <= n && !err; i++) {
         if (v && i < n) {
-            cx_piece in = segment(&m, i, n);
+            cx_piece in = cx_byte_pieces(&m, i, 1, n);
             err = cx_sched_recv(s, in.buf, in.count, in.type, parent);
         }
         int out = v ? i - 1 : i;
         if (!err && out >= 0 && out < n)
-            err = send_to_children(a, s, segment(&m, out, n), v, f);
+            err = send_to_children(a, s, cx_byte_pieces(&m, out, 1, n), v, f);
         if (!err)
             err = cx_sched_barrier(s);
     }

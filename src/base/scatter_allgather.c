@@ -7,27 +7,19 @@
  * 2 m (p - 1) / p bytes per rank instead of m log2 p. */
 #include "base.h"
 
-/* The message in bytes (bytes.c) and the number of pieces. */
-typedef struct message {
-    char *buf;
-    MPI_Aint bytes;
-    int p;
-} message;
-
-/* Bytes [lo(v), lo(v + n)) of the message: pieces v .. v + n - 1. */
-static cx_piece pieces(const message *m, int v, int n)
+/* Pieces v .. v + n - 1 of the message cut into p (bytes.c). */
+static cx_piece pieces(const cx_args *a, const cx_byte_message *m, int v, int n)
 {
-    MPI_Aint lo = m->bytes * v / m->p, hi = m->bytes * (v + n) / m->p;
-    return (cx_piece){m->buf + lo, hi - lo, MPI_BYTE};
+    return cx_byte_pieces(m, v, n, a->size);
 }
 
 /* Binomial scatter on virtual ranks: v receives its subtree's pieces from
  * its parent, then sends each child its subtree's, the largest first. */
-static int scatter(const cx_args *a, cx_sched *s, const message *m, int v)
+static int scatter(const cx_args *a, cx_sched *s, const cx_byte_message *m, int v)
 {
     int p = a->size, span = cx_binomial_span(v, p), err = MPI_SUCCESS;
     if (v) {
-        cx_piece mine = pieces(m, v, cx_binomial_subtree(v, p));
+        cx_piece mine = pieces(a, m, v, cx_binomial_subtree(v, p));
         if ((err = cx_sched_recv(s, mine.buf, mine.count, mine.type,
                                  cx_rank_of(a, v - span))) ||
             (err = cx_sched_barrier(s)))
@@ -35,7 +27,7 @@ static int scatter(const cx_args *a, cx_sched *s, const message *m, int v)
     }
     for (int k = span >> 1; k >= 1 && !err; k >>= 1)
         if (v + k < p) {
-            cx_piece c = pieces(m, v + k, cx_binomial_subtree(v + k, p));
+            cx_piece c = pieces(a, m, v + k, cx_binomial_subtree(v + k, p));
             err = cx_sched_send(s, c.buf, c.count, c.type, cx_rank_of(a, v + k));
         }
     return err ? err : cx_sched_barrier(s);
@@ -43,13 +35,13 @@ static int scatter(const cx_args *a, cx_sched *s, const message *m, int v)
 
 /* Ring allgather of the pieces: in round k, v passes piece v - k to its
  * right and takes piece v - k - 1 from its left. */
-static int ring(const cx_args *a, cx_sched *s, const message *m, int v)
+static int ring(const cx_args *a, cx_sched *s, const cx_byte_message *m, int v)
 {
     int p = a->size, err = MPI_SUCCESS;
     int right = cx_rank_of(a, (v + 1) % p), left = cx_rank_of(a, (v + p - 1) % p);
     for (int k = 0; k < p - 1 && !err; k++) {
-        cx_piece out = pieces(m, (v - k + p) % p, 1);
-        cx_piece in = pieces(m, (v - k - 1 + 2 * p) % p, 1);
+        cx_piece out = pieces(a, m, (v - k + p) % p, 1);
+        cx_piece in = pieces(a, m, (v - k - 1 + 2 * p) % p, 1);
         if (!(err = cx_sched_send(s, out.buf, out.count, out.type, right)) &&
             !(err = cx_sched_recv(s, in.buf, in.count, in.type, left)))
             err = cx_sched_barrier(s);
@@ -60,11 +52,9 @@ static int ring(const cx_args *a, cx_sched *s, const message *m, int v)
 int cx_base_bcast_scatter_allgather(const cx_args *a, cx_sched *s)
 {
     int v = cx_vrank_of(a, a->rank), err;
-    cx_byte_message b;
-    if ((err = cx_byte_message_open(a, s, v == 0, &b)))
+    cx_byte_message m;
+    if ((err = cx_byte_message_open(a, s, v == 0, &m)) || (err = scatter(a, s, &m, v)) ||
+        (err = ring(a, s, &m, v)))
         return err;
-    message m = {b.buf, b.bytes, a->size};
-    if ((err = scatter(a, s, &m, v)) || (err = ring(a, s, &m, v)))
-        return err;
-    return cx_byte_message_close(a, s, v == 0, &b);
+    return cx_byte_message_close(a, s, v == 0, &m);
 }

@@ -39,6 +39,14 @@ MPI_Aint cx_type_extent(MPI_Datatype t)
     return extent;
 }
 
+MPI_Count cx_counts_bytes(const int *counts, int n, MPI_Datatype t)
+{
+    MPI_Aint total = 0;
+    for (int i = 0; counts && i < n; i++)
+        total += counts[i] > 0 ? counts[i] : 0;
+    return total > 0 ? cx_type_bytes(total, t) : 0;
+}
+
 int cx_type_plain(MPI_Datatype t)
 {
     MPI_Aint lb, ext, tlb, text;

@@ -11,6 +11,8 @@ MPI_Count cx_type_bytes(MPI_Aint count, MPI_Datatype t);
 /* The same, with MPI_ERR_TYPE for a null type with count > 0. */
 int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes);
 MPI_Aint cx_type_extent(MPI_Datatype t);
+/* Bytes of counts[0..n) elements of t (negative counts as 0; NULL: 0). */
+MPI_Count cx_counts_bytes(const int *counts, int n, MPI_Datatype t);
 /* Whether t's elements are back to back from offset 0 with no holes (its
  * packed form is its layout). */
 int cx_type_plain(MPI_Datatype t);

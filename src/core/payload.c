@@ -20,10 +20,7 @@ static long long entry(const int *counts, int i, MPI_Datatype type)
 
 static long long sum_v(const int *counts, int n, MPI_Datatype type)
 {
-    MPI_Aint total = 0;
-    for (int i = 0; counts && i < n; i++)
-        total += counts[i] > 0 ? counts[i] : 0;
-    return bytes(total, type);
+    return (long long)cx_counts_bytes(counts, n, type);
 }
 
 static long long sum_w(const int *counts, const MPI_Datatype *types, int n)

@@ -24,9 +24,8 @@ static MPI_Aint *columns(const cx_args *a, const MPI_Aint *bytes, int *nl)
  * largest column must fit: else the call runs native). */
 MPI_Aint cx_hier_shm_allgatherv(const cx_args *a)
 {
-    MPI_Aint total = 0, most = hier_slot_budget(), largest = 0;
-    for (int r = 0; r < a->size; r++)
-        total += (MPI_Aint)cx_type_bytes(a->rcounts[r], a->rtype);
+    MPI_Aint total = (MPI_Aint)cx_counts_bytes(a->rcounts, a->size, a->rtype);
+    MPI_Aint most = hier_slot_budget(), largest = 0;
     if (total <= most)
         return hier_shm_bytes(total);
     int nl;

@@ -518,15 +518,11 @@ static const cx_algorithm *nonblocking_leaders(cx_args *inter, int n)
         name = commute && (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype) > HIER_NB_LARGE
                    ? "rabenseifner" : "recursive_doubling";
         break;
-    case CX_COLL_ALLGATHERV: {
-        MPI_Aint total = 0;
-        for (int i = 0; i < n; i++)
-            total += inter->rcounts[i];
-        name = n < HIER_BRUCK_NODES &&
-                       (MPI_Aint)cx_type_bytes(total, inter->rtype) > (MPI_Aint)n * HIER_NB_REGION
+    case CX_COLL_ALLGATHERV:
+        name = n < HIER_BRUCK_NODES && cx_counts_bytes(inter->rcounts, n, inter->rtype) >
+                                           (MPI_Count)n * HIER_NB_REGION
                    ? "neighbor_exchange" : "bruck";
         break;
-    }
     case CX_COLL_BCAST: {
         MPI_Aint bytes = (MPI_Aint)cx_type_bytes(inter->rcount, inter->rtype);
         name = bytes >= HIER_NB_PIPE ? "pipeline_binary" : "binomial";
