@@ -58,7 +58,7 @@ static const cx_algorithm algorithms[] = {
            "recursive doubling, extra ranks folded in pairs (any op)"),
     CX_ALG(ALLREDUCE, "rabenseifner", cx_base_allreduce_rabenseifner,
            CX_REQ_COMMUTATIVE,
-           "reduce-scatter by recursive halving + allgather by recursive doubling",
+           "reduce-scatter by recursive halving (nearest partner first) + allgather by recursive doubling",
            .fallback = "recursive_doubling"),
     CX_ALG(ALLREDUCE, "reduce_bcast", cx_base_allreduce_reduce_bcast, 0,
            "binomial reduce to rank 0, then binomial bcast (any op)"),
