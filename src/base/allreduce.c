@@ -1,67 +1,84 @@
 /* Allreduce by recursive doubling and by Rabenseifner's reduce-scatter +
- * allgather. For p not a power of two both first fold the 2 rem lowest
- * ranks in pairs (the even one hands its data to the odd one and sits out)
- * and unfold at the end (Thakur, Rabenseifner & Gropp 2005). Recursive
- * doubling keeps the canonical order (a group always holds a contiguous
- * range of ranks; the lower range goes on the left), so it serves
- * non-commutative operations; Rabenseifner's needs a commutative one.
- * Both run on virtual ranks (a->order, e.g. a topology mapping): the
- * reduction then follows the virtual order, so an order needs a
- * commutative operation. */
+ * allgather. For p not a power of two both first fold the rem = p - pow2
+ * extra ranks into the others and unfold at the end (Thakur, Rabenseifner
+ * & Gropp 2005). The near fold pairs the 2 rem lowest ranks (the even one
+ * hands its data to the odd one and sits out): neighbours, on one node
+ * under block placement. The far fold pairs v with v + pow2 (the one
+ * above sits out): the pairs the topology rd mapping puts close (it places
+ * x + pow2 next to x), where neighbours sit on different nodes. Recursive
+ * doubling with the near fold keeps the canonical order (a group always
+ * holds a contiguous range of ranks; the lower range goes on the left),
+ * so it serves non-commutative operations; Rabenseifner's and the far
+ * fold need a commutative one. Both run on virtual ranks (a->order, e.g.
+ * a topology mapping): the reduction then follows the virtual order, so
+ * an order needs a commutative operation. */
 #include "base.h"
 
 typedef struct fold {
-    int pow2, rem, newrank;   /* newrank -1: sits out */
+    int pow2, rem, far, newrank;   /* newrank -1: sits out */
 } fold;
 
-static fold fold_of(int r, int p)
+static fold fold_of(int r, int p, int far)
 {
-    fold f = {1, 0, 0};
+    fold f = {1, 0, far, 0};
     while (f.pow2 * 2 <= p)
         f.pow2 *= 2;
     f.rem = p - f.pow2;
-    f.newrank = r < 2 * f.rem ? (r % 2 ? r / 2 : -1) : r - f.rem;
+    if (far)
+        f.newrank = r < f.pow2 ? r : -1;
+    else
+        f.newrank = r < 2 * f.rem ? (r % 2 ? r / 2 : -1) : r - f.rem;
     return f;
 }
 
 static int real_rank(const cx_args *a, const fold *f, int n)
 {
-    return cx_rank_of(a, n < f->rem ? 2 * n + 1 : n + f->rem);
+    return cx_rank_of(a, f->far ? n : n < f->rem ? 2 * n + 1 : n + f->rem);
 }
 
-/* Fold-in: acc holds this rank's data; an odd low rank combines its even
- * neighbour's data into acc (which may be swapped with tmp). */
+/* The virtual rank r folds with (-1: none). */
+static int fold_partner(const fold *f, int r)
+{
+    if (f->far)
+        return r < f->rem ? r + f->pow2 : r >= f->pow2 ? r - f->pow2 : -1;
+    return r < 2 * f->rem ? r ^ 1 : -1;
+}
+
+/* Fold-in: acc holds this rank's data; a rank that stays combines its
+ * partner's data into acc (for the near fold the partner is the left one:
+ * acc = left op acc, the canonical order). */
 static int fold_in(const cx_args *a, cx_sched *s, const fold *f, char **acc, char **tmp)
 {
-    int r = cx_vrank_of(a, a->rank), err;
+    int r = cx_vrank_of(a, a->rank), partner = fold_partner(f, r), err;
     MPI_Aint n = a->rcount;
     MPI_Datatype t = a->rtype;
-    if (r >= 2 * f->rem)
+    if (partner < 0)
         return MPI_SUCCESS;
     if (f->newrank < 0)
-        return cx_sched_send(s, *acc, n, t, cx_rank_of(a, r + 1));
-    if ((err = cx_sched_recv(s, *tmp, n, t, cx_rank_of(a, r - 1))) || (err = cx_sched_barrier(s)))
+        return cx_sched_send(s, *acc, n, t, cx_rank_of(a, partner));
+    if ((err = cx_sched_recv(s, *tmp, n, t, cx_rank_of(a, partner))) ||
+        (err = cx_sched_barrier(s)))
         return err;
-    return cx_sched_reduce(s, *tmp, *acc, n, t, a->op);   /* acc = left op acc */
+    return cx_sched_reduce(s, *tmp, *acc, n, t, a->op);
 }
 
-/* Fold-out: the result goes back to the even ranks that sat out. */
+/* Fold-out: the result goes back to the ranks that sat out. */
 static int fold_out(const cx_args *a, cx_sched *s, const fold *f, const void *res)
 {
-    int r = cx_vrank_of(a, a->rank), err;
-    if (r >= 2 * f->rem)
+    int r = cx_vrank_of(a, a->rank), partner = fold_partner(f, r), err;
+    if (partner < 0)
         return MPI_SUCCESS;
     if (f->newrank < 0) {
         if ((err = cx_sched_barrier(s)))
             return err;
-        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, cx_rank_of(a, r + 1));
+        return cx_sched_recv(s, a->rbuf, a->rcount, a->rtype, cx_rank_of(a, partner));
     }
-    return cx_sched_send(s, res, a->rcount, a->rtype, cx_rank_of(a, r - 1));
+    return cx_sched_send(s, res, a->rcount, a->rtype, cx_rank_of(a, partner));
 }
 
-int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
+static int rdoubling(const cx_args *a, cx_sched *s, int far)
 {
-    fold f = fold_of(cx_vrank_of(a, a->rank), a->size);
+    fold f = fold_of(cx_vrank_of(a, a->rank), a->size, far);
     MPI_Aint n = a->rcount;
     MPI_Datatype t = a->rtype;
     char *acc = cx_sched_alloc_typed(s, n, t), *tmp = cx_sched_alloc_typed(s, n, t);
@@ -93,6 +110,16 @@ int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
     return fold_out(a, s, &f, acc);
 }
 
+int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s)
+{
+    return rdoubling(a, s, 0);
+}
+
+int cx_base_allreduce_rdoubling_far(const cx_args *a, cx_sched *s)
+{
+    return rdoubling(a, s, 1);
+}
+
 /* Rabenseifner: the vector is cut into pow2 blocks; a reduce-scatter by
  * recursive halving leaves one block fully reduced per rank, an allgather
  * by recursive doubling gathers the blocks back. Works on rbuf in place.
@@ -114,7 +141,7 @@ static void block_range(MPI_Aint n, int pow2, int lo, int hi, MPI_Aint *off,
 
 static int rabenseifner(const cx_args *a, cx_sched *s, int near_first)
 {
-    fold f = fold_of(cx_vrank_of(a, a->rank), a->size);
+    fold f = fold_of(cx_vrank_of(a, a->rank), a->size, !near_first);
     MPI_Aint n = a->rcount, ext = cx_type_extent(a->rtype);
     MPI_Datatype t = a->rtype;
     char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);

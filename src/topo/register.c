@@ -53,7 +53,7 @@ static const cx_algorithm algorithms[] = {
            ON(RING, cx_build_binomial_rooted)),
     CX_ALG(ALLREDUCE, "rd_topo", mapped, CX_REQ_COMMUTATIVE,
            "recursive doubling on the topology rd mapping",
-           ON(RD, cx_base_allreduce_rdoubling),
+           ON(RD, cx_base_allreduce_rdoubling_far),
            .fallback = "recursive_doubling"),
     CX_ALG(ALLREDUCE, "rabenseifner_topo", mapped, CX_REQ_COMMUTATIVE,
            "Rabenseifner (farthest partner first) on the topology rd mapping: largest halves stay close",
