@@ -123,11 +123,11 @@ int cx_base_allreduce_rdoubling_far(const cx_args *a, cx_sched *s)
 /* Rabenseifner: the vector is cut into pow2 blocks; a reduce-scatter by
  * recursive halving leaves one block fully reduced per rank, an allgather
  * by recursive doubling gathers the blocks back. Works on rbuf in place.
- * near_first: the halving starts with the nearest partner (distance 1,
- * then 2, 4...: Rabenseifner's and MPICH's order), so the largest halves
- * go between neighbouring ranks, which block placement puts on one node,
- * and only 1/pow2 of the vector per rank crosses the farthest cut;
- * otherwise it starts with the farthest (for an order that puts far
+ * The halving starts with the nearest partner (distance 1, then 2, 4...:
+ * Rabenseifner's and MPICH's order), so the largest halves go between
+ * neighbouring ranks, which block placement puts on one node, and only
+ * 1/pow2 of the vector per rank crosses the farthest cut; far: it starts
+ * with the farthest, with the far fold (for an order that puts far
  * virtual ranks close, the topology rd mapping). The allgather mirrors
  * the halving. */
 static void block_range(MPI_Aint n, int pow2, int lo, int hi, MPI_Aint *off,
@@ -139,31 +139,30 @@ static void block_range(MPI_Aint n, int pow2, int lo, int hi, MPI_Aint *off,
     *len = end - *off;
 }
 
-static int rabenseifner(const cx_args *a, cx_sched *s, int near_first)
+/* The distance to the partner of halving step i (of log2 pow2). */
+static int step_mask(const fold *f, int i)
 {
-    fold f = fold_of(cx_vrank_of(a, a->rank), a->size, !near_first);
+    return f->far ? f->pow2 >> (i + 1) : 1 << i;
+}
+
+static int rabenseifner(const cx_args *a, cx_sched *s, int far)
+{
+    fold f = fold_of(cx_vrank_of(a, a->rank), a->size, far);
     MPI_Aint n = a->rcount, ext = cx_type_extent(a->rtype);
     MPI_Datatype t = a->rtype;
     char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);
     int err, steps = 0;
-    int masks[32];   /* the halving's partners, in order: the allgather mirrors them */
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    for (int mask = 1; mask < f.pow2; mask <<= 1)
-        masks[steps++] = mask;
-    if (!near_first)
-        for (int i = 0; i < steps / 2; i++) {
-            int x = masks[i];
-            masks[i] = masks[steps - 1 - i];
-            masks[steps - 1 - i] = x;
-        }
+    while ((1 << steps) < f.pow2)
+        steps++;
     if ((a->sbuf != MPI_IN_PLACE &&
          (err = cx_sched_copy(s, a->sbuf, n, t, acc, n, t))) ||
         (err = fold_in(a, s, &f, &acc, &tmp)) || (err = cx_sched_barrier(s)))
         return err;
     int lo = 0, hi = f.pow2;   /* blocks this rank is responsible for */
     for (int i = 0; f.newrank >= 0 && i < steps; i++) {
-        int partner = f.newrank ^ masks[i], peer = real_rank(a, &f, partner), mid = lo + (hi - lo) / 2;
+        int partner = f.newrank ^ step_mask(&f, i), peer = real_rank(a, &f, partner), mid = lo + (hi - lo) / 2;
         int keep_lo = f.newrank < partner ? lo : mid, keep_hi = f.newrank < partner ? mid : hi;
         int give_lo = f.newrank < partner ? mid : lo, give_hi = f.newrank < partner ? hi : mid;
         MPI_Aint koff, klen, goff, glen;
@@ -178,7 +177,7 @@ static int rabenseifner(const cx_args *a, cx_sched *s, int near_first)
         hi = keep_hi;
     }
     for (int i = steps - 1; f.newrank >= 0 && i >= 0; i--) {
-        int partner = f.newrank ^ masks[i], peer = real_rank(a, &f, partner);
+        int partner = f.newrank ^ step_mask(&f, i), peer = real_rank(a, &f, partner);
         /* the partner holds the other half of the range both had before step i */
         int plo = f.newrank < partner ? hi : lo - (hi - lo), phi = plo + (hi - lo);
         MPI_Aint off, len, poff, plen;
@@ -198,10 +197,10 @@ static int rabenseifner(const cx_args *a, cx_sched *s, int near_first)
 
 int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s)
 {
-    return rabenseifner(a, s, 1);
+    return rabenseifner(a, s, 0);
 }
 
-int cx_base_allreduce_rabenseifner_far_first(const cx_args *a, cx_sched *s)
+int cx_base_allreduce_rabenseifner_far(const cx_args *a, cx_sched *s)
 {
-    return rabenseifner(a, s, 0);
+    return rabenseifner(a, s, 1);
 }

@@ -29,7 +29,7 @@ int cx_base_allreduce_reduce_bcast(const cx_args *a, cx_sched *s);
 int cx_base_allreduce_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_allreduce_rdoubling_far(const cx_args *a, cx_sched *s);
 int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s);
-int cx_base_allreduce_rabenseifner_far_first(const cx_args *a, cx_sched *s);
+int cx_base_allreduce_rabenseifner_far(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s);
 int cx_base_scan_rdoubling(const cx_args *a, cx_sched *s);

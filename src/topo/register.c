@@ -57,7 +57,7 @@ static const cx_algorithm algorithms[] = {
            .fallback = "recursive_doubling"),
     CX_ALG(ALLREDUCE, "rabenseifner_topo", mapped, CX_REQ_COMMUTATIVE,
            "Rabenseifner (farthest partner first) on the topology rd mapping: largest halves stay close",
-           ON(RD, cx_base_allreduce_rabenseifner_far_first),
+           ON(RD, cx_base_allreduce_rabenseifner_far),
            .fallback = "recursive_doubling"),
     CX_ALG(REDUCE_SCATTER, "ring_topo", mapped, CX_REQ_COMMUTATIVE,
            "ring on the topology ring mapping",
