@@ -10,7 +10,9 @@
 #     /etc/hosts (not `ip netns exec`: its /sys remount breaks slurmd);
 #   - per-node spool, TmpFS and task TMPDIR (PMIx steps of two nodes must
 #     not share a directory), job ids that start at random (no two clusters
-#     share MPI file names in /dev/shm), oversubscription allowed (`config_overrides`: a node
+#     share MPI file names in /dev/shm), PMIx fences by the ring (mpi.conf:
+#     Slurm 22.05's tree fence let Open MPI ranks crash in MPI_Init under
+#     load), oversubscription allowed (`config_overrides`: a node
 #     declares PPN CPUs whatever the machine has);
 #   - every daemon's pid file under $CLUSTER_DIR/slurm: `down` kills by them.
 # Jobs: `./run cluster run --launcher srun ...` (cluster/run.sh) runs srun
@@ -85,6 +87,13 @@ SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
 EOF
+  # PMIx fences between nodes by the ring: with Slurm 22.05's default
+  # (tree) fence, under load a rank of Open MPI 4.1 got a peer's first
+  # message while it still waited in MPI_Init's modex fence, before its
+  # PML had registered any receive callback, and called a null pointer
+  # (btl_tcp -> reg->cbfunc; 6 crashes in 45 srun jobs on a loaded
+  # machine, 0 in 45 with the ring).
+  echo "PMIxCollFence=ring" >"$SLURM_DIR/mpi.conf"
   for ((k = 0; k < NODES; k++)); do
     echo "NodeName=node$k NodeAddr=$(cluster_node_ip $k) CPUs=$PPN State=UNKNOWN"
   done >>"$CONF"
