@@ -234,5 +234,58 @@ expect(abs(got - true) < 0.02, f"model: recovers a + b log2 q + f m q ({math.exp
        f"vs {math.exp(true):.1f} us at q=32, 4 KiB)")
 expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
 
+# ---------------------------------------------------------------- budget split
+
+
+class Synthetic(target.Target):
+    """A target whose collbench answers from formulas: allreduce cheap to
+    simulate (1 ms a case), bcast dear (0.3 s a case), launch 0.05 s."""
+    kind, clock = "smpi", "host CPU seconds"
+    case_s = {"allreduce": 0.001, "bcast": 0.3}
+
+    def __init__(self, case_s=None):
+        super().__init__(8, None, None, None)
+        self.case_s = case_s or self.case_s
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        opt = {args[i]: args[i + 1] for i in range(len(args) - 1) if args[i].startswith("-")}
+        coll, algs = opt["--coll"], opt["--algs"].split(",")
+        rows, cost = [], 0.05
+        for m in map(int, opt["-m"].split(",")):
+            for a in algs:
+                us = 10 + (1 + len(a) % 3) * math.log2(q) + m * 1e-3 * (1 + algs.index(a) % 2)
+                rows.append({"alg": a, "size_bytes": str(m), "median_us": str(us), "ran": a,
+                             "ppn": str(q), "host_s": str(self.case_s[coll])})
+                cost += self.case_s[coll]
+        return rows, target.limits.Outcome(0, "", cost, cost, 0, "")
+
+
+def split_run(budget, case_s=None):
+    from collx.tune.sampler import Sampler
+    algs = {"allreduce": ["native", "ring", "recursive_doubling"],
+            "bcast": ["native", "binomial", "linear"]}
+    grids = {c: grid.Grid(c, [2, 3, 4, 6, 8], grid.msg_sizes(8, 1024)) for c in algs}
+    st = Store(0.005)
+    opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    smp = Sampler(Synthetic(case_s), grids, algs, st, Decider(st, algs, 0.02, grids, None), opts,
+                  stream=open(os.devnull, "w"))
+    smp.initial()
+    before = {c: sum(k[0] == c for k in st.samples) for c in algs}
+    smp.whole()
+    return {c: (before[c], sum(k[0] == c for k in st.samples),
+                len(grids[c].cells()) * len(algs[c])) for c in algs}, smp.spent()
+
+
+got, spent = split_run(20.0)
+expect(got["allreduce"][1] == got["allreduce"][2] and got["bcast"][1] == got["bcast"][0] and
+       spent <= 20.0 + 1,
+       f"budget split: allreduce's cheap grid measured whole, bcast's dear one left to the "
+       f"guided rounds (measured/grid pairs {got}; spent {spent:.1f} of 20 s)")
+got, _ = split_run(20.0, {"allreduce": 0.2, "bcast": 0.3})
+expect(all(got[c][1] == got[c][0] < got[c][2] for c in got),
+       f"budget split: two grids dearer than an even share each are both left to the "
+       f"guided rounds ({got})")
+
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

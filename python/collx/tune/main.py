@@ -156,6 +156,7 @@ def main(argv):
     elif a.grid:
         s.exhaustive()
     elif s.initial():
+        s.whole()
         s.guided()
     all_rules, choices = [], {}
     for c, g in grids.items():

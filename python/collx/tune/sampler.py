@@ -222,6 +222,48 @@ class Sampler:
         return sorted({g.comms[0], inside[-1] if inside else g.comms[0]} |
                       {q for kind, q in first.items() if kind})
 
+    def grid_left(self, coll):
+        """Predicted cost of measuring the rest of coll's grid: per
+        communicator size, one batch of what is not measured yet."""
+        g, total = self.grids[coll], 0.0
+        for q in g.comms:
+            algs, sizes = self.todo(coll, q, self.algs[coll], g.sizes)
+            if algs and sizes:
+                total += self.cost.batch(coll, q, algs, sizes)
+        return total
+
+    def whole(self):
+        """The budget split between collectives (water-filling): cheapest
+        rest of the grid first, a collective whose rest is predicted to
+        cost at most an even share of the budget left (among it and the
+        ones not served yet) is measured whole; the dearer ones share what
+        is left in the guided rounds. A cheap collective's whole grid
+        costs less than sampling it (one run per communicator size, where
+        the guided rounds launch many small ones: gige-18x8's tuner spent
+        40.5 s on allreduce, whose grid costs 32.1) and leaves no
+        comparison to a model; bcast's RMA algorithms make its grid 6-24
+        times dearer than allreduce's, and it is sampled."""
+        if self.budget == float("inf") or len(self.grids) < 2:
+            return
+        for coll in self.grids:
+            self.cost.refit(coll)
+        order = sorted(self.grids, key=self.grid_left)
+        for i, coll in enumerate(order):
+            rest, share = self.grid_left(coll), \
+                (self.budget - self.spent()) / (len(order) - i)
+            if rest > share:
+                whole = f"{', '.join(order[:i])} measured whole; " if i else ""
+                self.say(f"budget split: {whole}{', '.join(order[i:])} sampled ({coll}'s "
+                         f"rest ~{rest:.0f} s > an even share {share:.0f} s)")
+                return
+            self.say(f"{coll}: the rest of its grid (~{rest:.1f} s) fits an even share of "
+                     f"the budget left ({share:.0f} s): measured whole")
+            for q in self.grids[coll].comms:
+                if not self.try_batch(coll, q, self.algs[coll], self.grids[coll].sizes,
+                                      "whole grid"):
+                    self.say(f"{coll} p={q}: no budget left for its whole grid")
+                    return
+
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with
         candidates, as (gain per second, gain, cost, q, algs, sizes,
