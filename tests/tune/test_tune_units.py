@@ -254,9 +254,11 @@ class Synthetic(target.Target):
         for m in map(int, opt["-m"].split(",")):
             for a in algs:
                 us = 10 + (1 + len(a) % 3) * math.log2(q) + m * 1e-3 * (1 + algs.index(a) % 2)
+                c = self.case_s[coll]
+                c = c(q) if callable(c) else c
                 rows.append({"alg": a, "size_bytes": str(m), "median_us": str(us), "ran": a,
-                             "ppn": str(q), "host_s": str(self.case_s[coll])})
-                cost += self.case_s[coll]
+                             "ppn": str(q), "host_s": str(c)})
+                cost += c
         return rows, target.limits.Outcome(0, "", cost, cost, 0, "")
 
 
@@ -286,6 +288,12 @@ got, _ = split_run(20.0, {"allreduce": 0.2, "bcast": 0.3})
 expect(all(got[c][1] == got[c][0] < got[c][2] for c in got),
        f"budget split: two grids dearer than an even share each are both left to the "
        f"guided rounds ({got})")
+
+got, spent = split_run(20.0, {"allreduce": lambda q: 0.001 if q <= 4 else 0.1, "bcast": 0.3})
+expect(got["allreduce"][0] < got["allreduce"][1] < got["allreduce"][2] and spent <= 20.0 + 2,
+       f"budget split: a grid that turns dear past the sizes measured stops being measured "
+       f"whole once a run no longer fits its share; the rest is sampled ({got}, spent "
+       f"{spent:.1f} of 20 s)")
 
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

@@ -223,26 +223,40 @@ class Sampler:
                       {q for kind, q in first.items() if kind})
 
     def grid_left(self, coll):
-        """Predicted cost of measuring the rest of coll's grid: per
-        communicator size, one batch of what is not measured yet."""
-        g, total = self.grids[coll], 0.0
+        """Predicted cost of the rest of coll's grid: one run per
+        communicator size of what is not measured yet; beyond the largest
+        size measured, that size's run grown in proportion to q. (The cost
+        model's q^3 there keeps rma_linear from taking the budget by
+        surprise; for the whole rest of a cheap grid it is far too much:
+        after gige-18x8's initial design it put allreduce's rest at 199 s
+        where the grid cost 4 times less than q^3 says beyond 16 ranks.)"""
+        g = self.grids[coll]
+        top = max((q for (c, _, q, _) in self.store.samples if c == coll), default=None)
+        total = 0.0
         for q in g.comms:
             algs, sizes = self.todo(coll, q, self.algs[coll], g.sizes)
-            if algs and sizes:
+            if not algs or not sizes:
+                continue
+            if top is None or q <= top:
                 total += self.cost.batch(coll, q, algs, sizes)
+            else:
+                total += self.cost.batch(coll, top, algs, sizes) * q / top
         return total
 
     def whole(self):
         """The budget split between collectives (water-filling): cheapest
         rest of the grid first, a collective whose rest is predicted to
         cost at most an even share of the budget left (among it and the
-        ones not served yet) is measured whole; the dearer ones share what
-        is left in the guided rounds. A cheap collective's whole grid
-        costs less than sampling it (one run per communicator size, where
-        the guided rounds launch many small ones: gige-18x8's tuner spent
-        40.5 s on allreduce, whose grid costs 32.1) and leaves no
-        comparison to a model; bcast's RMA algorithms make its grid 6-24
-        times dearer than allreduce's, and it is sampled."""
+        ones not served yet) is measured whole, one communicator size after
+        another, smallest first, while each run still fits that share (a
+        misprediction stops it there: the rest is sampled); the dearer ones
+        share what is left in the guided rounds. A cheap collective's
+        whole grid costs less than sampling it (one run per communicator
+        size, where the guided rounds launch many small ones, each with a
+        refit: gige-18x8's tuner spent 40.5 s on allreduce, whose grid
+        costs 32.1) and leaves no comparison to a model; bcast's RMA
+        algorithms make its grid 6-24 times dearer than allreduce's, and
+        it is sampled."""
         if self.budget == float("inf") or len(self.grids) < 2:
             return
         for coll in self.grids:
@@ -258,11 +272,17 @@ class Sampler:
                 return
             self.say(f"{coll}: the rest of its grid (~{rest:.1f} s) fits an even share of "
                      f"the budget left ({share:.0f} s): measured whole")
+            start = self.spent()
             for q in self.grids[coll].comms:
-                if not self.try_batch(coll, q, self.algs[coll], self.grids[coll].sizes,
-                                      "whole grid"):
-                    self.say(f"{coll} p={q}: no budget left for its whole grid")
+                algs, sizes = self.todo(coll, q, self.algs[coll], self.grids[coll].sizes)
+                if not algs or not sizes:
+                    continue
+                if self.spent() - start + self.cost.batch(coll, q, algs, sizes) > share:
+                    self.say(f"{coll} p={q}: the rest of its grid no longer fits its share "
+                             f"({share:.0f} s): sampled from here on, like the others")
                     return
+                self.batch(coll, q, algs, sizes, "whole grid")
+                self.cost.refit(coll)
 
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with
