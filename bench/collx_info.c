@@ -58,6 +58,8 @@ static void vars_text(void)
         printf("    default: %s\n", d->def ? d->def : d->unset);
         printf("    takes:   %s (%s)\n", range, type_names[d->type]);
         printf("    meaning: %s\n", d->meaning);
+        if (d->tune)
+            printf("    tuned:   ./run tune also tries %s with %s\n", d->tune, d->tune_algs);
     }
 }
 
@@ -118,7 +120,11 @@ static void vars_json(void)
             }
             printf("]");
         }
-        printf(", \"per_call\": %s, \"meaning\": ", d->per_call ? "true" : "false");
+        printf(", \"per_call\": %s, \"tune\": ", d->per_call ? "true" : "false");
+        json_string(d->tune);
+        printf(", \"tune_algs\": ");
+        json_string(d->tune_algs);
+        printf(", \"meaning\": ");
         json_string(d->meaning);
         printf("}");
     }

@@ -107,6 +107,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "blocking call or its nonblocking twin"},
     [CX_KNOB_HIER_SENDERS] = {
         "COLLX_HIER_SENDERS", "hier", INT_KNOB(1, 4096), .per_call = 1,
+        .tune = "2,8", .tune_algs = "hier_ms",
         .unset = "one per 64 KiB of data (allreduce: per 2 KiB), up to 8",
         .meaning = "senders per node in hier_ms (never more than the smallest node has)"},
     [CX_KNOB_HIER_A2A_PIPE] = {
@@ -124,6 +125,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     /* ---- irregular ---- */
     [CX_KNOB_BCAST_SEGMENTS] = {
         "COLLX_BCAST_SEGMENTS", "base", INT_KNOB(1, 4096), .def = "8", .per_call = 1,
+        .tune = "2,32", .tune_algs = "pipeline_chain,pipeline_binary",
         .on_bad = CX_KNOB_BAD_CLAMP,
         .meaning = "pipeline_chain / pipeline_binary bcast: segments the message is cut "
                    "into (whatever its size)"},

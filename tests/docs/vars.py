@@ -79,6 +79,23 @@ for msg in ("collx: COLLX_TOPO_REPS=500 is outside the range (an integer in 1..1
     if msg not in err:
         problems.append(f"no message {msg!r} in:\n{err}")
 
+# The tuner's search space (./run tune tries these values with these
+# algorithms): per-call knobs only, values the knob takes, registered algorithms.
+algs_text, _ = info()
+registered = {line.split()[0] for line in algs_text.splitlines() if line.startswith("  ")}
+tuned = {n: v for n, v in by.items() if v.get("tune")}
+if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS"}:
+    problems.append(f"tuned variables: {sorted(tuned)}")
+for n, v in tuned.items():
+    if not v["per_call"]:
+        problems.append(f"{n}: tuned but a rule may not set it per call")
+    for x in v["tune"].split(","):
+        if v["type"] == "int" and not (x.isdigit() and v["min"] <= int(x) <= v["max"]):
+            problems.append(f"{n}: tune value {x!r} outside {v['range']}")
+    for a in (v.get("tune_algs") or "").split(","):
+        if a not in registered:
+            problems.append(f"{n}: tune_algs names {a!r}, not a registered algorithm")
+
 text, _ = info("--vars")
 readme = open(os.path.join(ROOT, "README.md")).read()
 for name in by:

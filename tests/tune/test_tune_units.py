@@ -234,6 +234,43 @@ expect(abs(got - true) < 0.02, f"model: recovers a + b log2 q + f m q ({math.exp
        f"vs {math.exp(true):.1f} us at q=32, 4 KiB)")
 expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
 
+# ---------------------------------------------------------------- variants (params)
+lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+expect(lab == "pipeline_chain@COLLX_BCAST_SEGMENTS=32" and
+       target.split_label(lab) == ("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"}) and
+       target.split_label("binomial") == ("binomial", {}),
+       f"a variant's label and back: {lab}")
+got = target.runs(["native", "pipeline_chain", lab, "pipeline_binary@COLLX_BCAST_SEGMENTS=32",
+                   "pipeline_chain@COLLX_BCAST_SEGMENTS=2", "rma_linear"])
+expect(got == [["native", "pipeline_chain"],
+               [lab, "pipeline_binary@COLLX_BCAST_SEGMENTS=32"],
+               ["pipeline_chain@COLLX_BCAST_SEGMENTS=2"], ["rma_linear"]],
+       f"runs: one per set of params (the knobs go to the run's environment): {got}")
+seen = {}
+
+
+def fake_run(args, env):
+    seen["args"], seen["env"] = args, env
+    algs = args[args.index("--algs") + 1].split(",")
+    return [{"alg": a, "ran": a if a != "pipeline_binary" else "binomial"} for a in algs], None
+
+
+rows, _ = target.with_params(["--coll", "bcast", "--algs", lab + ",pipeline_binary@"
+                              "COLLX_BCAST_SEGMENTS=32", "-m", "8"], {"COLLX_X": "1"}, fake_run)
+expect(seen["args"][3] == "pipeline_chain,pipeline_binary" and
+       seen["env"] == {"COLLX_X": "1", "COLLX_BCAST_SEGMENTS": "32"} and
+       [(r["alg"], r["ran"]) for r in rows] ==
+       [(lab, lab), ("pipeline_binary@COLLX_BCAST_SEGMENTS=32", "binomial")],
+       f"collbench gets names and the knobs in its environment, rows come back under the "
+       f"labels (ran too where the algorithm itself served): {seen} {rows}")
+r = rules.rule_of("bcast", lab)
+expect(r == {"collective": "bcast", "algorithm": "pipeline_chain",
+             "params": {"COLLX_BCAST_SEGMENTS": 32}} and
+       rules.match([r], "bcast", 8, 64, 8) == lab,
+       f"a variant chosen becomes a rule with params, and matches back as its label: {r}")
+expect(rules.pick_candidates("binomial", [(8, 64)], {(8, 64): {lab: 1.01, "native": 1.05}}) ==
+       ["native"], "variants are never candidates (online tuning tries names)")
+
 # ---------------------------------------------------------------- budget split
 
 

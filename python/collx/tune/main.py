@@ -17,7 +17,7 @@ from collx.tune import limits, report, rules as rulesmod
 from collx.tune.decide import Decider
 from collx.tune.sampler import Sampler, grid_pairs
 from collx.tune.store import Store, save
-from collx.tune.target import Real, Replay, Smpi
+from collx.tune.target import Real, Replay, Smpi, label_of, split_label
 
 
 def target_args(ap):
@@ -74,15 +74,25 @@ def make_target(a):
     return t
 
 
-def registry(t, colls):
-    """{coll: [algorithms, native first]} of the collectives asked for."""
+def registry(t, colls, params=True):
+    """{coll: [algorithms, native first]} of the collectives asked for; with
+    params, after each algorithm its variants: every value the knob table
+    gives a per-call knob that algorithm reads to try (target.label_of:
+    NAME@KNOB=VALUE), one knob at a time."""
     reg = dict(t.registry())
     want = list(reg) if colls == "all" else colls.split(",")
     bad = [c for c in want if c not in reg]
     if bad:
         raise SystemExit(f"tune: unknown collective(s) {', '.join(bad)}; known: "
                          f"{', '.join(reg)}")
-    return {c: ["native"] + [x for x in reg[c] if x != "native"] for c in want}
+    space = t.tune_space() if params else []
+    out = {}
+    for c in want:
+        algs = ["native"] + [x for x in reg[c] if x != "native"]
+        out[c] = [lab for a in algs for lab in [a] + [
+            label_of(a, {k: v}) for k, values, readers in space if a in readers
+            for v in values]]
+    return out
 
 
 def parse_args(argv):
@@ -95,6 +105,9 @@ def parse_args(argv):
                     "P, P/2, ... and 3P/4, 3P/8, ..., whole nodes; grid.py)")
     ap.add_argument("--budget", type=float, help="seconds of host CPU time (SMPI) or wall "
                     "time (real) to spend measuring; the best rules so far are written")
+    ap.add_argument("--no-params", action="store_true",
+                    help="leave out the algorithms' variants with per-call knobs set "
+                    "(collx_info --vars: \"tuned\"), measure each algorithm as it is")
     ap.add_argument("--grid", action="store_true",
                     help="measure the whole grid (every algorithm everywhere), for comparison")
     ap.add_argument("--margin", type=float, default=0.02,
@@ -129,7 +142,7 @@ def main(argv):
     a = parse_args(argv)
     t = make_target(a)
     t0 = time.time()
-    algs = registry(t, a.colls)
+    algs = registry(t, a.colls, params=not a.no_params)
     lo, hi = gridmod.parse_range(a.sizes)
     comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
         gridmod.comm_sizes(t.p, t.node)
@@ -216,7 +229,7 @@ def check_rules(t, a, all_rules, grids, store, s):
                 m = int(r["size_bytes"])
                 want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
                 res["points"] += 1
-                if r["ran"] != want:
+                if split_label(r["ran"])[0] != split_label(want)[0]:
                     res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, "
                                              f"ran {r['ran']}")
     for msg in res["mismatches"]:

@@ -15,9 +15,11 @@ gets a rule, native ones included, so the file says native where collx had
 nothing faster. Where the target has nodes, each rule also bounds
 ranks_per_node to what its communicator sizes had under block placement.
 
-A choice is an algorithm name, or (name, params) once rules carry per-call
-parameters: a rule is a dict, and params, when a choice has them, become
-its "params" key. Given the runners-up at each grid point
+A choice is an algorithm name, a label with per-call knobs set
+(NAME@KNOB=VALUE, target.label_of: the tuner's variants) or (name,
+params): a rule is a dict, and params, when a choice has them, become its
+"params" key (match gives such a rule's choice back as its label).
+Variants are never candidates (online tuning tries algorithms by name). Given the runners-up at each grid point
 (decide.Decider.candidates), a rule names as "candidates" (for online
 tuning, COLLX_TUNE_ONLINE) native if it picks another, then the algorithms
 close to its choice at the most of the grid points it covers, at most
@@ -26,6 +28,7 @@ import json
 import os
 
 from collx.tune import grid as gridmod
+from collx.tune.target import PARAM_SEP, label_of, split_label
 
 MAX_CANDIDATES = 3   # online tuning tries each for a few calls: keep it short
 
@@ -60,6 +63,8 @@ def pick_candidates(choice, cells, close):
     seen = {}
     for cell in cells:
         for a, ratio in close.get(cell, {}).items():
+            if PARAM_SEP in a:
+                continue
             n, best = seen.get(a, (0, ratio))
             seen[a] = (n + 1, min(best, ratio))
     out = ["native"] if "native" in seen and alg != "native" else []
@@ -78,10 +83,11 @@ def rng(lo, hi):
 
 
 def rule_of(coll, choice):
-    alg, params = (choice, None) if isinstance(choice, str) else choice
+    alg, params = split_label(choice) if isinstance(choice, str) else choice
     r = {"collective": coll, "algorithm": alg}
     if params:
-        r["params"] = dict(params)
+        r["params"] = {k: int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
+                       for k, v in params.items()}
     return r
 
 
@@ -136,10 +142,11 @@ def inside(r, key, v):
 
 
 def match(rules, coll, q, m, rpn):
-    """The algorithm the first matching rule picks (None: no rule matches,
-    native runs), as src/core/rules.c does."""
+    """The algorithm the first matching rule picks, as a label with its
+    params (None: no rule matches, native runs), as src/core/rules.c does."""
     for r in rules:
         if r["collective"] == coll and inside(r, "comm_size", q) and \
                 inside(r, "msg_size", m) and inside(r, "ranks_per_node", rpn):
-            return r["algorithm"]
+            return label_of(r["algorithm"], {k: str(v) for k, v in
+                                             (r.get("params") or {}).items()})
     return None

@@ -23,12 +23,58 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 APART_PREFIX = ("rma_",)
 
 
+# An algorithm with per-call knobs set ("variant", the tuner's search of a
+# knob table entry's `tune` values, src/core/knob_table.c) is the label
+# NAME@KNOB=VALUE[@KNOB=VALUE]: measured with the knobs in its run's
+# environment, written as a rule with "params".
+PARAM_SEP = "@"
+
+
+def split_label(label):
+    """(algorithm name, {knob: value}) of a label."""
+    name, *kv = label.split(PARAM_SEP)
+    return name, dict(x.split("=", 1) for x in kv)
+
+
+def label_of(name, params=None):
+    return PARAM_SEP.join([name] + [f"{k}={v}" for k, v in sorted((params or {}).items())])
+
+
 def runs(labels):
-    """labels split into runs that do not disturb each other: the others
-    together, each label that leaves work behind alone."""
+    """labels split into runs that do not disturb each other: those without
+    params together, those with the same params together (the knobs go to
+    the run's environment, where they would change the others), each label
+    that leaves work behind alone."""
     apart = [x for x in labels if x.startswith(APART_PREFIX)]
-    rest = [x for x in labels if x not in apart]
-    return ([rest] if rest else []) + [[x] for x in apart]
+    groups = {}
+    for x in labels:
+        if x not in apart:
+            groups.setdefault(label_of("", split_label(x)[1]), []).append(x)
+    return list(groups.values()) + [[x] for x in apart]
+
+
+def with_params(args, env, run):
+    """Runs collbench args whose --algs may carry params (one set per run,
+    as runs() groups them): collbench gets the algorithm names and the
+    knobs in its environment; the rows come back under the labels (column
+    ran too, where the algorithm itself served)."""
+    i = args.index("--algs")
+    labels = args[i + 1].split(",")
+    params = {label_of("", split_label(x)[1]) for x in labels if x != "selected"}
+    if not any(PARAM_SEP in x for x in labels):
+        return run(args, env)
+    if len(params) > 1:
+        raise ValueError(f"one set of params per collbench run: {args[i + 1]}")
+    knobs = split_label(labels[0])[1]
+    names = [split_label(x)[0] for x in labels]
+    rows, out = run(args[:i + 1] + [",".join(names)] + args[i + 2:], {**(env or {}), **knobs})
+    back = {n: x for n, x in zip(names, labels)}
+    for r in rows:
+        lab = back.get(r["alg"], r["alg"])
+        if r["ran"] == r["alg"]:
+            r["ran"] = lab
+        r["alg"] = lab
+    return rows, out
 
 
 def hostfile_slots(path):
@@ -60,7 +106,12 @@ class Target:
 
     def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
         """(rows of metric r, Outcome): all rows if the run succeeded, else
-        those of the cases it finished (collbench's CSV grows case by case)."""
+        those of the cases it finished (collbench's CSV grows case by case).
+        Labels with params: with_params."""
+        return with_params(list(args), env, lambda a, e: self.collbench_run(
+            q, a, e, timeout, mem_limit))
+
+    def collbench_run(self, q, args, env, timeout, mem_limit):
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             csv_ = os.path.join(d, "out.csv")
             argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_])
@@ -68,17 +119,29 @@ class Target:
                              mem_limit=mem_limit, cwd=ROOT, clock=self.limit_clock)
             return finished_rows(csv_), out
 
-    def registry(self):
-        """[(collective, [algorithms in registry order, native first])]
-        from collx_info, run the way this target runs programs."""
+    def info_text(self, args):
+        """collx_info's output, run the way this target runs programs."""
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             path = os.path.join(d, "info.txt")
-            argv, env = self.command(1, [], program=self.info)
+            argv, env = self.command(1, list(args), program=self.info)
             out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path)
             if not out.ok:
                 raise RuntimeError(f"collx_info failed ({' '.join(argv)}): {out.why()}")
             with open(path) as f:
-                return parse_info(f.read())
+                return f.read()
+
+    def registry(self):
+        """[(collective, [algorithms in registry order, native first])]
+        from collx_info."""
+        return parse_info(self.info_text([]))
+
+    def tune_space(self):
+        """[(knob, [values], [algorithms])]: the per-call knobs the knob
+        table gives values to try (collx_info --vars --json, "tune")."""
+        import json
+        vars_ = json.loads(self.info_text(["--vars", "--json"]))["vars"]
+        return [(v["name"], v["tune"].split(","), v["tune_algs"].split(","))
+                for v in vars_ if v.get("tune")]
 
 
 def finished_rows(path):
@@ -209,7 +272,10 @@ class Replay(Target):
         self.reg = [(c, a) for c, a in d["algs"].items()]
 
     def registry(self):
-        return self.reg
+        return self.reg   # variants included, as the grid had them
+
+    def tune_space(self):
+        return []
 
     def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
         opt = {args[i]: args[i + 1] for i in range(0, len(args) - 1) if args[i].startswith("-")}

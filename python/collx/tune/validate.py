@@ -31,7 +31,7 @@ from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
 from collx.tune.store import Stat
-from collx.tune.target import runs
+from collx.tune.target import runs, split_label
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
@@ -43,6 +43,8 @@ def parse_args(argv):
     ap.add_argument("--rules", required=True, action="append",
                     help="a rules file to validate (repeat for several: every algorithm "
                     "is measured once, each file's choice on its own)")
+    ap.add_argument("--no-params", action="store_true",
+                    help="leave out the algorithms' variants with per-call knobs set")
     ap.add_argument("--sizes", default="8:4194304",
                     help="MIN:MAX of the tuning: held-out sizes 3*2^j between (default 8:4194304)")
     ap.add_argument("--held-out-sizes", help="bytes per rank, comma-separated (default: "
@@ -134,7 +136,7 @@ def main(argv):
         where = f"the measurements of {a.resume}"
     else:
         t = make_target(a)
-        data = collect(t, a, registry(t, a.colls), files)
+        data = collect(t, a, registry(t, a.colls, params=not a.no_params), files)
         where = t.describe()
     rows, problems = evaluate(data, files)
     lines = []
@@ -229,7 +231,8 @@ def point(coll, q, m, ppn, d, rules, path, problems):
     want = rulesmod.match(rules, coll, q, m, ppn) or "native"
     served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
     oracle = min(served, key=lambda k: served[k][0]) if served else "native"
-    ok_ran = ran == want or ran == d.get(want, (None, None))[1]
+    ok_ran = ran == want or ran == d.get(want, (None, None))[1] or \
+        split_label(ran)[0] == split_label(want)[0]   # selected: the name, params unseen
     if not ok_ran:
         problems.append(f"{coll} p={q} {m} B ({path}): rules say {want}, ran {ran}")
     return {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
