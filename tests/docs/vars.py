@@ -84,13 +84,16 @@ for msg in ("collx: COLLX_TOPO_REPS=500 is outside the range (an integer in 1..1
 algs_text, _ = info()
 registered = {line.split()[0] for line in algs_text.splitlines() if line.startswith("  ")}
 tuned = {n: v for n, v in by.items() if v.get("tune")}
-if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS"}:
+if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS", "COLLX_RMA_LL_MAX"}:
     problems.append(f"tuned variables: {sorted(tuned)}")
 for n, v in tuned.items():
     if not v["per_call"]:
         problems.append(f"{n}: tuned but a rule may not set it per call")
     for x in v["tune"].split(","):
-        if v["type"] == "int" and not (x.isdigit() and v["min"] <= int(x) <= v["max"]):
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(x[-1:], 1)
+        digits = x[:-1] if scale > 1 else x
+        if v["type"] in ("int", "size") and not (
+                digits.isdigit() and v["min"] <= int(digits) * scale <= v["max"]):
             problems.append(f"{n}: tune value {x!r} outside {v['range']}")
     for a in (v.get("tune_algs") or "").split(","):
         if a not in registered:

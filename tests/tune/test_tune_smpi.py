@@ -143,7 +143,7 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
     p = subprocess.run(["/usr/bin/python3", "-m", "collx", "tune", "--platform", "ib-6x8",
                         "-n", "16", "--colls", "bcast", "--sizes", "4M:4M", "--comm-sizes", "16",
                         "--grid", "--timeout", "3", "--out", out, "--report", d],
-                       capture_output=True, text=True, timeout=100, cwd=ROOT,
+                       capture_output=True, text=True, timeout=200, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
     meta = json.load(open(os.path.join(d, "tune.json"))) if p.returncode == 0 else {"algs": {}}
     lab = "pipeline_chain@COLLX_BCAST_SEGMENTS=32"
