@@ -23,9 +23,10 @@ shift
 
 export COLLX_CLUSTER_RUN="${COLLX_CLUSTER_RUN:-/run/collx-cluster}"
 # Clusters of test runs that died without cleaning up (their owner is gone).
+# (Another test may be removing its own cluster meanwhile: a config gone
+# between the listing and the read is no cluster to reap.)
 for config in "$COLLX_CLUSTER_RUN"/t*/config; do
-  [ -f "$config" ] || continue
-  owner="$(sed -n 's/.* OWNER=\([0-9]*\)$/\1/p' "$config")"
+  owner="$(sed -n 's/.* OWNER=\([0-9]*\)$/\1/p' "$config" 2>/dev/null || true)"
   if [ -n "$owner" ] && ! kill -0 "$owner" 2>/dev/null; then
     COLLX_CLUSTER="$(basename "$(dirname "$config")")" "$ROOT/cluster/down.sh"
   fi
