@@ -142,7 +142,8 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
     out = os.path.join(d, "rules.json")
     p = subprocess.run(["/usr/bin/python3", "-m", "collx", "tune", "--platform", "ib-6x8",
                         "-n", "16", "--colls", "bcast", "--sizes", "4M:4M", "--comm-sizes", "16",
-                        "--grid", "--timeout", "3", "--out", out, "--report", d],
+                        "--algs", "scatter_allgather,pipeline_chain,hier",
+                        "--grid", "--timeout", "60", "--out", out, "--report", d],
                        capture_output=True, text=True, timeout=200, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
     meta = json.load(open(os.path.join(d, "tune.json"))) if p.returncode == 0 else {"algs": {}}
@@ -150,7 +151,9 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
     rules = rulesmod.load(out) if p.returncode == 0 else []
     want = [r for r in rules if r["algorithm"] == "pipeline_chain" and
             r.get("params") == {"COLLX_BCAST_SEGMENTS": 32}]
-    expect(p.returncode == 0 and lab in meta["algs"].get("bcast", []) and want and
+    expect(p.returncode == 0 and meta["algs"].get("bcast") == [
+        "native", "scatter_allgather", "pipeline_chain", "pipeline_chain@COLLX_BCAST_SEGMENTS=2",
+        lab, "hier"] and want and
            "check: the rules load in collx" in p.stderr,
            f"params: the variants measured ({meta['algs'].get('bcast')}), the winner's rule "
            f"carries them ({want}), the rules load in collx:\n{p.stderr[-1500:]}")

@@ -37,6 +37,8 @@ def target_args(ap):
                    help="real MPI on several nodes: ranks per node (block placement)")
     t.add_argument("--collbench", help="collbench binary (default: the build's)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
+    t.add_argument("--algs", help="only these algorithms (and native), comma-separated names; "
+                   "their variants with per-call knobs included (default every registered one)")
     t.add_argument("--timeout", type=float, default=300,
                    help="seconds one run may take before it is killed: host CPU seconds in "
                    "SMPI (and 20 times that on the wall clock), wall seconds on a real MPI "
@@ -74,7 +76,7 @@ def make_target(a):
     return t
 
 
-def registry(t, colls, params=True):
+def registry(t, colls, params=True, only=None):
     """{coll: [algorithms, native first]} of the collectives asked for; with
     params, after each algorithm its variants: every value the knob table
     gives a per-call knob that algorithm reads to try (target.label_of:
@@ -86,9 +88,13 @@ def registry(t, colls, params=True):
         raise SystemExit(f"tune: unknown collective(s) {', '.join(bad)}; known: "
                          f"{', '.join(reg)}")
     space = t.tune_space() if params else []
+    keep = set(only.split(",")) | {"native"} if only else None
+    if keep and not keep & {x for c in want for x in reg[c] if x != "native"}:
+        raise SystemExit(f"tune: --algs {only}: none is an algorithm of "
+                         f"{', '.join(want)}")
     out = {}
     for c in want:
-        algs = ["native"] + [x for x in reg[c] if x != "native"]
+        algs = ["native"] + [x for x in reg[c] if x != "native" and (not keep or x in keep)]
         out[c] = [lab for a in algs for lab in [a] + [
             label_of(a, {k: v}) for k, values, readers in space if a in readers
             for v in values]]
@@ -142,7 +148,7 @@ def main(argv):
     a = parse_args(argv)
     t = make_target(a)
     t0 = time.time()
-    algs = registry(t, a.colls, params=not a.no_params)
+    algs = registry(t, a.colls, params=not a.no_params, only=a.algs)
     lo, hi = gridmod.parse_range(a.sizes)
     comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
         gridmod.comm_sizes(t.p, t.node)

@@ -136,7 +136,7 @@ def main(argv):
         where = f"the measurements of {a.resume}"
     else:
         t = make_target(a)
-        data = collect(t, a, registry(t, a.colls, params=not a.no_params), files)
+        data = collect(t, a, registry(t, a.colls, params=not a.no_params, only=a.algs), files)
         where = t.describe()
     rows, problems = evaluate(data, files)
     lines = []
