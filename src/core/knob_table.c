@@ -144,7 +144,8 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     /* ---- rma ---- */
     [CX_KNOB_RMA_LL_MAX] = {
         "COLLX_RMA_LL_MAX", "rma", SIZE_KNOB(0, 1LL << 28), .def = "32K", .per_call = 1,
-        .tune = "0,128K", .tune_algs = "rma_linear,rma_binomial",
+        /* only lower: a rule's value above the environment's is capped */
+        .tune = "0", .tune_algs = "rma_linear,rma_binomial",
         .on_bad = CX_KNOB_BAD_CLAMP,
         .meaning = "rma bcast: messages up to this many bytes go by the LL protocol (0 = "
                    "off); per call only below the environment's value, which sizes the "

@@ -17,7 +17,7 @@ from collx.tune import limits, report, rules as rulesmod
 from collx.tune.decide import Decider
 from collx.tune.sampler import Sampler, grid_pairs
 from collx.tune.store import Store, save
-from collx.tune.target import Real, Replay, Smpi, label_of, split_label
+from collx.tune.target import Real, Replay, Smpi, label_of, same_alg
 
 
 def target_args(ap):
@@ -235,7 +235,7 @@ def check_rules(t, a, all_rules, grids, store, s):
                 m = int(r["size_bytes"])
                 want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
                 res["points"] += 1
-                if split_label(r["ran"])[0] != split_label(want)[0]:
+                if not same_alg(r["ran"], want):
                     res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, "
                                              f"ran {r['ran']}")
     for msg in res["mismatches"]:

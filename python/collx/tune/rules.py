@@ -19,8 +19,9 @@ A choice is an algorithm name, a label with per-call knobs set
 (NAME@KNOB=VALUE, target.label_of: the tuner's variants) or (name,
 params): a rule is a dict, and params, when a choice has them, become its
 "params" key (match gives such a rule's choice back as its label).
-Variants are never candidates (online tuning tries algorithms by name). Given the runners-up at each grid point
-(decide.Decider.candidates), a rule names as "candidates" (for online
+Variants are never candidates (online tuning tries algorithms by name).
+Given the runners-up at each grid point (decide.Decider.candidates), a
+rule names as "candidates" (for online
 tuning, COLLX_TUNE_ONLINE) native if it picks another, then the algorithms
 close to its choice at the most of the grid points it covers, at most
 MAX_CANDIDATES."""

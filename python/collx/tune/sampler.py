@@ -222,6 +222,15 @@ class Sampler:
         return sorted({g.comms[0], inside[-1] if inside else g.comms[0]} |
                       {q for kind, q in first.items() if kind})
 
+    def rest_runs(self, coll):
+        """(q, algs, sizes) of one run per communicator size, smallest
+        first, of what coll's grid has not measured yet."""
+        g = self.grids[coll]
+        for q in g.comms:
+            algs, sizes = self.todo(coll, q, self.algs[coll], g.sizes)
+            if algs and sizes:
+                yield q, algs, sizes
+
     def grid_left(self, coll):
         """Predicted cost of the rest of coll's grid: one run per
         communicator size of what is not measured yet; beyond the largest
@@ -230,13 +239,9 @@ class Sampler:
         surprise; for the whole rest of a cheap grid it is far too much:
         after gige-18x8's initial design it put allreduce's rest at 199 s
         where the grid cost 4 times less than q^3 says beyond 16 ranks.)"""
-        g = self.grids[coll]
         top = max((q for (c, _, q, _) in self.store.samples if c == coll), default=None)
         total = 0.0
-        for q in g.comms:
-            algs, sizes = self.todo(coll, q, self.algs[coll], g.sizes)
-            if not algs or not sizes:
-                continue
+        for q, algs, sizes in self.rest_runs(coll):
             if top is None or q <= top:
                 total += self.cost.batch(coll, q, algs, sizes)
             else:
@@ -273,10 +278,7 @@ class Sampler:
             self.say(f"{coll}: the rest of its grid (~{rest:.1f} s) fits an even share of "
                      f"the budget left ({share:.0f} s): measured whole")
             start = self.spent()
-            for q in self.grids[coll].comms:
-                algs, sizes = self.todo(coll, q, self.algs[coll], self.grids[coll].sizes)
-                if not algs or not sizes:
-                    continue
+            for q, algs, sizes in list(self.rest_runs(coll)):
                 if self.spent() - start + self.cost.batch(coll, q, algs, sizes) > share:
                     self.say(f"{coll} p={q}: the rest of its grid no longer fits its share "
                              f"({share:.0f} s): sampled from here on, like the others")

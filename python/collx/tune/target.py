@@ -40,6 +40,17 @@ def label_of(name, params=None):
     return PARAM_SEP.join([name] + [f"{k}={v}" for k, v in sorted((params or {}).items())])
 
 
+def params_key(label):
+    """What labels measured in one run share: their params, as text."""
+    return label_of("", split_label(label)[1])
+
+
+def same_alg(a, b):
+    """Two labels of one algorithm (collbench's column ran under a rule
+    names the algorithm, not the params collx applied)."""
+    return split_label(a)[0] == split_label(b)[0]
+
+
 def runs(labels):
     """labels split into runs that do not disturb each other: those without
     params together, those with the same params together (the knobs go to
@@ -49,7 +60,7 @@ def runs(labels):
     groups = {}
     for x in labels:
         if x not in apart:
-            groups.setdefault(label_of("", split_label(x)[1]), []).append(x)
+            groups.setdefault(params_key(x), []).append(x)
     return list(groups.values()) + [[x] for x in apart]
 
 
@@ -60,10 +71,9 @@ def with_params(args, env, run):
     ran too, where the algorithm itself served)."""
     i = args.index("--algs")
     labels = args[i + 1].split(",")
-    params = {label_of("", split_label(x)[1]) for x in labels if x != "selected"}
     if not any(PARAM_SEP in x for x in labels):
         return run(args, env)
-    if len(params) > 1:
+    if len({params_key(x) for x in labels}) > 1:
         raise ValueError(f"one set of params per collbench run: {args[i + 1]}")
     knobs = split_label(labels[0])[1]
     names = [split_label(x)[0] for x in labels]

@@ -31,7 +31,7 @@ from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
 from collx.tune.store import Stat
-from collx.tune.target import runs, split_label
+from collx.tune.target import runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
@@ -231,8 +231,7 @@ def point(coll, q, m, ppn, d, rules, path, problems):
     want = rulesmod.match(rules, coll, q, m, ppn) or "native"
     served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
     oracle = min(served, key=lambda k: served[k][0]) if served else "native"
-    ok_ran = ran == want or ran == d.get(want, (None, None))[1] or \
-        split_label(ran)[0] == split_label(want)[0]   # selected: the name, params unseen
+    ok_ran = same_alg(ran, want) or ran == d.get(want, (None, None))[1]
     if not ok_ran:
         problems.append(f"{coll} p={q} {m} B ({path}): rules say {want}, ran {ran}")
     return {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
