@@ -18,6 +18,7 @@ typedef struct cx_comm {
     MPI_Comm priv;        /* private duplicate of the user's comm */
     int rank, size;
     unsigned tag_seq;     /* one tag per collective call */
+    unsigned plan_seq;    /* persistent plans made (persist.c numbers them) */
     int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
 
     /* Node layout (cx_comm_nodes). Nodes are numbered in the order of

@@ -2,10 +2,17 @@
  * and its MPI face.
  *
  * Tags: init takes one of the communicator's call tags (init is
- * collective, in the same order everywhere), and so does every start
- * (starts of persistent collectives are ordered like any collective
- * call): consecutive starts never share a tag, even when a fast rank
- * starts again while a slow one still finishes the previous start.
+ * collective, in the same order everywhere). Starts are not ordered: MPI-4
+ * lets processes start persistent collectives in different orders (only
+ * the inits match by order; MPICH's test/mpi/coll/p_order.c), so a
+ * start's tag comes from its plan, numbered at init, and how many times
+ * this rank started it: START_WINDOW consecutive starts never share a
+ * tag, even when a fast rank starts again while a slow one still finishes
+ * the previous start. These tags lie above the ordered calls' (1..32000);
+ * an MPI whose MPI_TAG_UB leaves no room gets the ordered tags (starts in
+ * call order). The MPI's own call (MPI_I<name> at each start) runs on a
+ * duplicate of the communicator made at init, for the same reason: the
+ * MPI matches nonblocking collectives by call order per communicator.
  *
  * The MPI face's receive from self: one private duplicate of
  * MPI_COMM_SELF (errors returned), one tag per live plan. The plan's end
@@ -22,6 +29,8 @@
 
 #define SELF_TAGS 32768   /* MPI_TAG_UB is at least 32767 */
 #define BUCKETS 256
+#define START_TAGS_FROM 32768   /* above cx_comm_next_tag's */
+#define START_WINDOW 64
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;   /* all below */
 static MPI_Comm self_comm = MPI_COMM_NULL;
@@ -41,6 +50,27 @@ static int replays(const cx_algorithm *alg)
     return f >= 0 && cx_families[f]->replays;
 }
 
+static int takes_turns(const cx_algorithm *alg)
+{
+    int f = cx_algorithm_family(alg);
+    return f >= 0 && cx_families[f]->takes_turns;
+}
+
+/* The MPI's own call, or a family whose calls take turns: the plan's own
+ * duplicate of the communicator (a: moved onto it). */
+static int own_comm(cx_args *a, const cx_algorithm *alg, MPI_Comm *own)
+{
+    *own = MPI_COMM_NULL;
+    if (alg->build && !takes_turns(alg))
+        return MPI_SUCCESS;
+    int err = PMPI_Comm_dup(a->comm, own);
+    if (!err && alg->build && (err = cx_comm_get(*own, &a->cc)))
+        PMPI_Comm_free(own);
+    if (!err && alg->build)
+        a->comm = *own;
+    return err;
+}
+
 static int build(struct cx_request *r, int tag)
 {
     cx_plan *p = r->plan;
@@ -48,9 +78,32 @@ static int build(struct cx_request *r, int tag)
     return p->alg->build(&p->a, &r->sched);
 }
 
+/* The plan's first start tag, numbered by its init (0: no room above
+ * the ordered tags). */
+static int start_tag_base(cx_comm *c, unsigned id)
+{
+    int *ub = NULL, flag = 0;
+    if (PMPI_Comm_get_attr(c->priv, MPI_TAG_UB, &ub, &flag) || !flag || !ub)
+        return 0;
+    long long span = (long long)*ub - START_TAGS_FROM + 1;
+    long long plans = span / START_WINDOW;
+    if (plans < 1024)
+        return 0;
+    return (int)(START_TAGS_FROM + (long long)(id % (unsigned long long)plans) * START_WINDOW);
+}
+
+static int start_tag(cx_plan *p)
+{
+    if (!p->tag_base)
+        return cx_comm_next_tag(p->a.cc);
+    return p->tag_base + (int)(p->starts++ % START_WINDOW);
+}
+
 static void destroy(struct cx_request *r)
 {
     cx_plan *p = r->plan;
+    if (p->own != MPI_COMM_NULL)
+        PMPI_Comm_free(&p->own);
     cx_sched_free(&r->sched);
     if (p->keep) {
         cx_sched_free(p->keep);
@@ -72,19 +125,26 @@ static void plan_completed(struct cx_request *r);
 static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out)
 {
     const char *what = cx_coll_mpi_name(a->coll);
-    struct cx_request *r = cx_request_new(alg->build ? a->cc : NULL);
+    MPI_Comm user = a->comm, own;
+    cx_args call = *a;   /* as the plan runs it: perhaps on its own communicator */
+    int err = own_comm(&call, alg, &own), inter = 0;
+    if (err)
+        return cx_error(user, err, "%s_init: cannot duplicate the communicator", what);
+    struct cx_request *r = cx_request_new(alg->build ? call.cc : NULL);
     cx_plan *p = r ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         free(r);
-        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
+        if (own != MPI_COMM_NULL)
+            PMPI_Comm_free(&own);
+        return cx_error(user, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
     }
     r->plan = p;
     r->completed = plan_completed;
-    p->a = *a;
+    p->a = call;
     p->a.alg = alg;
     p->alg = alg;
     p->self = MPI_REQUEST_NULL;
-    int err = MPI_SUCCESS, inter = 0;
+    p->own = own;
     if (!alg->build) {   /* the MPI's own call: the rank and size hold needs */
         r->native = 1;
         r->mpi = MPI_REQUEST_NULL;
@@ -94,19 +154,22 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
             PMPI_Comm_remote_size(a->comm, &p->a.size);
         else
             PMPI_Comm_size(a->comm, &p->a.size);
-    }
-    if (!(p->keep = calloc(1, sizeof *p->keep))) {
-        err = MPI_ERR_NO_MEM;
     } else {
-        cx_sched_init(p->keep, alg->build ? a->cc->priv : MPI_COMM_NULL, 0);
+        p->id = call.cc->plan_seq++;
+        p->tag_base = start_tag_base(call.cc, p->id);
+    }
+    if (!err && !(p->keep = calloc(1, sizeof *p->keep)))
+        err = MPI_ERR_NO_MEM;
+    if (!err) {
+        cx_sched_init(p->keep, alg->build ? call.cc->priv : MPI_COMM_NULL, 0);
         err = cx_hold_args(&p->a, p->keep);
         p->replay = alg->build && replays(alg);
-        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(a->cc))))
+        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(call.cc))))
             err = cx_sched_plan_run_setup(&r->sched);
     }
     if (err) {
         destroy(r);
-        return cx_error(a->comm, err, "%s_init/%s failed", what, alg->name);
+        return cx_error(user, err, "%s_init/%s failed", what, alg->name);
     }
     *out = r;
     return MPI_SUCCESS;
@@ -149,12 +212,14 @@ static int start(struct cx_request *r, void (*finish)(void *ctx))
     cx_plan *p = r->plan;
     cx_count_call(p->alg, &p->a);
     if (!p->alg->build) {
-        int err = cx_native_start(&p->a, &r->mpi);
+        cx_args b = p->a;
+        b.comm = p->own;
+        int err = cx_native_start(&b, &r->mpi);
         if (!err && finish)
             cx_progress_hand_over(&r->job, native_step, finish, r);
         return err;
     }
-    int tag = cx_comm_next_tag(p->a.cc), err = MPI_SUCCESS;
+    int tag = start_tag(p), err = MPI_SUCCESS;
     if (p->replay) {
         cx_sched_plan_start(&r->sched, tag);
     } else {

@@ -11,7 +11,11 @@
  *     inactive one returns at once; MPI_Request_get_status;
  *   - MPI_Request_free;
  *   - with argument "thread" (MPI_THREAD_MULTIPLE): two threads, each
- *     starting and waiting for its own persistent allreduce.
+ *     starting and waiting for its own persistent allreduce;
+ *   - starts in a different order on every rank (MPI-4 orders only the
+ *     inits): a bcast, an allreduce, a gather and a barrier, each rank
+ *     starting them rotated by its rank (and by the round), one at a
+ *     time with MPI_Start, then MPI_Waitall.
  * usage: persist_app [thread] */
 #include <mpi.h>
 #if defined(OPEN_MPI) && defined(__has_include)
@@ -211,6 +215,46 @@ static void threads(void)
 }
 #endif
 
+#ifdef INIT
+/* Starts out of matching order: init order is the same everywhere, start
+ * order is rotated by rank and round. */
+static void out_of_order(void)
+{
+    enum { CALLS = 4, M = 3000 };
+    int *b = malloc(M * sizeof *b), *x = malloc(M * sizeof *x), *sum = malloc(M * sizeof *sum);
+    int *g = malloc((size_t)p * 2 * sizeof *g), mine[2];
+    MPI_Request r[CALLS];
+    int root = p - 1;
+    INIT(Bcast)(b, M, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    INIT(Allreduce)(x, sum, M, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    INIT(Gather)(mine, 2, MPI_INT, g, 2, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]);
+    INIT(Barrier)(MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+    for (int it = 0; it < ITERS; it++) {
+        for (int i = 0; i < M; i++) {
+            b[i] = rank == 0 ? 7 * i + it : -1;
+            x[i] = rank * i + it;
+        }
+        mine[0] = rank + it;
+        mine[1] = -rank;
+        for (int k = 0; k < CALLS; k++)
+            MPI_Start(&r[(k + rank + it) % CALLS]);
+        MPI_Status st[CALLS];
+        MPI_Waitall(CALLS, r, st);
+        for (int i = 0; i < M; i++) {
+            expect("out of order: bcast", it, b[i], 7 * i + it);
+            expect("out of order: allreduce", it, sum[i], (long)i * p * (p - 1) / 2 + (long)p * it);
+        }
+        for (int q = 0; rank == root && q < p; q++) {
+            expect("out of order: gather", it, g[2 * q], q + it);
+            expect("out of order: gather", it, g[2 * q + 1], -q);
+        }
+    }
+    for (int k = 0; k < CALLS; k++)
+        MPI_Request_free(&r[k]);
+    free(b), free(x), free(sum), free(g);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int want_threads = argc > 1 && strcmp(argv[1], "thread") == 0, provided = 0;
@@ -225,6 +269,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &other);
     persistent(other);
     MPI_Comm_free(&other);
+    out_of_order();
     if (want_threads && provided == MPI_THREAD_MULTIPLE)
         threads();
     else if (want_threads)

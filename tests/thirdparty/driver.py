@@ -99,6 +99,8 @@ MPI_NAMES = {"barrier": "Barrier", "bcast": "Bcast", "gather": "Gather",
 HPCC_COLLS = ["barrier", "bcast", "gather", "reduce", "allreduce", "alltoall"]
 
 DEFAULT_LAYOUTS = "p2,p3-rpn2,p4-cyclic2,p5-rpn3"
+# MPICH's programs run at their testlist's process counts (p*)
+MPICH_LAYOUTS = "p*,p*-rpn2,p*-cyclic2"
 
 
 def log(msg):
@@ -112,12 +114,14 @@ def die(msg):
 
 # ------------------------------------------------------------------ layouts
 def parse_layout(tok):
-    """p<NP>[-rpn<K>|-cyclic<K>|-fake<n.n.n...>] -> (name, np, env)."""
-    m = re.fullmatch(r"p(\d+)(?:-(rpn|cyclic|fake)([0-9.]+))?", tok)
+    """p<NP>[-rpn<K>|-cyclic<K>|-fake<n.n.n...>] -> (name, np, env);
+    NP '*' (np None): the test's own process count (MPICH's testlist)."""
+    m = re.fullmatch(r"p(\d+|\*)(?:-(rpn|cyclic|fake)([0-9.]+))?", tok)
     if not m:
         die(f"layout '{tok}': want p<NP>, p<NP>-rpn<K>, p<NP>-cyclic<K> "
-            "or p<NP>-fake<n.n.n> (e.g. p4-fake0.1.0.2)")
-    np_, kind, arg = int(m.group(1)), m.group(2), m.group(3)
+            "or p<NP>-fake<n.n.n> (e.g. p4-fake0.1.0.2); NP may be * (the test's own)")
+    np_ = None if m.group(1) == "*" else int(m.group(1))
+    kind, arg = m.group(2), m.group(3)
     env = {}
     if kind == "rpn":
         env["COLLX_RANKS_PER_NODE"] = arg
@@ -126,6 +130,44 @@ def parse_layout(tok):
     elif kind == "fake":
         env["COLLX_FAKE_NODES"] = arg.replace(".", ",")
     return tok, np_, env
+
+
+# ------------------------------------------------------------ MPICH's tests
+class MpichTest:
+    """One line of MPICH's coll/testlist: program, process count, its
+    arguments, and the collectives its source calls (blocking, MPI_I<name>,
+    MPI_<Name>_init or MTest_<Name>: the blocking calls of the nb* programs,
+    built with -DUSE_MTEST_NBC, are made nonblocking by MPICH's mtest)."""
+    def __init__(self, name, np_, args, time_limit, colls):
+        self.name, self.np, self.args, self.time_limit, self.colls = \
+            name, np_, args, time_limit, colls
+        self.label = f"{name}.p{np_}" + "".join(
+            "." + re.sub(r"[^\w=]", "", x) for x in args)
+
+
+def mpich_tests(coll_dir, src_dir):
+    """MpichTest list of coll_dir/testlist (the configured copy), sources
+    read from src_dir; programs that did not build are left out."""
+    try:
+        makefile = open(os.path.join(src_dir, "Makefile.am")).read()
+        lines = open(os.path.join(coll_dir, "testlist")).read().splitlines()
+    except OSError as e:
+        die(f"MPICH's tests are not set up ({e}): tests/thirdparty/run.sh setup-mpich-tests")
+    tests = []
+    for line in lines:
+        tok = line.split("#")[0].split()
+        if len(tok) < 2 or not os.access(os.path.join(coll_dir, tok[0]), os.X_OK):
+            continue
+        opts = dict(t.split("=", 1) for t in tok[2:] if "=" in t)
+        args = [t[len("arg="):] for t in tok[2:] if t.startswith("arg=")]
+        m = re.search(rf"^{re.escape(tok[0])}_SOURCES\s*=\s*(\S+)", makefile, re.M)
+        with open(os.path.join(src_dir, m.group(1) if m else tok[0] + ".c")) as f:
+            text = f.read()
+        colls = [c for c, n in MPI_NAMES.items()
+                 if re.search(rf"\b(MPI_I?{n}(_init)?|MTest_{n})\s*\(", text)]
+        tests.append(MpichTest(tok[0], int(tok[1]), args,
+                               float(opts.get("timeLimit", 0)) or None, colls))
+    return tests
 
 
 # ---------------------------------------------------------------- registry
@@ -317,7 +359,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mpi", default=os.environ.get("COLLX_MPI", "openmpi"),
                     choices=["openmpi", "mpich"])
-    ap.add_argument("--suite", default="mpi4py", choices=["mpi4py", "hpcc"])
+    ap.add_argument("--suite", default="mpi4py", choices=["mpi4py", "hpcc", "mpich"])
     ap.add_argument("--colls", default="all",
                     help="comma list of collectives (default all)")
     ap.add_argument("--algs", default="all",
@@ -328,8 +370,9 @@ def main():
                     help="comma list: instead of one collective at a time, "
                          "force NAME on every selected collective that has it "
                          "(all at once) and run whole test files")
-    ap.add_argument("--layouts", default=DEFAULT_LAYOUTS,
-                    help=f"comma list (default {DEFAULT_LAYOUTS})")
+    ap.add_argument("--layouts", default="",
+                    help=f"comma list (default {DEFAULT_LAYOUTS}; mpich: {MPICH_LAYOUTS}, "
+                         "p* = the test's own process count)")
     ap.add_argument("--files", default="",
                     help="comma list of test files to keep (test_cco_vec.py, "
                          "or short: buf,obj,vec,msgzero,pkl5); a file outside "
@@ -358,6 +401,10 @@ def main():
     ap.add_argument("--yield-lib", default="",
                     help="extra preload (MPICH: the yield-when-idle helper)")
     ap.add_argument("--hpcc-dir", default="", help="dir holding hpccinf.txt (hpcc suite)")
+    ap.add_argument("--mpich-dir", default="", help="MPICH's built coll/ (mpich suite)")
+    ap.add_argument("--mpich-src", default="", help="MPICH's test/mpi/coll sources (mpich suite)")
+    ap.add_argument("--tests", default="",
+                    help="mpich suite: comma list of program names to keep")
     a = ap.parse_args()
 
     mpi = a.mpi
@@ -382,7 +429,11 @@ def main():
     for c in colls:
         if c not in reg:
             die(f"unknown collective '{c}'; known: {','.join(reg)}")
-    layouts = [parse_layout(t) for t in a.layouts.split(",") if t]
+    layouts = [parse_layout(t) for t in
+               (a.layouts or (MPICH_LAYOUTS if a.suite == "mpich" else DEFAULT_LAYOUTS)).split(",")
+               if t]
+    if a.suite != "mpich" and any(np_ is None for _, np_, _ in layouts):
+        die("p* layouts are for the mpich suite (its tests say their process counts)")
     files_keep = [FILE_ALIASES.get(f, f) for f in a.files.split(",") if f]
 
     tp = os.path.join(ROOT, "build", "thirdparty")
@@ -400,6 +451,11 @@ def main():
         if not os.path.isdir(testdir) or not os.path.exists(python):
             die("mpi4py is not installed: tests/thirdparty/run.sh setup "
                 f"--mpi {mpi}")
+    elif a.suite == "mpich":
+        testdir, python = os.path.abspath(a.mpich_dir), None
+        keep = set(a.tests.split(",")) - {""}
+        mtests = [t for t in mpich_tests(a.mpich_dir, a.mpich_src)
+                  if not keep or t.name in keep]
     else:
         if mpi != "openmpi":
             die("Debian's hpcc is built against Open MPI only")
@@ -427,6 +483,10 @@ def main():
             if a.suite == "hpcc":
                 runs.append((label, fam, algenv, "hpcc", [], have))
                 continue
+            if a.suite == "mpich":
+                runs += [(label, fam, algenv, t, [], have) for t in mtests
+                         if set(t.colls) & set(have)]
+                continue
             # the covered collectives' files, each with the union of their
             # tests (whole files with --no-filter)
             fmap = {}
@@ -451,6 +511,9 @@ def main():
                 algenv = {f"COLLX_{c.upper()}_ALGORITHM": alg}
                 if a.suite == "hpcc":
                     runs.append((c, alg, algenv, "hpcc", [], [c]))
+                    continue
+                if a.suite == "mpich":
+                    runs += [(c, alg, algenv, t, [], [c]) for t in mtests if c in t.colls]
                     continue
                 cmap = dict(mpi4py_map(mpi).get(c, []))
                 files = files_keep or list(cmap)
@@ -524,6 +587,9 @@ def run_case(a, launcher, outroot, testdir, python, k, total, lname, np_, lenv,
              clabel, alg, algenv, f, pats, forced_colls, level, extra_env):
     """One launcher invocation -> CSV row (None on --dry-run)."""
     name = "family" if a.family else clabel
+    if a.suite == "mpich":      # f: an MpichTest, at its own process count
+        test, f = f, f.label
+        np_ = np_ or test.np
     tag = f"{lname}.{name}.{alg}.{f.replace('.py', '')}"
     if level != "multiple" and a.suite == "mpi4py":
         tag += f".{level}"
@@ -539,6 +605,8 @@ def run_case(a, launcher, outroot, testdir, python, k, total, lname, np_, lenv,
         argv = [python, f, "-v"]
         for p in pats:
             argv += ["-k", p]
+    elif a.suite == "mpich":
+        argv = [os.path.join(testdir, test.name)] + test.args
     else:
         argv = ["/usr/bin/hpcc"]
     cmd = launcher.command(np_, env, outdir, argv)
@@ -602,6 +670,8 @@ def summarize(suite, launcher, outdir, np_, rc, timed_out, forced_colls, alg):
         launch = ""
     if suite == "hpcc":
         return summarize_hpcc(outdir, ranks, launch, rc, timed_out, forced_colls, alg)
+    if suite == "mpich":
+        return summarize_mpich(ranks, launch, rc, timed_out, forced_colls, alg)
     parsed = [parse_rank(e) for e, _ in ranks]
     r0 = parsed[0] if parsed else parse_rank("")
     alg_calls = sum(v for (c, x), v in r0["calls"].items() if c in forced_colls and x == alg)
@@ -645,6 +715,48 @@ def summarize(suite, launcher, outdir, np_, rc, timed_out, forced_colls, alg):
             "failed_ranks": " ".join(map(str, failed_ranks)) or "-",
             "alg_calls": alg_calls, "other_calls": other,
             "first_failure": first[:400], "collx_notes": notes[:400]}
+
+
+def collx_lines(ranks):
+    """collx's verbose lines of the ranks' stderr -> (calls served on rank 0
+    by (collective, algorithm), collx's reasons on rank 0, errors on any)."""
+    calls, why, errs = {}, [], []
+    for e, _ in ranks[:1]:
+        for m in COLLX_CALL.finditer(e):
+            if int(m.group(3)) > 1:
+                key = (coll_of_call(m.group(1)), m.group(2))
+                calls[key] = calls.get(key, 0) + 1
+        for m in COLLX_WHY.finditer(e):
+            if m.group(1) not in why:
+                why.append(m.group(1))
+    for e, _ in ranks:
+        for m in COLLX_ERR.finditer(e):
+            if m.group(1) not in errs:
+                errs.append(m.group(1))
+    return calls, why, errs
+
+
+def summarize_mpich(ranks, launch, rc, timed_out, forced_colls, alg):
+    """MPICH's runtests verdict: rank 0 prints " No Errors" and the job
+    exits 0; anything a rank prints that is not collx's is the failure."""
+    calls, why, errs = collx_lines(ranks)
+    alg_calls = sum(v for (c, x), v in calls.items() if c in forced_colls and x == alg)
+    other = sum(v for (c, x), v in calls.items() if c in forced_colls and x != alg)
+    said = [l.strip() for e, o in ranks for l in (o + e).splitlines()
+            if l.strip() and not l.startswith("collx") and l.strip() != "No Errors"]
+    ok = bool(ranks) and "No Errors" in ranks[0][1]
+    if timed_out:
+        status, first = "timeout", "timed out"
+    elif rc == 0 and ok:
+        status, first = "pass", ""
+    else:
+        status = "fail"
+        tail = [l for l in launch.splitlines() if l.strip()]
+        first = f"rc={rc}; " + " | ".join(said[:3] or tail[-2:])
+    notes = "; ".join((why + [f"error: {e}" for e in errs])[:3])
+    return {"status": status, "rc": rc, "tests_run": 1, "tests_failed": int(status != "pass"),
+            "tests_skipped": 0, "failed_ranks": "-", "alg_calls": alg_calls,
+            "other_calls": other, "first_failure": first[:400], "collx_notes": notes[:400]}
 
 
 def hpcc_checks(text):
@@ -721,19 +833,7 @@ def summarize_hpcc(outdir, ranks, launch, rc, timed_out, forced_colls, alg):
     with open(os.path.join(outdir, "checks.txt"), "w") as f:
         for name, ok, detail in checks:
             f.write(f"{'ok  ' if ok else 'FAIL'} {name}: {detail}\n")
-    calls, why, errs = {}, [], []
-    for e, _ in ranks[:1]:
-        for m in COLLX_CALL.finditer(e):
-            if int(m.group(3)) > 1:
-                key = (coll_of_call(m.group(1)), m.group(2))
-                calls[key] = calls.get(key, 0) + 1
-        for m in COLLX_WHY.finditer(e):
-            if m.group(1) not in why:
-                why.append(m.group(1))
-    for e, _ in ranks:
-        for m in COLLX_ERR.finditer(e):
-            if m.group(1) not in errs:
-                errs.append(m.group(1))
+    calls, why, errs = collx_lines(ranks)
     alg_calls = sum(v for (c, x), v in calls.items() if c in forced_colls and x == alg)
     other = sum(v for (c, x), v in calls.items() if c in forced_colls and x != alg)
     if timed_out:

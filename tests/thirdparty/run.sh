@@ -7,6 +7,9 @@
 #   tests/thirdparty/run.sh setup-hpcc        apt-get install hpcc (Open MPI)
 #   tests/thirdparty/run.sh mpi4py [options]  the mpi4py collective tests
 #   tests/thirdparty/run.sh hpcc   [options]  HPC Challenge (self-checking)
+#   tests/thirdparty/run.sh setup-mpich-tests [--mpi M]  MPICH's test/mpi
+#                       (Debian's mpich source package) built against M
+#   tests/thirdparty/run.sh mpich  [options]  MPICH's test/mpi/coll programs
 #   tests/thirdparty/run.sh quick             a short subset (Open MPI)
 #
 # Options (driver.py --help): --mpi openmpi|mpich (default $COLLX_MPI or
@@ -14,8 +17,8 @@
 # p2,p3-rpn2,p4-cyclic2,p5-rpn3  --files vec,obj  --timeout s  --csv path
 # --no-filter  --dry-run  --env VAR=value.
 # Exit status: 0 when every run passed, 1 when any failed or timed out.
-# Only package registries are used (PyPI's mpi4py sdist, Debian's hpcc);
-# nothing here comes from a source-code snapshot.
+# Only package registries are used (PyPI's mpi4py sdist, Debian's hpcc and
+# mpich source package); nothing here comes from a source-code snapshot.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -115,8 +118,7 @@ setup_mpi4py() {
     fi
     # MPICH ch4 never yields while it waits: the project's test-only
     # yield-when-idle preload (tests/contract/yield_when_idle.c), as ./run test
-    cc -O2 -shared -fPIC -o "$dir/libcollx_test_yield.so" \
-       "$ROOT/tests/contract/yield_when_idle.c" -ldl
+    yield_lib
   fi
   "$dir/venv/bin/python" -c 'from mpi4py import MPI; print("[thirdparty]", MPI.Get_library_version().splitlines()[0])' >&2
 }
@@ -167,6 +169,67 @@ EOF
   log "hpcc: $(command -v hpcc); input $TP/hpcc/hpccinf.txt"
 }
 
+# MPICH's own test suite (test/mpi) from Debian's source package of the
+# installed MPICH (deb-src read through a private apt configuration: the
+# machine's sources are not touched), configured against one MPI's mpicc;
+# util/, dtpools/ and coll/ built. Programs that do not build against an
+# MPI (MPI-4 persistent calls under Open MPI 4.1) are listed in
+# coll/not-built.txt and skipped.
+setup_mpich_tests() {
+  local mpi="$1" mpicc cppflags=""
+  case "$mpi" in
+    # dtpools calls MPI-1 functions that Open MPI 4.1's mpi.h hides (the
+    # library still has them)
+    openmpi) mpicc=/usr/bin/mpicc.openmpi; cppflags="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0" ;;
+    mpich)   mpicc=/usr/bin/mpicc.mpich ;;
+    *) log "--mpi must be openmpi or mpich"; exit 2 ;;
+  esac
+  need_pkgs libmpich-dev
+  local ver; ver="$(dpkg-query -W -f='${Version}' libmpich-dev)"
+  local up="${ver%-*}" apt="$TP/apt" src="$TP/src/mpich-${ver%-*}"
+  if [ ! -f "$TP/downloads/mpich_$up.orig.tar.xz" ]; then
+    log "apt-get source mpich=$ver (Debian's source package; private apt lists in $apt)"
+    mkdir -p "$apt/lists/partial" "$TP/downloads"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$(. /etc/os-release && echo "$VERSION_CODENAME")" > "$apt/src.sources"
+    local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt"
+             -o "Dir::State::Lists=$apt/lists" -o APT::Sandbox::User=root)
+    apt-get "${o[@]}" update -qq
+    (cd "$TP/downloads" && apt-get "${o[@]}" source --download-only -qq "mpich=${ver%+b*}")
+  fi
+  if [ ! -d "$src/test/mpi/coll" ]; then
+    mkdir -p "$TP/src"
+    tar xJf "$TP/downloads/mpich_$up.orig.tar.xz" -C "$TP/src" "mpich-$up/test/mpi"
+  fi
+  local dir="$TP/$mpi/mpich-tests" want="mpich-tests $ver $mpicc $cppflags"
+  if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$want" ]; then
+    log "MPICH $up tests for $mpi: already built ($dir/coll)"
+    return
+  fi
+  log "building MPICH $up's test/mpi/coll against $mpi ($mpicc) in $dir (2 min)"
+  rm -rf "$dir"; mkdir -p "$dir/mpi/bin"
+  ln -s "$mpicc" "$dir/mpi/bin/mpicc"     # configure --with-mpi wants DIR/bin/mpicc
+  ( cd "$dir" && "$src/test/mpi/configure" --with-mpi="$dir/mpi" --disable-fortran \
+      --disable-cxx --disable-romio --disable-spawn CPPFLAGS="$cppflags" > configure.log 2>&1 ) ||
+    { tail -20 "$dir/configure.log" >&2; log "configure failed: $dir/configure.log"; exit 1; }
+  make -C "$dir/util" -j2 > "$dir/make.log" 2>&1 && make -C "$dir/dtpools" -j2 >> "$dir/make.log" 2>&1 ||
+    { tail -20 "$dir/make.log" >&2; log "build failed: $dir/make.log"; exit 1; }
+  make -C "$dir/coll" -j2 -k >> "$dir/make.log" 2>&1 || true
+  local prog; : > "$dir/coll/not-built.txt"
+  for prog in $(sed 's/#.*//' "$dir/coll/testlist" | awk 'NF{print $1}' | sort -u); do
+    [ -x "$dir/coll/$prog" ] || echo "$prog" >> "$dir/coll/not-built.txt"
+  done
+  log "built $(sed 's/#.*//' "$dir/coll/testlist" | awk 'NF{print $1}' | sort -u | wc -l) programs," \
+      "$(wc -l < "$dir/coll/not-built.txt") not buildable against $mpi ($dir/coll/not-built.txt)"
+  echo "$want" > "$dir/stamp"
+}
+
+yield_lib() {   # MPICH ch4 never yields while it waits (see setup_mpi4py)
+  mkdir -p "$TP/mpich"
+  cc -O2 -shared -fPIC -o "$TP/mpich/libcollx_test_yield.so" \
+     "$ROOT/tests/contract/yield_when_idle.c" -ldl
+}
+
 sub="${1:-}"; shift || true
 case "$sub" in
   setup)
@@ -180,6 +243,15 @@ case "$sub" in
     [ "$mpi" = mpich ] && extra=(--yield-lib "$TP/mpich/libcollx_test_yield.so")
     exec "$PYTHON" "$HERE/driver.py" --suite mpi4py \
       --mpi4py-test-dir "$TP/src/mpi4py-$MPI4PY_VERSION/test" "${extra[@]}" "$@" ;;
+  setup-mpich-tests)
+    setup_mpich_tests "$(mpi_of_args "$@")" ;;
+  mpich)
+    mpi="$(mpi_of_args "$@")"
+    setup_mpich_tests "$mpi"
+    extra=()
+    [ "$mpi" = mpich ] && { yield_lib; extra=(--yield-lib "$TP/mpich/libcollx_test_yield.so"); }
+    exec "$PYTHON" "$HERE/driver.py" --suite mpich --mpich-dir "$TP/$mpi/mpich-tests/coll" \
+      --mpich-src "$(ls -d "$TP"/src/mpich-*/test/mpi/coll | tail -1)" "${extra[@]}" "$@" ;;
   hpcc)
     setup_hpcc
     exec "$PYTHON" "$HERE/driver.py" --suite hpcc --mpi openmpi \
@@ -189,5 +261,5 @@ case "$sub" in
     "$0" mpi4py --colls allgatherv,alltoallw --layouts p3-rpn2,p4-cyclic2 "$@" || rc=1
     "$0" mpi4py --colls bcast,allreduce --algs hier --layouts p3-rpn2,p4-cyclic2 "$@" || rc=1
     exit $rc ;;
-  *) sed -n '2,19p' "$0"; exit 2 ;;
+  *) sed -n '2,22p' "$0"; exit 2 ;;
 esac
