@@ -28,11 +28,6 @@ typedef struct cx_family {
      * call builds once at init and replays; otherwise each start builds
      * anew, as a nonblocking call would. */
     int replays;
-    /* Its calls take turns on the communicator (node barriers, segment
-     * slots, in call order): a persistent call runs on a duplicate of its
-     * own, made at init, since MPI-4 lets persistent starts come in any
-     * order (persist.c). */
-    int takes_turns;
 } cx_family;
 
 /* Every family, NULL-terminated, in a fixed order. */

@@ -50,27 +50,6 @@ static int replays(const cx_algorithm *alg)
     return f >= 0 && cx_families[f]->replays;
 }
 
-static int takes_turns(const cx_algorithm *alg)
-{
-    int f = cx_algorithm_family(alg);
-    return f >= 0 && cx_families[f]->takes_turns;
-}
-
-/* The MPI's own call, or a family whose calls take turns: the plan's own
- * duplicate of the communicator (a: moved onto it). */
-static int own_comm(cx_args *a, const cx_algorithm *alg, MPI_Comm *own)
-{
-    *own = MPI_COMM_NULL;
-    if (alg->build && !takes_turns(alg))
-        return MPI_SUCCESS;
-    int err = PMPI_Comm_dup(a->comm, own);
-    if (!err && alg->build && (err = cx_comm_get(*own, &a->cc)))
-        PMPI_Comm_free(own);
-    if (!err && alg->build)
-        a->comm = *own;
-    return err;
-}
-
 static int build(struct cx_request *r, int tag)
 {
     cx_plan *p = r->plan;
@@ -125,22 +104,21 @@ static void plan_completed(struct cx_request *r);
 static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out)
 {
     const char *what = cx_coll_mpi_name(a->coll);
-    MPI_Comm user = a->comm, own;
-    cx_args call = *a;   /* as the plan runs it: perhaps on its own communicator */
-    int err = own_comm(&call, alg, &own), inter = 0;
+    MPI_Comm own = MPI_COMM_NULL;   /* the MPI's own call runs on its own duplicate */
+    int err = alg->build ? MPI_SUCCESS : PMPI_Comm_dup(a->comm, &own), inter = 0;
     if (err)
-        return cx_error(user, err, "%s_init: cannot duplicate the communicator", what);
-    struct cx_request *r = cx_request_new(alg->build ? call.cc : NULL);
+        return cx_error(a->comm, err, "%s_init: cannot duplicate the communicator", what);
+    struct cx_request *r = cx_request_new(alg->build ? a->cc : NULL);
     cx_plan *p = r ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         free(r);
         if (own != MPI_COMM_NULL)
             PMPI_Comm_free(&own);
-        return cx_error(user, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
     }
     r->plan = p;
     r->completed = plan_completed;
-    p->a = call;
+    p->a = *a;
     p->a.alg = alg;
     p->alg = alg;
     p->self = MPI_REQUEST_NULL;
@@ -155,21 +133,21 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
         else
             PMPI_Comm_size(a->comm, &p->a.size);
     } else {
-        p->id = call.cc->plan_seq++;
-        p->tag_base = start_tag_base(call.cc, p->id);
+        p->id = a->cc->plan_seq++;
+        p->tag_base = start_tag_base(a->cc, p->id);
     }
     if (!err && !(p->keep = calloc(1, sizeof *p->keep)))
         err = MPI_ERR_NO_MEM;
     if (!err) {
-        cx_sched_init(p->keep, alg->build ? call.cc->priv : MPI_COMM_NULL, 0);
+        cx_sched_init(p->keep, alg->build ? a->cc->priv : MPI_COMM_NULL, 0);
         err = cx_hold_args(&p->a, p->keep);
         p->replay = alg->build && replays(alg);
-        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(call.cc))))
+        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(a->cc))))
             err = cx_sched_plan_run_setup(&r->sched);
     }
     if (err) {
         destroy(r);
-        return cx_error(user, err, "%s_init/%s failed", what, alg->name);
+        return cx_error(a->comm, err, "%s_init/%s failed", what, alg->name);
     }
     *out = r;
     return MPI_SUCCESS;
