@@ -13,6 +13,7 @@
  * call order). The MPI's own call (MPI_I<name> at each start) runs on a
  * duplicate of the communicator made at init, for the same reason: the
  * MPI matches nonblocking collectives by call order per communicator.
+ * (Hierarchical plans still take turns in call order: src/hier/README.md.)
  *
  * The MPI face's receive from self: one private duplicate of
  * MPI_COMM_SELF (errors returned), one tag per live plan. The plan's end
