@@ -134,8 +134,7 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
         else
             PMPI_Comm_size(a->comm, &p->a.size);
     } else {
-        p->id = a->cc->plan_seq++;
-        p->tag_base = start_tag_base(a->cc, p->id);
+        p->tag_base = start_tag_base(a->cc, a->cc->plan_seq++);
     }
     if (!err && !(p->keep = calloc(1, sizeof *p->keep)))
         err = MPI_ERR_NO_MEM;

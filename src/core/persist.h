@@ -27,7 +27,6 @@ typedef struct cx_plan {
     int free_when_done;              /* MPI face: freed while active */
     MPI_Request self;                /* MPI face: persistent receive from self */
     int tag;                         /* its tag */
-    unsigned id;                     /* its number on the communicator */
     unsigned starts;                 /* how often this rank started it */
     int tag_base;                    /* first of its start tags (0: ordered tags) */
     MPI_Comm own;                    /* the MPI's call: its own duplicate */
