@@ -138,9 +138,8 @@ class MpichTest:
     arguments, and the collectives its source calls (blocking, MPI_I<name>,
     MPI_<Name>_init or MTest_<Name>: the blocking calls of the nb* programs,
     built with -DUSE_MTEST_NBC, are made nonblocking by MPICH's mtest)."""
-    def __init__(self, name, np_, args, time_limit, colls):
-        self.name, self.np, self.args, self.time_limit, self.colls = \
-            name, np_, args, time_limit, colls
+    def __init__(self, name, np_, args, colls):
+        self.name, self.np, self.args, self.colls = name, np_, args, colls
         self.label = f"{name}.p{np_}" + "".join(
             "." + re.sub(r"[^\w=]", "", x) for x in args)
 
@@ -158,15 +157,13 @@ def mpich_tests(coll_dir, src_dir):
         tok = line.split("#")[0].split()
         if len(tok) < 2 or not os.access(os.path.join(coll_dir, tok[0]), os.X_OK):
             continue
-        opts = dict(t.split("=", 1) for t in tok[2:] if "=" in t)
         args = [t[len("arg="):] for t in tok[2:] if t.startswith("arg=")]
         m = re.search(rf"^{re.escape(tok[0])}_SOURCES\s*=\s*(\S+)", makefile, re.M)
         with open(os.path.join(src_dir, m.group(1) if m else tok[0] + ".c")) as f:
             text = f.read()
         colls = [c for c, n in MPI_NAMES.items()
                  if re.search(rf"\b(MPI_I?{n}(_init)?|MTest_{n})\s*\(", text)]
-        tests.append(MpichTest(tok[0], int(tok[1]), args,
-                               float(opts.get("timeLimit", 0)) or None, colls))
+        tests.append(MpichTest(tok[0], int(tok[1]), args, colls))
     return tests
 
 
@@ -705,8 +702,7 @@ def summarize(suite, launcher, outdir, np_, rc, timed_out, forced_colls, alg):
         return summarize_mpich(ranks, launch, rc, timed_out, forced_colls, alg)
     parsed = [parse_rank(e) for e, _ in ranks]
     r0 = parsed[0] if parsed else parse_rank("")
-    alg_calls = sum(v for (c, x), v in r0["calls"].items() if c in forced_colls and x == alg)
-    other = sum(v for (c, x), v in r0["calls"].items() if c in forced_colls and x != alg)
+    alg_calls, other = served(r0["calls"], forced_colls, alg)
     ran = max([p["ran"] or 0 for p in parsed] or [0])
     nfail = max([counts_of(p["final"]) or 0 for p in parsed] or [0])
     nskip = max([int((re.search(r"skipped=(\d+)", p["final"][1]) or [0, 0])[1])
@@ -740,12 +736,23 @@ def summarize(suite, launcher, outdir, np_, rc, timed_out, forced_colls, alg):
         for e in p["errors"]:
             if e not in errs:
                 errs.append(e)
-    notes = "; ".join((r0["why"] + [f"error: {e}" for e in errs])[:3])
+    notes = notes_of(r0["why"], errs)
     return {"status": status, "rc": rc, "tests_run": ran, "tests_failed": nfail,
             "tests_skipped": nskip,
             "failed_ranks": " ".join(map(str, failed_ranks)) or "-",
             "alg_calls": alg_calls, "other_calls": other,
             "first_failure": first[:400], "collx_notes": notes[:400]}
+
+
+def served(calls, forced_colls, alg):
+    """-> (calls the forced algorithm served, calls of the forced
+    collectives that ran another algorithm)."""
+    mine = [(x == alg, v) for (c, x), v in calls.items() if c in forced_colls]
+    return sum(v for y, v in mine if y), sum(v for y, v in mine if not y)
+
+
+def notes_of(why, errs):
+    return "; ".join((why + [f"error: {e}" for e in errs])[:3])
 
 
 def collx_lines(ranks):
@@ -771,8 +778,7 @@ def summarize_mpich(ranks, launch, rc, timed_out, forced_colls, alg):
     """MPICH's runtests verdict: rank 0 prints " No Errors" and the job
     exits 0; anything a rank prints that is not collx's is the failure."""
     calls, why, errs = collx_lines(ranks)
-    alg_calls = sum(v for (c, x), v in calls.items() if c in forced_colls and x == alg)
-    other = sum(v for (c, x), v in calls.items() if c in forced_colls and x != alg)
+    alg_calls, other = served(calls, forced_colls, alg)
     said = [l.strip() for e, o in ranks for l in (o + e).splitlines()
             if l.strip() and not l.startswith("collx") and l.strip() != "No Errors"]
     ok = bool(ranks) and "No Errors" in ranks[0][1]
@@ -784,7 +790,7 @@ def summarize_mpich(ranks, launch, rc, timed_out, forced_colls, alg):
         status = "fail"
         tail = [l for l in launch.splitlines() if l.strip()]
         first = f"rc={rc}; " + " | ".join(said[:3] or tail[-2:])
-    notes = "; ".join((why + [f"error: {e}" for e in errs])[:3])
+    notes = notes_of(why, errs)
     return {"status": status, "rc": rc, "tests_run": 1, "tests_failed": int(status != "pass"),
             "tests_skipped": 0, "failed_ranks": "-", "alg_calls": alg_calls,
             "other_calls": other, "first_failure": first[:400], "collx_notes": notes[:400]}
@@ -865,8 +871,7 @@ def summarize_hpcc(outdir, ranks, launch, rc, timed_out, forced_colls, alg):
         for name, ok, detail in checks:
             f.write(f"{'ok  ' if ok else 'FAIL'} {name}: {detail}\n")
     calls, why, errs = collx_lines(ranks)
-    alg_calls = sum(v for (c, x), v in calls.items() if c in forced_colls and x == alg)
-    other = sum(v for (c, x), v in calls.items() if c in forced_colls and x != alg)
+    alg_calls, other = served(calls, forced_colls, alg)
     if timed_out:
         status = "timeout"
         secs = re.findall(r"^Begin of (\w+) section", text, re.M)
@@ -879,7 +884,7 @@ def summarize_hpcc(outdir, ranks, launch, rc, timed_out, forced_colls, alg):
         first = "; ".join(f"{n}: {d}" for n, _, d in failed[:3]) or f"rc={rc}"
         if rc != 0:
             first = f"rc={rc}; {first}" + (" | " + " | ".join(tail[-2:]) if tail else "")
-    notes = "; ".join((why + [f"error: {e}" for e in errs])[:3])
+    notes = notes_of(why, errs)
     return {"status": status, "rc": rc, "tests_run": len(checks),
             "tests_failed": len(failed), "tests_skipped": 0, "failed_ranks": "-",
             "alg_calls": alg_calls, "other_calls": other,
