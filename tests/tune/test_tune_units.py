@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.join(sys.argv[1], "python"))
 from collx.tune import grid, model, rules, target  # noqa: E402
+from collx.tune.between import Between  # noqa: E402
 from collx.tune.decide import Decider  # noqa: E402
 from collx.tune.store import Store  # noqa: E402
 
@@ -202,6 +203,55 @@ expect(list(d.runners_up("allreduce", 8, 64, "native")) == ["near"],
        "native chosen: the measured algorithms within 10 % of it")
 expect(d.candidates("gatherv", grid.Grid("gatherv", [8], [64]), {(8, 64): "native"}) == {},
        "no candidates where online tuning does not tune (v-collectives)")
+
+# ---------------------------------------------------------------- between grid points
+
+
+def between_rules(times, qs, ms, node=None):
+    """Rules of allreduce from {alg: {(q, m): us}} measured on qs x ms."""
+    st = Store(0.005)
+    for a, pts in times.items():
+        for (q, m), us in pts.items():
+            st.samples[("allreduce", a, q, m)] = [us]
+            st.ran[("allreduce", a, q, m)] = {a}
+    g = grid.Grid("allreduce", qs, ms)
+    d = Decider(st, {"allreduce": sorted(times)}, 0.02, {"allreduce": g}, node)
+    ch = d.choices("allreduce", g)
+    return rules.build("allreduce", g, ch, node, row=Between(d, "allreduce", g, ch, node).row)
+
+
+def picks(rs, q, ms):
+    return [rules.match(rs, "allreduce", q, m, q) for m in ms]
+
+
+# a wins at 8 B, b at 1 KiB: they cross at 156 B (lines in log m), not halfway (90 B)
+nat = {(8, 8): 1000.0, (8, 1024): 1000.0}
+rs = between_rules({"native": nat, "a": {(8, 8): 100.0, (8, 1024): 400.0},
+                    "b": {(8, 8): 300.0, (8, 1024): 200.0}}, [8], [8, 1024])
+expect(picks(rs, 8, [8, 120, 150, 165, 1024]) == ["a", "a", "a", "b", "b"],
+       f"between two grid sizes: the switch where the times' lines cross (156 B), not "
+       f"halfway: {picks(rs, 8, [8, 120, 150, 165, 1024])}")
+rs = between_rules({"native": nat, "a": {(8, 8): 100.0, (8, 1024): 400.0},
+                    "b": {(8, 8): 300.0, (8, 1024): 200.0},
+                    "c": {(8, 8): 110.0, (8, 1024): 210.0}}, [8], [8, 1024])
+expect(picks(rs, 8, [8, 90, 1024]) == ["a", "c", "b"],
+       f"a third algorithm, faster than native at both ends, takes the middle: "
+       f"{picks(rs, 8, [8, 90, 1024])}")
+# communicator sizes off the grid: flat is 100 us at 4 and 8 ranks, jumpy 120
+# and 80; at 6 ranks jumpy's line (95 us) counts near its slower end (116)
+flat = {(q, 64): 100.0 for q in (4, 8)}
+jumpy = {(4, 64): 120.0, (8, 64): 80.0}
+rs = between_rules({"native": {(q, 64): 1000.0 for q in (4, 8)}, "flat": flat,
+                    "jumpy": jumpy}, [4, 8], [64])
+got = [rules.match(rs, "allreduce", q, 64, q) for q in (4, 5, 6, 7, 8)]
+expect(got == ["flat", "flat", "flat", "jumpy", "jumpy"],
+       f"off the grid, an algorithm whose time moves between the grid sizes around counts "
+       f"nearer its slower one: {got}")
+expect(grid.brackets([10, 12, 14, 16, 18], 8, 13) == (12, 14, 0.5) and
+       grid.brackets([10, 12, 14, 16, 18], 8, 17) is None and
+       grid.brackets([10, 12, 14, 16, 18], 8, 12) is None,
+       "brackets: the fill between two grid sizes of the same whole nodes; none below the "
+       "smallest fill or on the grid")
 
 # v-collectives: one algorithm for every size, never 5 % slower anywhere
 vs = [("native", m, [100.0]) for m in (8, 16, 32)]

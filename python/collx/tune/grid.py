@@ -204,6 +204,25 @@ def server(values, node, q):
     return min((v for v in cands if v // node == n), key=lambda v: (abs(v % node - q % node), v))
 
 
+def brackets(values, node, q):
+    """(qa, qb, s): the grid sizes of q's layout on either side of q, and
+    how far q lies from qa to qb (0..1: in log2 q; ending in a part of a
+    node, in the last node's fill between two grid sizes of the same whole
+    nodes); None when q is on the grid or lacks one on either side."""
+    kind = layout(q, node)
+    own = [v for v in values if layout(v, node) == kind]
+    if kind == 2:
+        own = [v for v in own if v // node == q // node]
+    lo = [v for v in own if v < q]
+    hi = [v for v in own if v > q]
+    if q in values or not lo or not hi:
+        return None
+    qa, qb = max(lo), min(hi)
+    if kind == 2:
+        return qa, qb, (q - qa) / (qb - qa)
+    return qa, qb, math.log2(q / qa) / math.log2(qb / qa)
+
+
 def comm_ranges(values, node=None, open_below=True):
     """[(lo, hi, v)] ascending, covering every communicator size up to the
     largest grid size: v serves lo..hi (lo None: open below; with

@@ -14,6 +14,7 @@ import time
 
 from collx.tune import grid as gridmod
 from collx.tune import limits, report, rules as rulesmod
+from collx.tune.between import Between
 from collx.tune.decide import Decider
 from collx.tune.sampler import Sampler, grid_pairs
 from collx.tune.store import Store, save
@@ -182,7 +183,8 @@ def main(argv):
         dec.refit(c)
         choices[c] = dec.choices(c, g)
         all_rules += rulesmod.build(c, g, choices[c], t.node,
-                                    close=dec.candidates(c, g, choices[c]))
+                                    close=dec.candidates(c, g, choices[c]),
+                                    row=Between(dec, c, g, choices[c], t.node).row)
     rulesmod.write(a.out, all_rules)
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "

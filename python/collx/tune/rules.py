@@ -1,13 +1,16 @@
 """From choices on the grid to a COLLX_RULES file (src/core/rules.c).
 
-Each grid value serves a range (grid.bins: boundaries at the geometric mean
-of neighbouring grid values; the lowest range open below, the highest ending
+Each grid point serves itself; what lies between grid points (message
+sizes between two grid sizes, communicator sizes off the grid) is chosen
+by between.Between.row from the estimates at the grid points around it.
+Without it (or where it has no grid points around), each grid value
+serves a range (grid.bins: boundaries at the geometric mean of
+neighbouring grid values; the lowest range open below, the highest ending
 at the largest value tuned: beyond it nothing was measured, so no rule
 matches and native runs). For communicator sizes, a power of two beside a
 grid size that is not one serves only itself (grid.comm_bins), and with
 nodes a size is served by a grid size of its own layout (grid.comm_ranges:
-inside one node, whole nodes, or ending in a part of a node; the ranges
-then alternate between whole-node sizes and the sizes between them). Per
+inside one node, whole nodes, or ending in a part of a node). Per
 communicator size, adjacent message-size ranges with the same choice
 merge; then adjacent communicator-size ranges whose message-size ranges
 and choices are all the same merge. Every range
@@ -92,22 +95,34 @@ def rule_of(coll, choice):
     return r
 
 
-def build(coll, grid, choices, node=None, comm_open_below=True, close=None):
+def size_segments(q, sizes, choices):
+    """[(lo, hi, choice)] over message sizes at grid communicator size q,
+    each grid size serving up to halfway to its neighbours (grid.bins)."""
+    return merge_runs([(lo, hi, choices[(q, m)])
+                       for m, (lo, hi) in zip(sizes, gridmod.bins(sizes, top=sizes[-1]))])
+
+
+def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=None):
     """Rules of one collective from {(q, m): choice} over grid (node: ranks
     per node of the target, None for one node; comm_open_below=False: no
     rule below the smallest communicator size measured; close: {(q, m):
-    {algorithm: T / T(choice)}}, the runners-up that become candidates)."""
+    {algorithm: T / T(choice)}}, the runners-up that become candidates;
+    row: q -> [(lo, hi, choice)] over message sizes, or None, for every
+    communicator size: between.Between.row, where it gives None the row
+    of the grid size that serves q (grid.comm_ranges); without it, each
+    grid point serves up to halfway to its neighbours: size_segments)."""
     qranges = gridmod.comm_ranges(grid.comms, node, open_below=comm_open_below)
     sized = gridmod.uses_msg_size(coll)
-    mbins = gridmod.bins(grid.sizes, top=grid.sizes[-1]) if sized else [(None, None)]
     rows = []
     for qlo, qhi, q in qranges:
-        if sized:
-            segs = merge_runs([(lo, hi, choices[(q, m)])
-                               for m, (lo, hi) in zip(grid.sizes, mbins)])
-        else:
-            segs = [(None, None, choices[(q, grid.sizes[0])])]
-        rows.append((qlo, qhi, segs, [q]))
+        if not sized:
+            rows.append((qlo, qhi, [(None, None, choices[(q, grid.sizes[0])])], [q]))
+        elif not row:
+            rows.append((qlo, qhi, size_segments(q, grid.sizes, choices), [q]))
+        else:   # each size between its grid neighbours, or as its grid size q
+            for p in range(qlo or 1, qhi + 1):
+                rows.append((None if p == (qlo or 1) and qlo is None else p, p,
+                             merge_runs(row(p) or row(q)), [q]))
     out = []
     for qlo, qhi, segs, qs in merge_rows(rows):
         for mlo, mhi, choice in segs:
