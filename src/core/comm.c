@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "comm.h"
+#include "plan_comm.h"
 #include "progress.h"
 #include "sched.h"
 
@@ -54,6 +55,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
         free(c->sel[i].classes);
     if (c->online_free)
         c->online_free(c);
+    cx_plan_comms_release(c);
     cx_comm_free_shm(c);
     cx_comm_free_nodes(c);
     free_comm(&c->priv);

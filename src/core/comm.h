@@ -19,6 +19,9 @@ typedef struct cx_comm {
     int rank, size;
     unsigned tag_seq;     /* one tag per collective call */
     unsigned plan_seq;    /* persistent plans made (persist.c numbers them) */
+    struct cx_plan_comms *plan_comms;   /* its plans' own communicators (plan_comm.c) */
+    int plan_owned;       /* a persistent plan's own communicator: nothing
+                             else runs on it (its segment is the plan's size) */
     int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
 
     /* Node layout (cx_comm_nodes). Nodes are numbered in the order of

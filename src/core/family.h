@@ -28,6 +28,11 @@ typedef struct cx_family {
      * call builds once at init and replays; otherwise each start builds
      * anew, as a nonblocking call would. */
     int replays;
+    /* Its calls take turns on the communicator (node barriers, segment
+     * slots, in call order): a persistent call runs on a communicator of
+     * its own (plan_comm.h), since MPI-4 lets ranks start persistent
+     * calls in any order. */
+    int takes_turns;
 } cx_family;
 
 /* Every family, NULL-terminated, in a fixed order. */

@@ -13,7 +13,9 @@
  * call order). The MPI's own call (MPI_I<name> at each start) runs on a
  * duplicate of the communicator made at init, for the same reason: the
  * MPI matches nonblocking collectives by call order per communicator.
- * (Hierarchical plans still take turns in call order: src/hier/README.md.)
+ * A family whose calls take turns on a communicator (hier's node barriers
+ * and segment slots) runs a persistent plan on a communicator of its own
+ * (plan_comm.h), its turns then its own.
  *
  * The MPI face's receive from self: one private duplicate of
  * MPI_COMM_SELF (errors returned), one tag per live plan. The plan's end
@@ -26,6 +28,7 @@
 #include <string.h>
 #include "cx_internal.h"
 #include "persist.h"
+#include "plan_comm.h"
 #include "request.h"
 
 #define SELF_TAGS 32768   /* MPI_TAG_UB is at least 32767 */
@@ -49,6 +52,34 @@ static int replays(const cx_algorithm *alg)
 {
     int f = cx_algorithm_family(alg);
     return f >= 0 && cx_families[f]->replays;
+}
+
+static int takes_turns(const cx_algorithm *alg)
+{
+    int f = cx_algorithm_family(alg);
+    return f >= 0 && cx_families[f]->takes_turns;
+}
+
+/* A family that takes turns: call a moved onto the plan's own
+ * communicator, whose segment is sized for this call alone. */
+static int own_turns(cx_args *a, const cx_algorithm *alg, cx_plan_comm **turns)
+{
+    *turns = NULL;
+    if (!alg->build || !takes_turns(alg))
+        return MPI_SUCCESS;
+    cx_comm *cc;
+    int err = cx_plan_comm_new(a->cc, a->comm, turns);
+    if (!err && (err = cx_comm_get(cx_plan_comm_of(*turns), &cc))) {
+        cx_plan_comm_retire(*turns);
+        *turns = NULL;
+    }
+    if (err)
+        return err;
+    cc->plan_owned = 1;
+    a->comm = cx_plan_comm_of(*turns);
+    a->cc = cc;
+    a->pcomm = cc->priv;
+    return MPI_SUCCESS;
 }
 
 static int build(struct cx_request *r, int tag)
@@ -85,6 +116,8 @@ static void destroy(struct cx_request *r)
     if (p->own != MPI_COMM_NULL)
         PMPI_Comm_free(&p->own);
     cx_sched_free(&r->sched);
+    if (p->turns)   /* after its schedule: that may still hold its state */
+        cx_plan_comm_retire(p->turns);
     if (p->keep) {
         cx_sched_free(p->keep);
         free(p->keep);
@@ -106,24 +139,31 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
 {
     const char *what = cx_coll_mpi_name(a->coll);
     MPI_Comm own = MPI_COMM_NULL;   /* the MPI's own call runs on its own duplicate */
-    int err = alg->build ? MPI_SUCCESS : PMPI_Comm_dup(a->comm, &own), inter = 0;
+    MPI_Comm user = a->comm;
+    cx_args call = *a;              /* as the plan runs it (perhaps on its own comm) */
+    cx_plan_comm *turns = NULL;
+    int err = alg->build ? own_turns(&call, alg, &turns) : PMPI_Comm_dup(a->comm, &own);
+    int inter = 0;
     if (err)
-        return cx_error(a->comm, err, "%s_init: cannot duplicate the communicator", what);
-    struct cx_request *r = cx_request_new(alg->build ? a->cc : NULL);
+        return cx_error(user, err, "%s_init: cannot duplicate the communicator", what);
+    struct cx_request *r = cx_request_new(alg->build ? call.cc : NULL);
     cx_plan *p = r ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         free(r);
         if (own != MPI_COMM_NULL)
             PMPI_Comm_free(&own);
-        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
+        if (turns)
+            cx_plan_comm_retire(turns);
+        return cx_error(user, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
     }
     r->plan = p;
     r->completed = plan_completed;
-    p->a = *a;
+    p->a = call;
     p->a.alg = alg;
     p->alg = alg;
     p->self = MPI_REQUEST_NULL;
     p->own = own;
+    p->turns = turns;
     if (!alg->build) {   /* the MPI's own call: the rank and size hold needs */
         r->native = 1;
         r->mpi = MPI_REQUEST_NULL;
@@ -134,20 +174,20 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
         else
             PMPI_Comm_size(a->comm, &p->a.size);
     } else {
-        p->tag_base = start_tag_base(a->cc, a->cc->plan_seq++);
+        p->tag_base = start_tag_base(call.cc, call.cc->plan_seq++);
     }
     if (!err && !(p->keep = calloc(1, sizeof *p->keep)))
         err = MPI_ERR_NO_MEM;
     if (!err) {
-        cx_sched_init(p->keep, alg->build ? a->cc->priv : MPI_COMM_NULL, 0);
+        cx_sched_init(p->keep, alg->build ? call.cc->priv : MPI_COMM_NULL, 0);
         err = cx_hold_args(&p->a, p->keep);
         p->replay = alg->build && replays(alg);
-        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(a->cc))))
+        if (!err && p->replay && !(err = build(r, cx_comm_next_tag(call.cc))))
             err = cx_sched_plan_run_setup(&r->sched);
     }
     if (err) {
         destroy(r);
-        return cx_error(a->comm, err, "%s_init/%s failed", what, alg->name);
+        return cx_error(user, err, "%s_init/%s failed", what, alg->name);
     }
     *out = r;
     return MPI_SUCCESS;

@@ -30,6 +30,8 @@ typedef struct cx_plan {
     unsigned starts;                 /* how often this rank started it */
     int tag_base;                    /* first of its start tags (0: ordered tags) */
     MPI_Comm own;                    /* the MPI's call: its own duplicate */
+    struct cx_plan_comm *turns;      /* a family that takes turns: its own
+                                        communicator (plan_comm.h) */
     char dummy;                      /* its buffer */
     struct cx_sched *keep;           /* owner of the call's held datatypes */
 } cx_plan;

@@ -222,22 +222,38 @@ int hier_quiesce(cx_comm *c)
     return q ? drain(q, c) : MPI_ERR_NO_MEM;
 }
 
-/* The collective set-up a schedule built later must not do (see top);
- * the calls in flight finish first when there is any to do. */
-static int set_up(cx_comm *c, unsigned uses)
+/* The segment of a persistent plan's own communicator (nothing else runs
+ * on it, core/plan_comm.h): what this call needs, the most of the node's
+ * ranks (at init: collective); COLLX_SHM_MAX where that depends on the
+ * other ranks' counts (v and w collectives). */
+static MPI_Aint plan_segment(const cx_args *a)
 {
+    MPI_Aint mine = a->alg->shm_bytes ? a->alg->shm_bytes(a) : cx_shm_max(), most = mine;
+    if (PMPI_Allreduce(&mine, &most, 1, MPI_AINT, MPI_MAX, a->cc->node))
+        most = cx_shm_max();
+    return most < cx_shm_max() ? most : cx_shm_max();
+}
+
+/* The collective set-up a schedule built later must not do (see top);
+ * the calls in flight finish first when there is any to do. The segment
+ * is made at COLLX_SHM_MAX at once (so it never grows under a call in
+ * flight), or a persistent plan's own at its size, once. */
+static int set_up(const cx_args *a, unsigned uses)
+{
+    cx_comm *c = a->cc;
     char *base;
     MPI_Comm col;
-    int todo = !c->nodes_ready || (c->local_size > 1 && c->ctl_win == MPI_WIN_NULL) ||
-               ((uses & HIER_USES_SEGMENT) && c->shm_size < cx_shm_max()) ||
+    int seg = (uses & HIER_USES_SEGMENT) &&
+              (c->plan_owned ? c->shm_win == MPI_WIN_NULL : c->shm_size < cx_shm_max());
+    int todo = !c->nodes_ready || (c->local_size > 1 && c->ctl_win == MPI_WIN_NULL) || seg ||
                ((uses & HIER_USES_COLUMNS) && !c->column_ready);
     int err = todo ? cx_comm_quiesce(c) : MPI_SUCCESS;
     if (!err)
         err = cx_comm_nodes(c);
     if (!err && c->local_size > 1)
         err = cx_comm_node_ctl(c, &base);
-    if (!err && (uses & HIER_USES_SEGMENT))   /* at once when it already is */
-        err = cx_comm_shm(c, cx_shm_max(), &base);
+    if (!err && seg)
+        err = cx_comm_shm(c, c->plan_owned ? plan_segment(a) : cx_shm_max(), &base);
     if (!err && (uses & HIER_USES_COLUMNS) && c->min_ranks_per_node > 1)
         err = cx_comm_column(c, &col);
     return err;
@@ -261,7 +277,7 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
     x->values = values;
     x->q = q;
     x->persistent = a->persistent;
-    if ((err = set_up(a->cc, uses)) ||
+    if ((err = set_up(a, uses)) ||
         (x->persistent && ((err = cx_sched_on_free(s, free_children, x)) ||
                            (err = cx_sched_start(s, take_turn, x)))) ||
         (err = cx_sched_poll(s, my_turn, x)) ||

@@ -144,4 +144,6 @@ const cx_family cx_hier_family = {
     .quiesce = hier_quiesce,
     /* a persistent call's schedule replays (queue.c): its turn, the real
      * schedule kept from the first start and renumbered */
-    .replays = 1};
+    .replays = 1,
+    /* node barriers and segment slots in call order (queue.c) */
+    .takes_turns = 1};
