@@ -1,5 +1,6 @@
 /* Persistent plans' own communicators (plan_comm.h): made at init, retired
- * at free, destroyed at a later init once every rank freed them. Every
+ * at free, reused or destroyed at a later init once every rank freed
+ * them. Every
  * rank numbers its plans on a communicator alike (inits are ordered); a
  * plan is freed everywhere when its number is below every rank's lowest
  * live plan, which the next init agrees on with one MPI_Allreduce. */
@@ -20,20 +21,36 @@ struct cx_plan_comm {
 
 struct cx_plan_comms {        /* per parent communicator */
     pthread_mutex_t mu;       /* all below: a free may come from any thread */
-    int refs;                 /* the parent's state and every plan alive */
+    int parent;               /* the parent's state still holds it */
     unsigned next_id;
     cx_plan_comm *list;       /* alive and retired, ascending id */
 };
 
-static void unref(cx_plan_comms *h)
+/* h->mu held. The parent's state gone (no sweep comes) and nothing
+ * listed: h is unused. */
+static int unused(const cx_plan_comms *h)
 {
-    pthread_mutex_lock(&h->mu);
-    int last = --h->refs == 0;
-    pthread_mutex_unlock(&h->mu);
-    if (last) {
-        pthread_mutex_destroy(&h->mu);
-        free(h);
-    }
+    return !h->parent && !h->list;
+}
+
+static void free_home(cx_plan_comms *h)
+{
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
+/* h->mu held: pc unlisted without a word to MPI. Once the parent's state
+ * is gone no sweep comes and no rank can free it alone: its windows go at
+ * MPI_Finalize with every node segment (shm.c), the communicator stays
+ * the MPI's to clean up. */
+static void forget(cx_plan_comms *h, cx_plan_comm *pc)
+{
+    for (cx_plan_comm **at = &h->list; *at; at = &(*at)->next)
+        if (*at == pc) {
+            *at = pc->next;
+            break;
+        }
+    free(pc);
 }
 
 static cx_plan_comms *home_of(cx_comm *parent)
@@ -43,16 +60,21 @@ static cx_plan_comms *home_of(cx_comm *parent)
         if (!h)
             return NULL;
         pthread_mutex_init(&h->mu, NULL);
-        h->refs = 1;   /* the parent's */
+        h->parent = 1;
         parent->plan_comms = h;
     }
     return parent->plan_comms;
 }
 
-/* The retired plans every rank has freed, destroyed in id order (their
- * windows are freed collectively: the same order everywhere). */
-static int sweep(cx_comm *parent, cx_plan_comms *h)
+/* The retired plans every rank has freed: the oldest is *reuse (a new
+ * plan runs on it: no duplicate, node layout and windows to make; every
+ * rank picks the same), up to SPARE more stay for the next inits, the
+ * rest are destroyed in id order (their windows are freed collectively:
+ * the same order everywhere). */
+#define SPARE 4
+static int sweep(MPI_Comm comm, cx_plan_comms *h, cx_plan_comm **reuse)
 {
+    *reuse = NULL;
     pthread_mutex_lock(&h->mu);
     unsigned low = h->next_id;   /* this rank's lowest live plan */
     for (cx_plan_comm *pc = h->list; pc; pc = pc->next)
@@ -62,15 +84,26 @@ static int sweep(cx_comm *parent, cx_plan_comms *h)
         }
     pthread_mutex_unlock(&h->mu);
     unsigned all = low;
-    int err = PMPI_Allreduce(&low, &all, 1, MPI_UNSIGNED, MPI_MIN, parent->priv);
+    /* on the program's communicator, where this init is a collective in
+     * order: collx's private one may have collectives of calls in flight */
+    int err = PMPI_Allreduce(&low, &all, 1, MPI_UNSIGNED, MPI_MIN, comm);
     if (err)
         return err;
     pthread_mutex_lock(&h->mu);
-    cx_plan_comm *dead = NULL, **tail = &dead;
-    while (h->list && h->list->id < all) {   /* retired: below a live one */
-        *tail = h->list;
-        h->list = h->list->next;
-        tail = &(*tail)->next;
+    cx_plan_comm *dead = NULL, **tail = &dead, **at = &h->list;
+    int kept = 0;
+    while (*at && (*at)->id < all) {   /* retired: below a live one */
+        if (!*reuse) {
+            *reuse = *at;
+            *at = (*at)->next;
+        } else if (kept < SPARE) {
+            kept++;
+            at = &(*at)->next;
+        } else {
+            *tail = *at;
+            *at = (*at)->next;
+            tail = &(*tail)->next;
+        }
     }
     *tail = NULL;
     pthread_mutex_unlock(&h->mu);
@@ -79,7 +112,6 @@ static int sweep(cx_comm *parent, cx_plan_comms *h)
         dead = pc->next;
         PMPI_Comm_free(&pc->comm);   /* collx's state with it: its windows */
         free(pc);
-        unref(h);
     }
     return MPI_SUCCESS;
 }
@@ -87,18 +119,21 @@ static int sweep(cx_comm *parent, cx_plan_comms *h)
 int cx_plan_comm_new(cx_comm *parent, MPI_Comm comm, cx_plan_comm **out)
 {
     cx_plan_comms *h = home_of(parent);
-    cx_plan_comm *pc = h ? calloc(1, sizeof *pc) : NULL;
-    int err = pc ? sweep(parent, h) : MPI_ERR_NO_MEM;
-    if (!err)
-        err = PMPI_Comm_dup(comm, &pc->comm);
-    if (err) {
-        free(pc);
-        return err;
+    cx_plan_comm *pc = NULL;
+    int err = h ? sweep(comm, h, &pc) : MPI_ERR_NO_MEM;
+    if (!err && !pc) {
+        if (!(pc = calloc(1, sizeof *pc)))
+            err = MPI_ERR_NO_MEM;
+        else if ((err = PMPI_Comm_dup(comm, &pc->comm)))
+            free(pc);
     }
+    if (err)
+        return err;
     pc->home = h;
+    pc->retired = 0;
+    pc->next = NULL;
     pthread_mutex_lock(&h->mu);
-    h->refs++;
-    pc->id = h->next_id++;
+    pc->id = h->next_id++;   /* the largest: last in the list */
     cx_plan_comm **at = &h->list;
     while (*at)
         at = &(*at)->next;
@@ -118,13 +153,29 @@ void cx_plan_comm_retire(cx_plan_comm *pc)
     cx_plan_comms *h = pc->home;
     pthread_mutex_lock(&h->mu);
     pc->retired = 1;
+    if (!h->parent)
+        forget(h, pc);
+    int last = unused(h);
     pthread_mutex_unlock(&h->mu);
+    if (last)
+        free_home(h);
 }
 
 void cx_plan_comms_release(cx_comm *parent)
 {
     cx_plan_comms *h = parent->plan_comms;
-    if (h)
-        unref(h);
+    if (!h)
+        return;
     parent->plan_comms = NULL;
+    pthread_mutex_lock(&h->mu);
+    h->parent = 0;
+    for (cx_plan_comm *pc = h->list, *next; pc; pc = next) {
+        next = pc->next;
+        if (pc->retired)
+            forget(h, pc);
+    }
+    int last = unused(h);
+    pthread_mutex_unlock(&h->mu);
+    if (last)
+        free_home(h);
 }

@@ -157,8 +157,6 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base)
         *base = c->shm_base;
         return MPI_SUCCESS;
     }
-    if (c->plan_owned && c->shm_win != MPI_WIN_NULL)
-        return MPI_ERR_INTERN;   /* sized at init: growing now (collective) could hang */
     /* Grow geometrically (bounded by the cap), so that a sweep of sizes
      * reallocates O(log) times. */
     MPI_Aint want = c->shm_size ? c->shm_size : 4096;

@@ -124,6 +124,8 @@ int hier_begin(hier *h, const cx_args *a, cx_sched *s, const MPI_Aint *piece_byt
         return MPI_ERR_NO_MEM;
     /* The slots are the two halves of the whole segment, whatever this
      * call needs: consecutive calls never overlap. */
+    if (c->plan_owned && hier_shm_bytes(slot_bytes) > c->shm_size)
+        return MPI_ERR_INTERN;   /* sized at init (queue.c): growing now, collective, could hang */
     if ((err = cx_comm_shm(c, hier_shm_bytes(slot_bytes), &seg)))
         return err;
     h->seg = seg;

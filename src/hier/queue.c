@@ -222,10 +222,10 @@ int hier_quiesce(cx_comm *c)
     return q ? drain(q, c) : MPI_ERR_NO_MEM;
 }
 
-/* The segment of a persistent plan's own communicator (nothing else runs
- * on it, core/plan_comm.h): what this call needs, the most of the node's
- * ranks (at init: collective); COLLX_SHM_MAX where that depends on the
- * other ranks' counts (v and w collectives). */
+/* The segment of a persistent plan's own communicator (no other plan
+ * runs on it, core/plan_comm.h; set_up runs at init, collective): what
+ * this call needs, the most of the node's ranks; COLLX_SHM_MAX where that
+ * depends on the other ranks' counts (v and w collectives). */
 static MPI_Aint plan_segment(const cx_args *a)
 {
     MPI_Aint mine = a->alg->shm_bytes ? a->alg->shm_bytes(a) : cx_shm_max(), most = mine;
@@ -237,23 +237,28 @@ static MPI_Aint plan_segment(const cx_args *a)
 /* The collective set-up a schedule built later must not do (see top);
  * the calls in flight finish first when there is any to do. The segment
  * is made at COLLX_SHM_MAX at once (so it never grows under a call in
- * flight), or a persistent plan's own at its size, once. */
+ * flight), or a persistent plan's own at its size (grown at a later
+ * plan's init if that one needs more: the plans before it are done). */
 static int set_up(const cx_args *a, unsigned uses)
 {
     cx_comm *c = a->cc;
     char *base;
     MPI_Comm col;
-    int seg = (uses & HIER_USES_SEGMENT) &&
-              (c->plan_owned ? c->shm_win == MPI_WIN_NULL : c->shm_size < cx_shm_max());
+    MPI_Aint want = cx_shm_max();
+    int err = c->plan_owned ? cx_comm_nodes(c) : MPI_SUCCESS;
+    if (!err && (uses & HIER_USES_SEGMENT) && c->plan_owned)   /* persistent: at init */
+        want = plan_segment(a);
+    int seg = (uses & HIER_USES_SEGMENT) && c->shm_size < want;
     int todo = !c->nodes_ready || (c->local_size > 1 && c->ctl_win == MPI_WIN_NULL) || seg ||
                ((uses & HIER_USES_COLUMNS) && !c->column_ready);
-    int err = todo ? cx_comm_quiesce(c) : MPI_SUCCESS;
+    if (!err && todo)
+        err = cx_comm_quiesce(c);
     if (!err)
         err = cx_comm_nodes(c);
     if (!err && c->local_size > 1)
         err = cx_comm_node_ctl(c, &base);
     if (!err && seg)
-        err = cx_comm_shm(c, c->plan_owned ? plan_segment(a) : cx_shm_max(), &base);
+        err = cx_comm_shm(c, want, &base);
     if (!err && (uses & HIER_USES_COLUMNS) && c->min_ranks_per_node > 1)
         err = cx_comm_column(c, &col);
     return err;
