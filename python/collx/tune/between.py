@@ -102,8 +102,8 @@ class Between:
     def sizes_between(self, qc, m0, m1, c0, c1):
         """[(lo, hi, choice)] over m0 + 1 .. m1 - 1 (c0, c1: the choices at
         m0 and m1)."""
-        halfway = [(m0 + 1, int(math.sqrt(m0 * m1)), c0), (int(math.sqrt(m0 * m1)) + 1, m1 - 1, c1)]
-        halfway = [s for s in halfway if s[0] <= s[1]]
+        (_, mid), _ = gridmod.bins([m0, m1], top=m1)   # the switch without lines
+        halfway = [s for s in ((m0 + 1, mid, c0), (mid + 1, m1 - 1, c1)) if s[0] <= s[1]]
         ls = self.lines(qc, (m0, m1))
         if ls is None:
             return halfway
