@@ -68,10 +68,11 @@ static cx_plan_comms *home_of(cx_comm *parent)
 
 /* The retired plans every rank has freed: the oldest is *reuse (a new
  * plan runs on it: no duplicate, node layout and windows to make; every
- * rank picks the same), up to SPARE more stay for the next inits, the
+ * rank picks the same), up to SPARE more stay for the next inits (a v or
+ * w plan's segment is COLLX_SHM_MAX, dear to map on MPICH), the
  * rest are destroyed in id order (their windows are freed collectively:
  * the same order everywhere). */
-#define SPARE 4
+#define SPARE 16
 static int sweep(MPI_Comm comm, cx_plan_comms *h, cx_plan_comm **reuse)
 {
     *reuse = NULL;
