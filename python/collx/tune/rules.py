@@ -120,9 +120,11 @@ def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=
         elif not row:
             rows.append((qlo, qhi, size_segments(q, grid.sizes, choices), [q]))
         else:   # each size between its grid neighbours, or as its grid size q
+            own = row(q)
             for p in range(qlo or 1, qhi + 1):
+                segs = own if p == q else row(p) or own
                 rows.append((None if p == (qlo or 1) and qlo is None else p, p,
-                             merge_runs(row(p) or row(q)), [q]))
+                             merge_runs(segs), [q]))
     out = []
     for qlo, qhi, segs, qs in merge_rows(rows):
         for mlo, mhi, choice in segs:
