@@ -224,11 +224,17 @@ int hier_quiesce(cx_comm *c)
 
 /* The segment of a persistent plan's own communicator (no other plan
  * runs on it, core/plan_comm.h; set_up runs at init, collective): what
- * this call needs, the most of the node's ranks; COLLX_SHM_MAX where that
- * depends on the other ranks' counts (v and w collectives). */
-static MPI_Aint plan_segment(const cx_args *a)
+ * this call needs, the most of the node's ranks. A v or w call's need
+ * depends on the other ranks' counts: they agree on it here as its build
+ * will (agree.c; a persistent call's counts are fixed at init). */
+static MPI_Aint plan_segment(const cx_args *a, hier_values_fn values)
 {
-    MPI_Aint mine = a->alg->shm_bytes ? a->alg->shm_bytes(a) : cx_shm_max(), most = mine;
+    MPI_Aint mine = cx_shm_max(), most;
+    if (a->alg->shm_bytes)
+        mine = a->alg->shm_bytes(a);
+    else if (values && hier_agreed_segment(a, values, &mine))
+        mine = cx_shm_max();
+    most = mine;
     if (PMPI_Allreduce(&mine, &most, 1, MPI_AINT, MPI_MAX, a->cc->node))
         most = cx_shm_max();
     return most < cx_shm_max() ? most : cx_shm_max();
@@ -239,7 +245,7 @@ static MPI_Aint plan_segment(const cx_args *a)
  * is made at COLLX_SHM_MAX at once (so it never grows under a call in
  * flight), or a persistent plan's own at its size (grown at a later
  * plan's init if that one needs more: the plans before it are done). */
-static int set_up(const cx_args *a, unsigned uses)
+static int set_up(const cx_args *a, unsigned uses, hier_values_fn values)
 {
     cx_comm *c = a->cc;
     char *base;
@@ -247,7 +253,7 @@ static int set_up(const cx_args *a, unsigned uses)
     MPI_Aint want = cx_shm_max();
     int err = c->plan_owned ? cx_comm_nodes(c) : MPI_SUCCESS;
     if (!err && (uses & HIER_USES_SEGMENT) && c->plan_owned)   /* persistent: at init */
-        want = plan_segment(a);
+        want = plan_segment(a, values);
     int seg = (uses & HIER_USES_SEGMENT) && c->shm_size < want;
     int todo = !c->nodes_ready || (c->local_size > 1 && c->ctl_win == MPI_WIN_NULL) || seg ||
                ((uses & HIER_USES_COLUMNS) && !c->column_ready);
@@ -282,7 +288,7 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
     x->values = values;
     x->q = q;
     x->persistent = a->persistent;
-    if ((err = set_up(a, uses)) ||
+    if ((err = set_up(a, uses, values)) ||
         (x->persistent && ((err = cx_sched_on_free(s, free_children, x)) ||
                            (err = cx_sched_start(s, take_turn, x)))) ||
         (err = cx_sched_poll(s, my_turn, x)) ||
