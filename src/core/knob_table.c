@@ -96,6 +96,11 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     /* ---- hier ---- */
     [CX_KNOB_HIER_INTER] = {
         "COLLX_HIER_INTER", "hier", .type = CX_KNOB_ALGORITHM, .coll = -1, .per_call = 1,
+        /* per collective of the hier call: its leaders' collective's names */
+        .tune = "allreduce:native,recursive_doubling,rabenseifner;"
+                "bcast:native,binomial,scatter_allgather;"
+                "allgather,allgatherv:native,bruck,ring;reduce:native,binomial",
+        .tune_algs = "hier",
         .unset = "the MPI's own, but bruck for allgatherv from 64 nodes on and "
                  "recursive_doubling for allreduce under 64 B among fewer than 64 nodes",
         .meaning = "algorithm the node leaders run in hier/hier_ms where their collective "

@@ -105,7 +105,8 @@ typedef struct cx_knob_decl {
     int coll;                   /* ALGORITHM: a cx_coll, -1 for any */
     int per_call;               /* a rule's "params" may set it */
     const char *tune;           /* per-call knobs: the values ./run tune tries
-                                   besides the default ("2,32"); NULL: none */
+                                   besides the default ("2,32"), or per
+                                   collective ("bcast:a,b;allreduce:c"); NULL: none */
     const char *tune_algs;      /* the algorithms that read it ("hier_ms") */
     cx_knob_on_bad on_bad;
     const char *meaning;        /* one line */

@@ -19,6 +19,8 @@ import subprocess
 import sys
 
 ROOT, INFO, MPIEXEC, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from collx.tune.target import tune_values  # noqa: E402  (how the tuner reads "tune")
 ENV = {"COLLX_SHM_MAX": "1G", "COLLX_TOPO_REPS": "500", "COLLX_HIER_SENDERS": "abc",
        "COLLX_GATHERV_ALGORITHM": "nope"}
 PER_CALL = {"COLLX_HIER_INTER", "COLLX_HIER_NATIVE", "COLLX_HIER_SENDERS",
@@ -84,17 +86,29 @@ for msg in ("collx: COLLX_TOPO_REPS=500 is outside the range (an integer in 1..1
 algs_text, _ = info()
 registered = {line.split()[0] for line in algs_text.splitlines() if line.startswith("  ")}
 tuned = {n: v for n, v in by.items() if v.get("tune")}
-if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS", "COLLX_RMA_LL_MAX"}:
+if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS", "COLLX_RMA_LL_MAX",
+                  "COLLX_HIER_INTER"}:
     problems.append(f"tuned variables: {sorted(tuned)}")
+by_coll = {}   # collective -> its algorithms
+for line in algs_text.splitlines():
+    if line.strip() and not line.startswith(" "):
+        coll = line.split()[0]
+    elif line.startswith("  ") and not line.strip().startswith("needs:"):
+        by_coll.setdefault(coll, set()).add(line.split()[0])
 for n, v in tuned.items():
     if not v["per_call"]:
         problems.append(f"{n}: tuned but a rule may not set it per call")
-    for x in v["tune"].split(","):
-        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(x[-1:], 1)
-        digits = x[:-1] if scale > 1 else x
-        if v["type"] in ("int", "size") and not (
-                digits.isdigit() and v["min"] <= int(digits) * scale <= v["max"]):
-            problems.append(f"{n}: tune value {x!r} outside {v['range']}")
+    for coll, values in tune_values(v["tune"]).items():
+        if coll != "*" and coll not in by_coll:
+            problems.append(f"{n}: tune names {coll!r}, not a collective")
+        for x in values:
+            scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(x[-1:], 1)
+            digits = x[:-1] if scale > 1 else x
+            if v["type"] in ("int", "size") and not (
+                    digits.isdigit() and v["min"] <= int(digits) * scale <= v["max"]):
+                problems.append(f"{n}: tune value {x!r} outside {v['range']}")
+            if v["type"] == "algorithm" and not any(x in algs for algs in by_coll.values()):
+                problems.append(f"{n}: tune value {x!r} is no registered algorithm")
     for a in (v.get("tune_algs") or "").split(","):
         if a not in registered:
             problems.append(f"{n}: tune_algs names {a!r}, not a registered algorithm")

@@ -153,7 +153,8 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
             r.get("params") == {"COLLX_BCAST_SEGMENTS": 32}]
     expect(p.returncode == 0 and meta["algs"].get("bcast") == [
         "native", "scatter_allgather", "pipeline_chain", "pipeline_chain@COLLX_BCAST_SEGMENTS=2",
-        lab, "hier"] and want and
+        lab, "hier", "hier@COLLX_HIER_INTER=native", "hier@COLLX_HIER_INTER=binomial",
+        "hier@COLLX_HIER_INTER=scatter_allgather"] and want and
            "check: the rules load in collx" in p.stderr,
            f"params: the variants measured ({meta['algs'].get('bcast')}), the winner's rule "
            f"carries them ({want}), the rules load in collx:\n{p.stderr[-1500:]}")

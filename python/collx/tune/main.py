@@ -98,7 +98,7 @@ def registry(t, colls, params=True, only=None):
         algs = ["native"] + [x for x in reg[c] if x != "native" and (not keep or x in keep)]
         out[c] = [lab for a in algs for lab in [a] + [
             label_of(a, {k: v}) for k, values, readers in space if a in readers
-            for v in values]]
+            for v in values.get(c, values.get("*", []))]]
     return out
 
 

@@ -146,12 +146,24 @@ class Target:
         return parse_info(self.info_text([]))
 
     def tune_space(self):
-        """[(knob, [values], [algorithms])]: the per-call knobs the knob
-        table gives values to try (collx_info --vars --json, "tune")."""
+        """[(knob, {collective or "*": [values]}, [algorithms])]: the per-call
+        knobs the knob table gives values to try (collx_info --vars --json,
+        "tune")."""
         import json
         vars_ = json.loads(self.info_text(["--vars", "--json"]))["vars"]
-        return [(v["name"], v["tune"].split(","), v["tune_algs"].split(","))
+        return [(v["name"], tune_values(v["tune"]), v["tune_algs"].split(","))
                 for v in vars_ if v.get("tune")]
+
+
+def tune_values(spec):
+    """A knob table's "tune": "2,32" (any collective: "*") or per collective,
+    "bcast:a,b;allgather,allgatherv:c" -> {"bcast": ["a", "b"], ...}."""
+    out = {}
+    for part in spec.split(";"):
+        colls, _, values = part.rpartition(":")
+        for c in (colls.split(",") if colls else ["*"]):
+            out[c] = values.split(",")
+    return out
 
 
 def finished_rows(path):
