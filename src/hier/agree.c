@@ -145,15 +145,19 @@ int hier_agree_steps(cx_sched *s, cx_comm *c, hier_values *v)
     return agree_rounds(s, c, v, 0);
 }
 
+MPI_Aint hier_agreed_slot(const hier_values *v)
+{
+    return hier_need_fits((MPI_Aint)v->all[0]) ? (MPI_Aint)v->node[0] : hier_slot_budget();
+}
+
 int hier_agreed_segment(const cx_args *a, hier_values_fn fn, MPI_Aint *bytes)
 {
     cx_sched w;
     const hier_values *v;
     cx_sched_init(&w, a->cc->priv, 0);
     int err = hier_agreed(a, &w, fn, &v);
-    if (!err)   /* the slot the builders ask for: the node's need, or the budget's bands */
-        *bytes = hier_shm_bytes(hier_need_fits((MPI_Aint)v->all[0]) ? (MPI_Aint)v->node[0]
-                                                                    : hier_slot_budget());
+    if (!err)
+        *bytes = hier_shm_bytes(hier_agreed_slot(v));
     cx_sched_free(&w);
     return err;
 }

@@ -440,7 +440,7 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
     x->h.c = c;
     if ((err = hier_agreed(a, s, cx_hier_alltoallv_values, &v)))
         return err;
-    MPI_Aint need = (MPI_Aint)v->node[0], largest = (MPI_Aint)v->all[0];
+    MPI_Aint need = hier_agreed_slot(v), largest = (MPI_Aint)v->all[0];
     int fits = hier_need_fits(largest);
     x->nb = 1;
     x->band[0] = 0;
@@ -455,7 +455,6 @@ static int alltoall(const cx_args *a, cx_sched *s, int ms)
         room = room < INT_MAX ? room : INT_MAX;   /* leaders' counts are int */
         if (room <= 0 || !(x->nb = hier_bands(col, L, room, x->band)))
             return hier_run_native(&x->h, s, largest);
-        need = hier_slot_budget();
     }
     if ((err = hier_begin(&x->h, a, s, NULL, 0, need)) ||
         (err = hier_members(&x->h, &x->first, &x->members)))

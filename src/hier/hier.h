@@ -140,8 +140,11 @@ int hier_agreed(const cx_args *a, cx_sched *s, hier_values_fn fn, const hier_val
 int hier_agree_steps(cx_sched *s, cx_comm *c, hier_values *v);
 /* The values a nonblocking call agreed on, for its build (NULL after). */
 void hier_values_for_build(cx_comm *c, const hier_values *v);
+/* The slot a v or w build asks for from its agreed values: the node's
+ * need, or (the largest node does not fit) the budget its bands fill. */
+MPI_Aint hier_agreed_slot(const hier_values *v);
 /* The segment a v or w call's build will want, agreed now by blocking
- * collectives (a persistent plan's init, queue.c). */
+ * collectives (a persistent plan's init, queue.c): alike on a node. */
 int hier_agreed_segment(const cx_args *a, hier_values_fn fn, MPI_Aint *bytes);
 /* Whether a node's need fits the segment (and the leaders' int counts). */
 int hier_need_fits(MPI_Aint largest);

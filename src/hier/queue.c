@@ -229,14 +229,15 @@ int hier_quiesce(cx_comm *c)
  * will (agree.c; a persistent call's counts are fixed at init). */
 static MPI_Aint plan_segment(const cx_args *a, hier_values_fn values)
 {
-    MPI_Aint mine = cx_shm_max(), most;
-    if (a->alg->shm_bytes)
+    MPI_Aint mine, most = cx_shm_max();
+    if (!a->alg->shm_bytes) {   /* v, w: agreed alike on the node */
+        if (!values || hier_agreed_segment(a, values, &most))
+            most = cx_shm_max();
+    } else {
         mine = a->alg->shm_bytes(a);
-    else if (values && hier_agreed_segment(a, values, &mine))
-        mine = cx_shm_max();
-    most = mine;
-    if (PMPI_Allreduce(&mine, &most, 1, MPI_AINT, MPI_MAX, a->cc->node))
-        most = cx_shm_max();
+        if (PMPI_Allreduce(&mine, &most, 1, MPI_AINT, MPI_MAX, a->cc->node))
+            most = cx_shm_max();
+    }
     return most < cx_shm_max() ? most : cx_shm_max();
 }
 

@@ -358,7 +358,7 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
     x->h.c = c;
     if ((err = hier_agreed(a, s, cx_hier_gatherv_values, &v)))
         return err;
-    MPI_Aint need = (MPI_Aint)v->node[0], largest = (MPI_Aint)v->all[0];
+    MPI_Aint need = hier_agreed_slot(v), largest = (MPI_Aint)v->all[0];
     if (!hier_need_fits(largest)) {   /* in bands of local ranks, if one fits */
         /* (from the largest node: every node must cut the same bands) */
         MPI_Aint room = hier_slot_budget() - head_bytes(c, c->max_ranks_per_node) -
@@ -368,7 +368,6 @@ int cx_hier_gatherv(const cx_args *a, cx_sched *s)
             return MPI_ERR_NO_MEM;
         if (nb == 0)
             return hier_run_native(&x->h, s, largest);
-        need = hier_slot_budget();
         x->b = -1;
     }
     if ((err = hier_begin(&x->h, a, s, NULL, 0, need)))
