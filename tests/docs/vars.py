@@ -20,7 +20,7 @@ import sys
 
 ROOT, INFO, MPIEXEC, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from collx.tune.target import tune_values  # noqa: E402  (how the tuner reads "tune")
+from collx.tune.target import parse_info, tune_values  # noqa: E402  (as the tuner reads them)
 ENV = {"COLLX_SHM_MAX": "1G", "COLLX_TOPO_REPS": "500", "COLLX_HIER_SENDERS": "abc",
        "COLLX_GATHERV_ALGORITHM": "nope"}
 PER_CALL = {"COLLX_HIER_INTER", "COLLX_HIER_NATIVE", "COLLX_HIER_SENDERS",
@@ -84,17 +84,11 @@ for msg in ("collx: COLLX_TOPO_REPS=500 is outside the range (an integer in 1..1
 # The tuner's search space (./run tune tries these values with these
 # algorithms): per-call knobs only, values the knob takes, registered algorithms.
 algs_text, _ = info()
-registered = {line.split()[0] for line in algs_text.splitlines() if line.startswith("  ")}
 tuned = {n: v for n, v in by.items() if v.get("tune")}
 if set(tuned) != {"COLLX_BCAST_SEGMENTS", "COLLX_HIER_SENDERS", "COLLX_RMA_LL_MAX",
                   "COLLX_HIER_INTER"}:
     problems.append(f"tuned variables: {sorted(tuned)}")
-by_coll = {}   # collective -> its algorithms
-for line in algs_text.splitlines():
-    if line.strip() and not line.startswith(" "):
-        coll = line.split()[0]
-    elif line.startswith("  ") and not line.strip().startswith("needs:"):
-        by_coll.setdefault(coll, set()).add(line.split()[0])
+by_coll = {c: set(algs) for c, algs in parse_info(algs_text)}   # as the tuner reads it
 for n, v in tuned.items():
     if not v["per_call"]:
         problems.append(f"{n}: tuned but a rule may not set it per call")
@@ -110,7 +104,7 @@ for n, v in tuned.items():
             if v["type"] == "algorithm" and not any(x in algs for algs in by_coll.values()):
                 problems.append(f"{n}: tune value {x!r} is no registered algorithm")
     for a in (v.get("tune_algs") or "").split(","):
-        if a not in registered:
+        if not any(a in algs for algs in by_coll.values()):
             problems.append(f"{n}: tune_algs names {a!r}, not a registered algorithm")
 
 text, _ = info("--vars")
