@@ -102,6 +102,7 @@ class Target:
     kind = "?"
     clock = "host CPU seconds"
     limit_clock = "cpu"   # what --timeout counts (limits.run)
+    launches_vary = False   # whether two launches of one case may time apart
 
     def __init__(self, p, node, collbench, info):
         self.p, self.node = p, node      # ranks, ranks per node (None: one node)
@@ -234,6 +235,7 @@ class Real(Target):
     kind = "real"
     clock = "wall seconds"
     limit_clock = "wall"
+    launches_vary = True
 
     def __init__(self, p, launch_cmd=None, mpi=None, node=None, collbench=None, info=None):
         mpi = mpi or os.environ.get("COLLX_MPI", "openmpi")
