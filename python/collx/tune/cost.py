@@ -28,8 +28,9 @@ GROWTH = 3
 
 
 class CostModel:
-    def __init__(self, store, algs, reps, node=None):
+    def __init__(self, store, algs, reps, node=None, launches=1):
         self.store, self.algs, self.reps, self.node = store, algs, reps, node
+        self.launches = launches   # launches per run: a real MPI's samples each have one
         self.models, self.cache, self.launch = {}, {}, (DEFAULT_LAUNCH, 0.0)
 
     def domain(self, q):
@@ -97,6 +98,7 @@ class CostModel:
 
     def batch(self, coll, q, algs, sizes):
         """Predicted cost of measuring algs x sizes, reps samples each: the
-        cases and a launch per run (target.runs)."""
-        return self.overhead(q) * len(runs(algs)) + \
+        cases and a launch per run (target.runs; on a real MPI one per
+        sample)."""
+        return self.overhead(q) * len(runs(algs)) * self.launches + \
             self.reps * sum(self.case(coll, a, q, m) for a in algs for m in sizes)

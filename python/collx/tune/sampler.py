@@ -54,7 +54,8 @@ class Sampler:
     def __init__(self, target, grids, algs, store, decider, opts, stream=sys.stderr):
         self.t, self.grids, self.algs = target, grids, algs
         self.store, self.dec, self.o = store, decider, opts
-        self.cost = CostModel(store, algs, opts.reps, target.node)
+        self.cost = CostModel(store, algs, opts.reps, target.node,
+                              launches=opts.reps if target.launches_vary else 1)
         self.stream, self.t0 = stream, time.time()
         self.budget = opts.budget if opts.budget else float("inf")
         self.stopped = ""   # why sampling stopped early ("" = it did not)
@@ -96,14 +97,22 @@ class Sampler:
     # ------------------------------------------------------------ one run
     def batch(self, coll, q, algs, sizes, why):
         """Measures algs x sizes at q (reps samples each); what is left
-        after a failure runs again, as far as the budget allows."""
-        chunk = max(1, MAX_LIST // self.o.reps)
-        queue = [(group[i:i + chunk], sizes, why) for group in runs(algs)
-                 for i in range(0, len(group), chunk)]
+        after a failure runs again, as far as the budget allows. On a real
+        MPI each sample comes from a launch of its own, the runs taking
+        turns: two launches of one case can time further apart than the
+        algorithms do (Open MPI, 2 ranks on a 2-core machine: hier bcast of
+        64 KiB 23.7 us in one launch, 13.3 in another, 3 samples within 10 %
+        in each), so samples of one launch would hide it."""
+        per = 1 if self.t.launches_vary else self.o.reps   # samples per launch
+        chunk = max(1, MAX_LIST // per)
+        groups = [(group[i:i + chunk], sizes, why) for group in runs(algs)
+                  for i in range(0, len(group), chunk)]
+        queue = [(a, m, w, want) for want in range(per, self.o.reps + 1, per)
+                 for a, m, w in groups]
         first = True
         while queue:
-            a, m, w = queue.pop(0)
-            a, m = self.todo(coll, q, a, m)
+            a, m, w, want = queue.pop(0)
+            a, m = self.todo(coll, q, a, m, want)
             if not a or not m:
                 continue
             if not first and not self.fits(coll, q, a, m):
@@ -111,20 +120,21 @@ class Sampler:
                          f"{len(m)} sizes)")
                 continue
             first = False
-            queue[:0] = self.run_one(coll, q, a, m, w)
+            queue[:0] = [x + (want,) for x in self.run_one(coll, q, a, m, w, per)]
 
-    def run_one(self, coll, q, algs, sizes, why):
+    def run_one(self, coll, q, algs, sizes, why, reps=None):
         """One collbench run; returns what is left to run ([] if it went
         through). If it fails, the cases it finished count, the case it was
         in is recorded as failed, and the rest is left: the other
         algorithms from that size on, that algorithm at larger sizes."""
-        labels = algs * self.o.reps
+        reps = reps or self.o.reps
+        labels = algs * reps
         args = ["--coll", coll, "--algs", ",".join(labels),
                 "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
                 "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
         rows, out = self.t.run_collbench(q, args, timeout=self.o.timeout,
                                          mem_limit=self.o.mem_limit)
-        rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": self.o.reps,
+        rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": reps,
                "cases": len(rows), "cost": self.t.cost(out), "cpu_s": out.cpu,
                "wall_s": out.wall, "peak_mb": out.peak >> 20, "why": why, "ok": out.ok,
                "case_cost": sum(case_cost(r) for r in rows)}
@@ -137,7 +147,7 @@ class Sampler:
             for m, a in order:
                 if (a, m) not in got:
                     self.store.fail(coll, a, q, m, "no result row")
-            self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {self.o.reps} "
+            self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {reps} "
                      f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
                      f"{self.budget_text()}")
             return []
@@ -154,15 +164,15 @@ class Sampler:
         return [([x for x in algs if x != a], [x for x in sizes if x >= m], why + ", rest"),
                 ([a], [x for x in sizes if x > m], why + ", rest")]
 
-    def todo(self, coll, q, algs, sizes):
-        """The algorithms and sizes with a point not yet measured nor
-        known to fail."""
-        algs = [a for a in algs if any(self.unknown(coll, a, q, m) for m in sizes)]
-        sizes = [m for m in sizes if any(self.unknown(coll, a, q, m) for a in algs)]
+    def todo(self, coll, q, algs, sizes, want=1):
+        """The algorithms and sizes with a point that has fewer than want
+        samples and is not known to fail."""
+        algs = [a for a in algs if any(self.unknown(coll, a, q, m, want) for m in sizes)]
+        sizes = [m for m in sizes if any(self.unknown(coll, a, q, m, want) for a in algs)]
         return algs, sizes
 
-    def unknown(self, coll, a, q, m):
-        return (coll, a, q, m) not in self.store.samples and \
+    def unknown(self, coll, a, q, m, want=1):
+        return len(self.store.samples.get((coll, a, q, m), ())) < want and \
             not self.store.cannot(coll, a, q, m)
 
     def try_batch(self, coll, q, algs, sizes, why):
