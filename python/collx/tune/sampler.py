@@ -122,12 +122,11 @@ class Sampler:
             first = False
             queue[:0] = [x + (want,) for x in self.run_one(coll, q, a, m, w, per)]
 
-    def run_one(self, coll, q, algs, sizes, why, reps=None):
+    def run_one(self, coll, q, algs, sizes, why, reps):
         """One collbench run; returns what is left to run ([] if it went
         through). If it fails, the cases it finished count, the case it was
         in is recorded as failed, and the rest is left: the other
         algorithms from that size on, that algorithm at larger sizes."""
-        reps = reps or self.o.reps
         labels = algs * reps
         args = ["--coll", coll, "--algs", ",".join(labels),
                 "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
