@@ -321,6 +321,51 @@ expect(r == {"collective": "bcast", "algorithm": "pipeline_chain",
 expect(rules.pick_candidates("binomial", [(8, 64)], {(8, 64): {lab: 1.01, "native": 1.05}}) ==
        ["native"], "variants are never candidates (online tuning tries names)")
 
+# a variant is predicted as its algorithm plus its offset (model.Offset)
+VQ, VM = (8, 16, 32), (64, 256, 1024, 4096)
+
+
+def variant_decider(fast_at, slow_alg_factor=3.0, offset=0.8):
+    """native 100 us, tree 3x slower, hier 90 us everywhere; hier@K=1 and
+    tree@K=1 measured only at fast_at, offset times their algorithm."""
+    st = Store(0.005)
+    algs = ["native", "tree", "tree@K=1", "hier", "hier@K=1"]
+    for q in VQ:
+        for m in VM:
+            for a, t in (("native", 100.0), ("tree", 100.0 * slow_alg_factor), ("hier", 90.0)):
+                st.samples[("bcast", a, q, m)] = [t]
+                st.ran[("bcast", a, q, m)] = {a}
+    for q, m in fast_at:
+        for a, t in (("hier@K=1", 90.0 * offset), ("tree@K=1", 100.0 * slow_alg_factor * offset)):
+            st.samples[("bcast", a, q, m)] = [t]
+            st.ran[("bcast", a, q, m)] = {a}
+    g = grid.Grid("bcast", VQ, VM)
+    d = Decider(st, {"bcast": algs}, 0.02, grids={"bcast": g})
+    d.refit("bcast")
+    return d
+
+
+d = variant_decider([(8, 64), (16, 256)])
+e = d.estimate("bcast", "hier@K=1", 32, 4096)
+expect(e is not None and not e.measured and e.via and e.via[0] == "hier" and
+       math.exp(e.ln) < 90.0 and e.via[2] > 0.01,
+       f"an unmeasured variant: its algorithm's time plus the offset seen where both ran "
+       f"({math.exp(e.ln):.1f} us, hier 90, sigma {e.via[2]:.3f})")
+risk = {a: p for a, p, _ in d.comparisons("bcast", 32, 4096, "hier")}
+expect(risk.get("hier@K=1", 0) > 0.05 and risk.get("tree@K=1", 1) < 0.05,
+       f"a variant is at risk where its algorithm contends (hier@K=1 {risk.get('hier@K=1')}), "
+       f"not where its algorithm is 3 times slower (tree@K=1 {risk.get('tree@K=1')})")
+d0 = variant_decider([], offset=1.0)
+e0 = d0.estimate("bcast", "hier@K=1", 32, 4096)
+expect(e0 is not None and abs(math.exp(e0.ln) - 90.0) < 1e-6 and
+       abs(e0.via[2] - model.SPREAD) < 1e-9 and "hier@K=1" not in
+       {k[1] for k in d0.store.samples},
+       f"never measured: its algorithm's time, the prior spread ({e0.via[2]:.3f})")
+same = variant_decider([(q, m) for q in VQ for m in VM[:3]], offset=1.0)
+off = same.offsets[("bcast", "hier@K=1")][1]
+expect(off.spread < 0.5 * model.SPREAD,
+       f"a knob that changed nothing where measured: its spread shrinks ({off.spread:.3f})")
+
 # ---------------------------------------------------------------- budget split
 
 
@@ -349,7 +394,7 @@ class Synthetic(target.Target):
         return rows, target.limits.Outcome(0, "", cost, cost, 0, "")
 
 
-def split_run(budget, case_s=None):
+def split_run(budget, case_s=None, natives=False):
     from collx.tune.sampler import Sampler
     algs = {"allreduce": ["native", "ring", "recursive_doubling"],
             "bcast": ["native", "binomial", "linear"]}
@@ -362,6 +407,9 @@ def split_run(budget, case_s=None):
     smp.initial()
     before = {c: sum(k[0] == c for k in st.samples) for c in algs}
     smp.whole()
+    if natives:
+        smp.natives()
+        return st, grids
     return {c: (before[c], sum(k[0] == c for k in st.samples),
                 len(grids[c].cells()) * len(algs[c])) for c in algs}, smp.spent()
 
@@ -381,6 +429,13 @@ expect(got["allreduce"][0] < got["allreduce"][1] < got["allreduce"][2] and spent
        f"budget split: a grid that turns dear past the sizes measured stops being measured "
        f"whole once a run no longer fits its share; the rest is sampled ({got}, spent "
        f"{spent:.1f} of 20 s)")
+
+st, grids = split_run(40.0, {"allreduce": 0.2, "bcast": 0.3}, natives=True)
+missing = [(c, q, m) for c, g in grids.items() for q, m in g.cells()
+           if not st.usable(c, "native", q, m)]
+others = {k[1] for k in st.samples if k[1] != "native"}
+expect(not missing and others, f"native measured at every grid point after the initial "
+       f"design, before the rounds (missing: {missing})")
 
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

@@ -16,15 +16,20 @@ import math
 import numpy as np
 
 from collx.tune.model import AlgModel
-from collx.tune.target import runs
+from collx.tune.target import base_of, runs
 
 DEFAULT_CASE = 0.01     # seconds, before anything is known
 DEFAULT_LAUNCH = 0.2
 # Beyond the largest q measured a case's cost grows as q^GROWTH: the host
 # time of rma_linear bcast at 1 MiB across nodes grew 9.4 times from 24 to
 # 48 ranks (ib-qdr-36x16's grid); with q^2 its first run at 32 ranks,
-# extrapolated from 20, cost twice its prediction (11.8 s of a 120 s budget)
+# extrapolated from 20, cost twice its prediction (11.8 s of a 120 s budget).
+# Once an algorithm was measured at two communicator sizes of a domain, its
+# own growth between the largest two (at least MIN_GROWTH): allreduce's
+# cases at gige-18x8 grew as q^1.1 from 48 to 72 ranks, and q^3 put a run
+# at 72 at 68 s where it cost 14
 GROWTH = 3
+MIN_GROWTH = 1
 
 
 class CostModel:
@@ -32,6 +37,7 @@ class CostModel:
         self.store, self.algs, self.reps, self.node = store, algs, reps, node
         self.launches = launches   # launches per run: a real MPI's samples each have one
         self.models, self.cache, self.launch = {}, {}, (DEFAULT_LAUNCH, 0.0)
+        self.growth = {}   # (coll, a, dom) -> exponent beyond the largest q measured
 
     def domain(self, q):
         return int(self.node is not None and q > self.node)
@@ -46,6 +52,7 @@ class CostModel:
         for a in self.algs[coll]:
             for dom in (0, 1):
                 self.models[(coll, a, dom)] = AlgModel(sorted(pts.get((a, dom), [])))
+                self.growth[(coll, a, dom)] = growth(pts.get((a, dom), []))
         over = []
         for b in self.store.batches:
             if b.get("case_cost") is not None:
@@ -68,8 +75,9 @@ class CostModel:
                     continue
                 top = max(qq for qq, _ in model.points)
                 pred = model.predict([(min(q, top), m) for q, m in todo])
+                g = self.growth[(coll, a, dom)]
                 for (q, m), ln in zip(todo, pred):
-                    self.cache[(coll, a, q, m)] = math.exp(float(ln)) * max(q / top, 1) ** GROWTH
+                    self.cache[(coll, a, q, m)] = math.exp(float(ln)) * max(q / top, 1) ** g
 
     def case(self, coll, a, q, m):
         """Predicted cost of one case of a at (q, m)."""
@@ -84,7 +92,10 @@ class CostModel:
             # beyond the largest q measured: grow as q^GROWTH (messages of a
             # ring or pairwise exchange, and sharing links costs the solver more)
             top = max(qq for qq, _ in model.points)
-            got = math.exp(float(model.predict([(min(q, top), m)])[0])) * max(q / top, 1) ** GROWTH
+            got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \
+                max(q / top, 1) ** self.growth[(coll, a, self.domain(q))]
+        elif base_of(a, self.algs[coll]):   # a variant not measured there: as its algorithm
+            got = self.case(coll, base_of(a, self.algs[coll]), q, m)
         else:   # nothing on this algorithm there yet: the others' mean, or a guess
             others = [self.case(coll, b, q, m) for b in self.algs[coll]
                       if b != a and self.models.get((coll, b, self.domain(q))) is not None
@@ -102,3 +113,21 @@ class CostModel:
         sample)."""
         return self.overhead(q) * len(runs(algs)) * self.launches + \
             self.reps * sum(self.case(coll, a, q, m) for a in algs for m in sizes)
+
+
+def growth(points):
+    """How a case's cost grows with q beyond the largest q measured: the
+    median over the sizes measured at the largest two q of
+    log(cost ratio) / log(q ratio), within [MIN_GROWTH, GROWTH]; GROWTH
+    before two q were measured."""
+    by_q = {}
+    for q, m, c in points:
+        by_q.setdefault(q, {})[m] = c
+    if len(by_q) < 2:
+        return GROWTH
+    q1, q2 = sorted(by_q)[-2:]
+    both = sorted(set(by_q[q1]) & set(by_q[q2]))
+    if not both:
+        return GROWTH
+    ex = sorted(math.log(by_q[q2][m] / by_q[q1][m]) / math.log(q2 / q1) for m in both)
+    return min(max(ex[len(ex) // 2], MIN_GROWTH), GROWTH)

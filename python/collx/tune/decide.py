@@ -17,6 +17,14 @@ uncertainty is
     a part of a node: grid.layout), the difference is unknown (sigma = 1,
     a factor e).
 
+A variant (an algorithm with per-call knobs set, NAME@KNOB=VALUE) not
+measured at a point is its algorithm's estimate there plus its offset
+(model.Offset: ln(T_variant / T_algorithm) where both ran, smoothed, with
+its own uncertainty); against another algorithm it counts the two
+algorithms' uncertainty and the offsets'. So a variant is worth
+measuring where its algorithm contends, not wherever it has too few
+points of its own to be predicted.
+
 Choice: an algorithm replaces native only on evidence: faster than native
 by the margin (default 2 %), and beyond the noise: measured, its upper
 95 % bound below native's lower one; predicted, the difference more than
@@ -46,7 +54,8 @@ import math
 import numpy as np
 
 from collx.tune import grid as gridmod
-from collx.tune.model import AlgModel
+from collx.tune.model import AlgModel, Offset
+from collx.tune.target import base_of
 
 Z = 1.96          # 95 % two-sided
 EPS = 0.03        # a difference this small is not worth a measurement
@@ -63,10 +72,12 @@ def phi(x):
 
 
 class Est:
-    """ln T at a point; sigma: of the measurement (None: predicted)."""
+    """ln T at a point; sigma: of the measurement (None: predicted); via:
+    for a variant predicted from its algorithm, (that algorithm, its Est,
+    the offset's sigma)."""
 
-    def __init__(self, ln, sigma=None):
-        self.ln, self.sigma = ln, sigma
+    def __init__(self, ln, sigma=None, via=None):
+        self.ln, self.sigma, self.via = ln, sigma, via
 
     @property
     def measured(self):
@@ -84,6 +95,7 @@ class Decider:
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
+        self.offsets = {}   # (coll, variant) -> (its algorithm, {cell: (ln offset, sigma)})
         self.sigmas = {}   # diff_sigma until the next refit: choosing and the
         # risk ask the same (a, native) comparisons where native is the choice
 
@@ -101,6 +113,22 @@ class Decider:
                 self.pred[(coll, a)] = dict(zip(cells, model.predict(cells)))
             else:
                 self.pred[(coll, a)] = {}
+            self.fit_offset(coll, a, cells)
+
+    def fit_offset(self, coll, a, cells):
+        """A variant's offset from its algorithm (model.Offset) at the cells."""
+        base = base_of(a, self.algs[coll])
+        if base is None:
+            self.offsets.pop((coll, a), None)
+            return
+        both = set(self.store.measured_points(coll, a)) & \
+            set(self.store.measured_points(coll, base))
+        pairs = [(q, m, math.log(self.store.stat(coll, a, q, m).mean /
+                                 self.store.stat(coll, base, q, m).mean))
+                 for q, m in sorted(both)]
+        off = Offset(pairs, partial=lambda q: self.domain(q) == 2)
+        self.offsets[(coll, a)] = (base, off, dict(zip(cells, zip(*off.predict(cells))))
+                                   if cells else {})
 
     # ------------------------------------------------------------ estimates
     def estimate(self, coll, alg, q, m):
@@ -109,6 +137,12 @@ class Decider:
         if self.store.usable(coll, alg, q, m):
             st = self.store.stat(coll, alg, q, m)
             return Est(math.log(st.mean), st.sigma_ln())
+        if (coll, alg) in self.offsets:   # a variant: its algorithm's, offset
+            base, off, at = self.offsets[(coll, alg)]
+            b = self.estimate(coll, base, q, m)
+            if b is not None:
+                d, s = at[(q, m)] if (q, m) in at else [float(v[0]) for v in off.predict([(q, m)])]
+                return Est(b.ln + float(d), via=(base, b, float(s)))
         ln = self.pred.get((coll, alg), {}).get((q, m))
         return None if ln is None else Est(float(ln))
 
@@ -125,6 +159,12 @@ class Decider:
         noise = math.hypot(ea.sigma or 0.0, ec.sigma or 0.0)
         if ea.measured and ec.measured:
             return max(noise, MIN_SIGMA)
+        if ea.via or ec.via:   # their algorithms compared, and the offsets
+            a0, e0, sa = ea.via or (a, ea, 0.0)
+            c0, f0, sc = ec.via or (c, ec, 0.0)
+            core = max(e0.sigma or 0.0, MIN_SIGMA) if a0 == c0 else \
+                self.diff_sigma(coll, a0, e0, c0, f0, q, m)
+            return math.hypot(core, sa, sc)
         key = (coll, a, c, q, m)
         if key not in self.sigmas:
             self.sigmas[key] = self.local_sigma(coll, (a, c), (not ea.measured, not ec.measured),
@@ -136,6 +176,9 @@ class Decider:
         prediction (its own leave-one-out errors nearby)."""
         if e.measured:
             return max(e.sigma, MIN_SIGMA)
+        if e.via:
+            base, b, s = e.via
+            return math.hypot(self.self_sigma(coll, base, b, q, m), s)
         return self.local_sigma(coll, (a,), (True,), q, m, 0.0)
 
     def local_sigma(self, coll, algs, predicted, q, m, noise):

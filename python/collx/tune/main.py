@@ -177,6 +177,7 @@ def main(argv):
         s.exhaustive()
     elif s.initial():
         s.whole()
+        s.natives()
         s.guided()
     all_rules, choices = [], {}
     for c, g in grids.items():

@@ -25,6 +25,9 @@ import numpy as np
 RADIUS = 2.0      # grid steps at which a residual's weight equals the prior's
 APART = 2.0       # grid steps between a communicator that ends in a part of
                   # a node and the others: a step of its own, half trusted
+SPREAD = 0.25     # a variant's ln(T / T of its algorithm) before any is measured
+                  # (the largest seen: ln 1.45, pipeline_chain's segments)
+SHRINK = 2.0      # pairs' worth of weight of that prior
 
 
 def features(lq, lm):
@@ -66,6 +69,12 @@ def fit(lq, lm, t):
     return nnls(a / scale, np.ones(len(t))) / scale
 
 
+def coords(cells, partial):
+    """log2 q, log2 m and the layout's step (distances only, not fitted)."""
+    return np.array([(math.log2(q), math.log2(m), APART if partial(q) else 0.0)
+                     for q, m in cells])
+
+
 def weights(xa, xb):
     """1/d^2 between point sets (d = 0: an exact hit, a huge weight)."""
     d2 = ((xa[:, None, :] - xb[None, :, :]) ** 2).sum(axis=-1)
@@ -94,9 +103,7 @@ class AlgModel:
         self.loo = dict(zip(self.points, self.resid - guess))
 
     def coords(self, cells):
-        """log2 q, log2 m and the layout's step (distances only, not fitted)."""
-        return np.array([(math.log2(q), math.log2(m), APART if self.partial(q) else 0.0)
-                         for q, m in cells])
+        return coords(cells, self.partial)
 
     def raw(self, x):
         return np.maximum(features(x[:, 0], x[:, 1]) @ self.coef, 1e-3)
@@ -109,3 +116,40 @@ class AlgModel:
         w = weights(x, self.x)
         corr = (w @ self.resid) / (w.sum(axis=1) + 1.0 / RADIUS ** 2)
         return np.log(self.raw(x)) + corr
+
+
+class Offset:
+    """ln(T_variant / T_algorithm) of an algorithm's variant (knobs set,
+    target.label_of), from the points where both were measured: a
+    variant is predicted as its algorithm plus this offset, so it is
+    measured where its algorithm is a contender, not wherever an own model
+    of a few points leaves it unknown (gige-18x8, 72 ranks: 23 bcast labels
+    of 9 algorithms; a variant was the fastest at 21 of 48 grid points, by
+    at most 1.45 times).
+
+    Between measured points: their offsets weighted 1/d^2 against a prior
+    weight 1/RADIUS^2 for the variant's mean offset; the uncertainty is
+    the variant's spread around that mean, shrunk by the same weights.
+    The mean and the spread start at 0 and SPREAD and move to the measured
+    ones as pairs come in (SHRINK pairs' worth of prior), so a knob that
+    changes nothing stops being measured."""
+
+    def __init__(self, pairs, partial=None):
+        """pairs: [(q, m, ln T_variant - ln T_algorithm)]."""
+        self.n = len(pairs)
+        self.partial = partial or (lambda q: False)
+        r = np.array([d for _, _, d in pairs], float)
+        self.mean = float(r.sum() / (self.n + SHRINK))
+        self.spread = math.sqrt((float(np.square(r - self.mean).sum()) + SHRINK * SPREAD ** 2) /
+                                (self.n + SHRINK))
+        self.r = r - self.mean
+        self.x = coords([(q, m) for q, m, _ in pairs], self.partial) if self.n else None
+
+    def predict(self, cells):
+        """(ln offsets, their sigmas) at [(q, m)]."""
+        if not self.n:
+            return np.full(len(cells), self.mean), np.full(len(cells), self.spread)
+        prior = 1.0 / RADIUS ** 2
+        w = weights(coords(cells, self.partial), self.x)
+        total = w.sum(axis=1) + prior
+        return self.mean + (w @ self.r) / total, self.spread * np.sqrt(prior / total)

@@ -10,6 +10,10 @@ the case it was in is recorded as failed (out of memory or time: the
 algorithm is presumed to fail at larger sizes and communicator sizes too;
 skipped, said: store.cannot), and the rest runs again.
 
+Initial design: the algorithms as they are (their variants are predicted
+from them, decide.py); then, after the budget split (whole), native at
+every grid point (natives).
+
 Guided rounds: at every grid point, the choice and, for each algorithm
 whose comparison with the choice is not measured, the probability p that
 it is faster by more than 3 % and the expected gain (decide.comparisons).
@@ -33,7 +37,7 @@ from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
 from collx.tune.store import case_cost, grows
-from collx.tune.target import runs
+from collx.tune.target import base_of, runs
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
@@ -187,14 +191,16 @@ class Sampler:
 
     # ------------------------------------------------------------ strategies
     def initial(self):
-        """Every algorithm at a few points per collective: INIT_SIZES sizes
+        """Every algorithm (as it is: its variants are predicted from it,
+        decide.py) at a few points per collective: INIT_SIZES sizes
         spread over the range at the communicator sizes of init_comms;
         smallest communicator sizes first, so that every collective gets
         some when the budget is small."""
         plan = sorted((q, list(self.grids).index(c), c)
                       for c, g in self.grids.items() for q in self.init_comms(g))
         for q, _, coll in plan:
-            for group in runs(self.algs[coll]):
+            plain = [a for a in self.algs[coll] if base_of(a, self.algs[coll]) is None]
+            for group in runs(plain):
                 sizes = self.init_sizes(coll, q, group)
                 if not self.try_batch(coll, q, group, sizes, "initial"):
                     self.stopped = "budget spent in the initial design"
@@ -294,6 +300,19 @@ class Sampler:
                     return
                 self.batch(coll, q, algs, sizes, "whole grid")
                 self.cost.refit(coll)
+
+    def natives(self):
+        """native at every grid point, one run per collective and
+        communicator size, smallest first: the rules' reference, and the
+        times a model cannot guess (SMPI's own allreduce at gige-18x8 is
+        the fastest at 48 ranks and 32 KiB, 5.6 times the best at 72
+        ranks: predicted from 48, the rules kept it there). Cheap: 1-2 %
+        of the grids' host time (SMPI's native is simulated fast)."""
+        plan = sorted((q, list(self.grids).index(c), c)
+                      for c, g in self.grids.items() for q in g.comms)
+        for q, _, coll in plan:
+            if not self.try_batch(coll, q, ["native"], self.grids[coll].sizes, "native"):
+                self.say(f"{coll} p={q}: no budget left for native's run")
 
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with

@@ -40,6 +40,13 @@ def label_of(name, params=None):
     return PARAM_SEP.join([name] + [f"{k}={v}" for k, v in sorted((params or {}).items())])
 
 
+def base_of(label, labels):
+    """The algorithm a variant sets knobs of, if it is among labels (None
+    for an algorithm run as it is)."""
+    name = split_label(label)[0]
+    return name if name != label and name in labels else None
+
+
 def params_key(label):
     """What labels measured in one run share: their params, as text."""
     return label_of("", split_label(label)[1])
