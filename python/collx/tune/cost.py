@@ -26,8 +26,8 @@ DEFAULT_LAUNCH = 0.2
 # extrapolated from 20, cost twice its prediction (11.8 s of a 120 s budget).
 # Once an algorithm was measured at two communicator sizes of a domain, its
 # own growth between the largest two (at least MIN_GROWTH): allreduce's
-# cases at gige-18x8 grew as q^1.1 from 48 to 72 ranks, and q^3 put a run
-# at 72 at 68 s where it cost 14
+# cases at gige-18x8 (nine-node grid) cost q^1.1 more from 48 to 72 ranks,
+# not q^3
 GROWTH = 3
 MIN_GROWTH = 1
 
