@@ -306,7 +306,7 @@ class Sampler:
         communicator size, smallest first: the rules' reference, and the
         times a model cannot guess (SMPI's own allreduce at gige-18x8 is
         the fastest at 48 ranks and 32 KiB, 5.6 times the best at 72
-        ranks: predicted from 48, the rules kept it there). Cheap: 1-2 %
+        ranks: predicted from 48, the rules kept it there). Cheap: 0.4-2 %
         of the grids' host time (SMPI's native is simulated fast)."""
         plan = sorted((q, list(self.grids).index(c), c)
                       for c, g in self.grids.items() for q in g.comms)
