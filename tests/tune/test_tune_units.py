@@ -437,5 +437,17 @@ others = {k[1] for k in st.samples if k[1] != "native"}
 expect(not missing and others, f"native measured at every grid point after the initial "
        f"design, before the rounds (missing: {missing})")
 
+# validate on a real MPI: selected and native paired per launch
+from collx.tune import validate  # noqa: E402
+rows_sel = [{"launch": k, "median_us": v} for k, v in ((0, 10.0), (1, 12.0), (2, 11.0))]
+rows_nat = [{"launch": k, "median_us": v} for k, v in ((0, 10.0), (1, 10.0), (3, 9.0))]
+pr = validate.paired(rows_sel, rows_nat)
+expect(pr == [1.0, 1.2], f"paired: only launches with both, selected / native each: {pr}")
+iv = validate.ratio_interval([1.10, 1.12, 1.11, 1.09])
+expect(iv and iv[1] > 1.0 and iv[0] < iv[2] < 1.14 and
+       validate.ratio_interval([0.8, 1.3])[1] < 1 and validate.ratio_interval([1.2]) is None,
+       f"ratio interval: consistent 10 % slower launches are slower beyond noise "
+       f"({iv}); two launches that disagree are not; one launch has no interval")
+
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

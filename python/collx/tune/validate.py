@@ -31,7 +31,7 @@ import time
 from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
-from collx.tune.store import Stat
+from collx.tune.store import Stat, t95
 from collx.tune.target import runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
@@ -58,6 +58,10 @@ def parse_args(argv):
                     "(every algorithm's time at every point)")
     ap.add_argument("--from", dest="resume", help="no measuring: evaluate the rules against "
                     "the forced runs of an earlier validate.json (same points)")
+    ap.add_argument("--launches", type=int, default=1,
+                    help="real MPI: measure every point in this many launches; selected "
+                    "and native, timed in the same launch, give a ratio per launch and a "
+                    "95%% interval of tuned/native (default 1)")
     return ap.parse_args(argv)
 
 
@@ -100,9 +104,10 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
         beside.insert(0, "selected")
     elif "selected" in labels:
         groups.insert(0, ["selected"])
-    todo = [(group, sizes) for group in groups]
+    launches = a.launches if t.launches_vary else 1
+    todo = [(group, sizes, k) for k in range(launches) for group in groups]
     while todo:
-        labs, ms = todo.pop(0)
+        labs, ms, k = todo.pop(0)
         labs = [x for x in labs if any(not skip(x, m) for m in ms)]
         ms = [m for m in ms if any(not skip(x, m) for x in labs)]
         if not labs or not ms:
@@ -111,7 +116,7 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
                 "-m", ",".join(map(str, ms)), "-i", str(a.iters), "-x", str(a.warmup)]
         got, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
                                    timeout=a.timeout, mem_limit=a.mem_limit)
-        rows += got
+        rows += [{**r, "launch": k} for r in got]
         cost += t.cost(out)
         order = [(m, x) for m in ms for x in labs * a.reps]   # collbench's order
         if out.ok or len(got) >= len(order):
@@ -120,14 +125,39 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
         fails.append(f"{lab} at {m} B cannot be measured ({out.why()}); skipped")
         if store.grows(out.why()):
             cannot.setdefault(lab, []).append((q, m))
-        todo.append(([x for x in labs if x != lab], [x for x in ms if x >= m]))
-        todo.append(([lab], [x for x in ms if x > m]))
+        todo.append(([x for x in labs if x != lab], [x for x in ms if x >= m], k))
+        todo.append(([lab], [x for x in ms if x > m], k))
     res = {}
     for r in rows:
         res.setdefault(int(r["size_bytes"]), {}).setdefault(r["alg"], []).append(r)
     ppn = int(rows[0]["ppn"]) if rows else q
     return ({m: {lab: (mean_of(rs), "+".join(sorted({x["ran"] for x in rs})))
-                 for lab, rs in d.items()} for m, d in res.items()}, cost, ppn, fails)
+                 for lab, rs in d.items()} for m, d in res.items()}, cost, ppn, fails,
+            {m: paired(d.get("selected", []), d.get("native", [])) for m, d in res.items()})
+
+
+def paired(sel, nat):
+    """selected / native per launch, each timed in the same launch."""
+    by = {}
+    for r in nat:
+        by.setdefault(r["launch"], []).append(float(r["median_us"]))
+    out = []
+    for k in sorted({r["launch"] for r in sel} & set(by)):
+        s = [float(r["median_us"]) for r in sel if r["launch"] == k]
+        out.append((sum(s) / len(s)) / (sum(by[k]) / len(by[k])))
+    return out
+
+
+def ratio_interval(ratios):
+    """(geometric mean, 95 % interval) of per-launch ratios (t on their
+    logs), or None with fewer than 2."""
+    if len(ratios) < 2:
+        return None
+    ls = [math.log(x) for x in ratios]
+    n, mu = len(ls), sum(ls) / len(ls)
+    sd = math.sqrt(sum((x - mu) ** 2 for x in ls) / (n - 1))
+    h = t95(n - 1) * sd / math.sqrt(n)
+    return math.exp(mu), math.exp(mu - h), math.exp(mu + h)
 
 
 def geomean(xs):
@@ -178,7 +208,8 @@ def collect(t, a, algs, files):
     file's ("selected")."""
     comms, sizes = points(a, t)
     data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
-            "reps": a.reps, "iters": a.iters, "clock": t.clock, "points": [],
+            "reps": a.reps, "iters": a.iters,
+            "launches": a.launches if t.launches_vary else 1, "clock": t.clock, "points": [],
             "selected": {}, "problems": []}
     t0, cost = time.time(), 0.0
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
@@ -189,8 +220,8 @@ def collect(t, a, algs, files):
         for q in comms:
             for i, path in enumerate(files):
                 labels = ["selected"] + (names if i == 0 else [])
-                res, spent, ppn, fails = measure(t, a, coll, q, labels, use, path,
-                                                 cannot if i == 0 else {})
+                res, spent, ppn, fails, pairs = measure(t, a, coll, q, labels, use, path,
+                                                        cannot if i == 0 else {})
                 cost += spent
                 print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(labels)} in "
                       f"{spent:.1f} s; {cost:.0f} s so far" +
@@ -207,6 +238,9 @@ def collect(t, a, algs, files):
                     if "selected" in got:
                         data["selected"].setdefault(path, {})[f"{coll} {q} {m}"] = \
                             got["selected"]
+                    if len(pairs.get(m, [])) > 1:
+                        data.setdefault("paired", {}).setdefault(path, {})[
+                            f"{coll} {q} {m}"] = pairs[m]
     data["cost"], data["wall_s"] = cost, time.time() - t0
     return data
 
@@ -229,13 +263,15 @@ def evaluate(data, files):
             if sel is None:
                 problems.append(f"{coll} p={q} {m} B ({path}): no result")
                 continue
+            pair = data.get("paired", {}).get(path, {}).get(f"{coll} {q} {m}")
             rows.append(point(coll, q, m, ppn, {**d, "selected": tuple(sel)}, rules, path,
-                              problems))
+                              problems, ratio_interval(pair or [])))
     return rows, problems
 
 
-def point(coll, q, m, ppn, d, rules, path, problems):
-    """One held-out point of one rules file: tuned, oracle, native."""
+def point(coll, q, m, ppn, d, rules, path, problems, interval=None):
+    """One held-out point of one rules file: tuned, oracle, native (and
+    the 95 % interval of tuned/native over launches, if measured so)."""
     tuned, ran = d["selected"]
     want = rulesmod.match(rules, coll, q, m, ppn) or "native"
     served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
@@ -248,7 +284,10 @@ def point(coll, q, m, ppn, d, rules, path, problems):
             "tuned_us": f"{tuned:.3f}", "oracle": oracle,
             "oracle_us": f"{d[oracle][0]:.3f}", "native_us": f"{d['native'][0]:.3f}",
             "tuned_over_oracle": f"{tuned / d[oracle][0]:.4f}",
-            "tuned_over_native": f"{tuned / d['native'][0]:.4f}"}
+            "tuned_over_native": f"{tuned / d['native'][0]:.4f}",
+            "tuned_over_native_paired": f"{interval[0]:.4f}" if interval else "",
+            "tuned_over_native_lo": f"{interval[1]:.4f}" if interval else "",
+            "tuned_over_native_hi": f"{interval[2]:.4f}" if interval else ""}
 
 
 def summarize(rows, algs):
@@ -261,7 +300,12 @@ def summarize(rows, algs):
         tn = [float(r["tuned_over_native"]) for r in rs]
         worst_o = max(rs, key=lambda r: float(r["tuned_over_oracle"]))
         worst_n = max(rs, key=lambda r: float(r["tuned_over_native"]))
+        paired = [r for r in rs if r["tuned_over_native_lo"]]
+        slower = max(paired, key=lambda r: float(r["tuned_over_native_lo"]), default=None)
         out.append({"coll": coll, "points": len(rs), "geo_o": geomean(to), "worst_o": max(to),
+                    "paired": len(paired),
+                    "beyond": sum(float(r["tuned_over_native_lo"]) > 1 for r in paired),
+                    "slower": slower,
                     "at_o": f"p={worst_o['p']}, {worst_o['size_bytes']} B",
                     "geo_n": geomean(tn), "worst_n": max(tn),
                     "at_n": f"p={worst_n['p']}, {worst_n['size_bytes']} B",
@@ -275,7 +319,8 @@ def report(a, where, path, data, summary, problems, replayed):
     lines = [f"# Validation of {path}", "",
              f"{where}; held-out communicator sizes {data['comm_sizes']}; sizes "
              f"{data['sizes']} B per rank; {data['reps']} sample(s) of {data['iters']} "
-             "repetitions per point.", "",
+             "repetitions per point" + (f" in each of {data['launches']} launches"
+                                        if data.get("launches", 1) > 1 else "") + ".", "",
              ("Tuned = the time of the algorithm the rules pick, from the forced runs "
               "(`--from`: collx did not load this file here); " if replayed else
               "Tuned = collbench `--algs selected` with `COLLX_RULES`; ") +
@@ -292,6 +337,24 @@ def report(a, where, path, data, summary, problems, replayed):
             f"({s['at_o']}){mark(s['worst_o'] <= TARGETS['worst_oracle'])} | "
             f"{s['geo_n']:.3f} | {s['worst_n']:.3f} ({s['at_n']})"
             f"{mark(s['worst_n'] <= TARGETS['worst_native'])} |")
+    if any(s["paired"] for s in summary):
+        lines += ["", f"Against native over {data.get('launches', 1)} launches (selected and "
+                  "native timed in the same launch: a ratio per launch; 95 % interval of "
+                  "their geometric mean): points where tuned is slower than native beyond "
+                  "the noise (the interval above 1), and the point with the highest lower "
+                  "bound.", "",
+                  "| collective | points | slower beyond noise | highest lower bound: "
+                  "tuned/native [95 % interval] (where) |", "|---|---|---|---|"]
+        for s in summary:
+            r = s["slower"]
+            if r is None:
+                continue
+            lines.append(
+                f"| {s['coll']} | {s['paired']} | {s['beyond']} | "
+                f"{float(r['tuned_over_native_paired']):.3f} "
+                f"[{float(r['tuned_over_native_lo']):.3f}, "
+                f"{float(r['tuned_over_native_hi']):.3f}] (p={r['p']}, {r['size_bytes']} B, "
+                f"{r['rule']}) |")
     if problems:
         lines += ["", "Problems:", ""] + [f"- {p}" for p in problems]
     return lines + [""]
