@@ -118,6 +118,10 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
                                    timeout=a.timeout, mem_limit=a.mem_limit)
         rows += [{**r, "launch": k} for r in got]
         cost += t.cost(out)
+        what = ", ".join(labs) if len(labs) <= 3 else f"{len(labs)} algorithms"
+        print(f"[validate]   {coll} p={q}: {what} x {len(ms)} sizes"
+              + (f" (launch {k + 1}/{launches})" if launches > 1 else "")
+              + f" in {t.cost(out):.1f} s", file=sys.stderr, flush=True)
         order = [(m, x) for m in ms for x in labs * a.reps]   # collbench's order
         if out.ok or len(got) >= len(order):
             continue
