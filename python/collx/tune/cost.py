@@ -89,7 +89,7 @@ class CostModel:
         if xs:
             got = sum(xs) / len(xs)
         elif model is not None and model.n >= 3:
-            # beyond the largest q measured: grow as q^GROWTH (messages of a
+            # beyond the largest q measured: grow as q^growth (messages of a
             # ring or pairwise exchange, and sharing links costs the solver more)
             top = max(qq for qq, _ in model.points)
             got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \

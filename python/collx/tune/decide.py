@@ -95,7 +95,7 @@ class Decider:
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
-        self.offsets = {}   # (coll, variant) -> (its algorithm, {cell: (ln offset, sigma)})
+        self.offsets = {}   # (coll, variant) -> (its algorithm, Offset, {cell: (ln, sigma)})
         self.sigmas = {}   # diff_sigma until the next refit: choosing and the
         # risk ask the same (a, native) comparisons where native is the choice
 
