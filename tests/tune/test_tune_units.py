@@ -192,6 +192,16 @@ d.store.ran[("allreduce", "fast", 8, 64)] = {"native"}
 expect(d.choose_cell("allreduce", 8, 64) == "native",
        "an algorithm that fell back (column ran) is never chosen")
 
+# a prediction with nothing around it to say how wrong it is is no evidence
+d = decider([("native", 64, [100.0]), ("fast", 128, [3.0])])
+d.refit("allreduce", cells=[(8, 64), (8, 128)])
+from collx.tune.decide import Est, IGNORANT  # noqa: E402
+far = Est(math.log(3.0))   # predicted 33 times faster, no support: sigma IGNORANT
+expect(d.diff_sigma("allreduce", "fast", far, "native", Est(math.log(100.0), 0.01), 8, 64)
+       >= IGNORANT and not d.evidence("allreduce", "fast", far, Est(math.log(100.0), 0.01),
+                                      8, 64),
+       "an unknown difference is no evidence, however large (33 times predicted)")
+
 # candidates for online tuning: measured runners-up within 10 %, native if not chosen
 d = decider([("native", 64, [100.0]), ("clear", 64, [80.0]), ("near", 64, [86.0]),
              ("far", 64, [95.0])], floor=0.005)

@@ -139,6 +139,8 @@ class Decider:
             return Est(math.log(st.mean), st.sigma_ln())
         if (coll, alg) in self.offsets:   # a variant: its algorithm's, offset
             base, off, at = self.offsets[(coll, alg)]
+            if self.store.cannot(coll, base, q, m):
+                return None   # where its algorithm cannot serve, nor can it
             b = self.estimate(coll, base, q, m)
             if b is not None:
                 d, s = at[(q, m)] if (q, m) in at else [float(v[0]) for v in off.predict([(q, m)])]
@@ -240,7 +242,12 @@ class Decider:
             return False
         if e.measured and nat.measured:   # confidence intervals apart
             return e.ln + Z * e.sigma < nat.ln - Z * nat.sigma
-        return gain > Z * self.diff_sigma(coll, a, e, "native", nat, q, m)
+        s = self.diff_sigma(coll, a, e, "native", nat, q, m)
+        # an unknown difference (no points around to say how wrong the
+        # models are) is no evidence, however large: rma_binomial predicted
+        # at 3 ranks on 3 nodes from its 2 ranks on one, 39 times faster than
+        # native, where it cannot even create its window (emulated cluster)
+        return s < IGNORANT and gain > Z * s
 
     def choose_cell(self, coll, q, m, ests=None, keep=None):
         """keep: the choice at the next smaller size; it stays if it is
