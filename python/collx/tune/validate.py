@@ -31,7 +31,7 @@ import time
 from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
-from collx.tune.store import Stat, t95
+from collx.tune.store import Stat
 from collx.tune.target import runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
@@ -157,11 +157,8 @@ def ratio_interval(ratios):
     logs), or None with fewer than 2."""
     if len(ratios) < 2:
         return None
-    ls = [math.log(x) for x in ratios]
-    n, mu = len(ls), sum(ls) / len(ls)
-    sd = math.sqrt(sum((x - mu) ** 2 for x in ls) / (n - 1))
-    h = t95(n - 1) * sd / math.sqrt(n)
-    return math.exp(mu), math.exp(mu - h), math.exp(mu + h)
+    st = Stat([math.log(x) for x in ratios], 0.0)
+    return math.exp(st.mean), math.exp(st.lo), math.exp(st.hi)
 
 
 def geomean(xs):
