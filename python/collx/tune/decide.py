@@ -28,7 +28,8 @@ points of its own to be predicted.
 Choice: an algorithm replaces native only on evidence: faster than native
 by the margin (default 2 %), and beyond the noise: measured, its upper
 95 % bound below native's lower one; predicted, the difference more than
-1.96 of its uncertainties. Of native and the algorithms with evidence the
+1.96 of its uncertainties, which must be known (an unknown difference,
+IGNORANT, is no evidence however large). Of native and the algorithms with evidence the
 one with the best upper 95 % bound is chosen (a measured time beats an
 equal prediction), unless the choice at the next smaller size is allowed
 too and within 3 % of it: then that one stays (longer ranges, fewer
