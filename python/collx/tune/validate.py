@@ -301,7 +301,7 @@ def summarize(rows, algs):
         tn = [float(r["tuned_over_native"]) for r in rs]
         worst_o = max(rs, key=lambda r: float(r["tuned_over_oracle"]))
         worst_n = max(rs, key=lambda r: float(r["tuned_over_native"]))
-        paired = [r for r in rs if r["tuned_over_native_lo"]]
+        paired = [r for r in rs if r.get("tuned_over_native_lo")]   # older files: none
         slower = max(paired, key=lambda r: float(r["tuned_over_native_lo"]), default=None)
         out.append({"coll": coll, "points": len(rs), "geo_o": geomean(to), "worst_o": max(to),
                     "paired": len(paired),
