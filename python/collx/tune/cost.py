@@ -94,8 +94,8 @@ class CostModel:
             top = max(qq for qq, _ in model.points)
             got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \
                 max(q / top, 1) ** self.growth[(coll, a, self.domain(q))]
-        elif base_of(a, self.algs[coll]):   # a variant not measured there: as its algorithm
-            got = self.case(coll, base_of(a, self.algs[coll]), q, m)
+        elif (base := base_of(a, self.algs[coll])):   # a variant not measured there:
+            got = self.case(coll, base, q, m)            # as its algorithm
         else:   # nothing on this algorithm there yet: the others' mean, or a guess
             others = [self.case(coll, b, q, m) for b in self.algs[coll]
                       if b != a and self.models.get((coll, b, self.domain(q))) is not None

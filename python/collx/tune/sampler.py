@@ -196,9 +196,7 @@ class Sampler:
         spread over the range at the communicator sizes of init_comms;
         smallest communicator sizes first, so that every collective gets
         some when the budget is small."""
-        plan = sorted((q, list(self.grids).index(c), c)
-                      for c, g in self.grids.items() for q in self.init_comms(g))
-        for q, _, coll in plan:
+        for q, coll in self.smallest_first(self.init_comms):
             plain = [a for a in self.algs[coll] if base_of(a, self.algs[coll]) is None]
             for group in runs(plain):
                 sizes = self.init_sizes(coll, q, group)
@@ -207,6 +205,13 @@ class Sampler:
                     self.say(f"{coll} p={q}: no budget left for the initial design")
                     return False
         return True
+
+    def smallest_first(self, comms_of):
+        """(q, coll) over every collective's communicator sizes comms_of(grid),
+        smallest q first, collectives in the order asked for."""
+        plan = sorted((q, i, c) for i, (c, g) in enumerate(self.grids.items())
+                      for q in comms_of(g))
+        return [(q, c) for q, _, c in plan]
 
     def init_sizes(self, coll, q, algs):
         """INIT_SIZES sizes spread over the range, the largest left out
@@ -308,9 +313,7 @@ class Sampler:
         the fastest at 48 ranks and 32 KiB, 5.6 times the best at 72
         ranks: predicted from 48, the rules kept it there). Cheap: 0.4-2 %
         of the grids' host time (SMPI's native is simulated fast)."""
-        plan = sorted((q, list(self.grids).index(c), c)
-                      for c, g in self.grids.items() for q in g.comms)
-        for q, _, coll in plan:
+        for q, coll in self.smallest_first(lambda g: g.comms):
             if not self.try_batch(coll, q, ["native"], self.grids[coll].sizes, "native"):
                 self.say(f"{coll} p={q}: no budget left for native's run")
 
