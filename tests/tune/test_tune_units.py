@@ -247,6 +247,19 @@ rs = between_rules({"native": nat, "a": {(8, 8): 100.0, (8, 1024): 400.0},
 expect(picks(rs, 8, [8, 90, 1024]) == ["a", "c", "b"],
        f"a third algorithm, faster than native at both ends, takes the middle: "
        f"{picks(rs, 8, [8, 90, 1024])}")
+# an algorithm measured slower than native at one end does not serve towards
+# it, however its line crosses native's (times step: the emulated cluster)
+rs = between_rules({"native": {(8, 8): 100.0, (8, 1024): 400.0},
+                    "a": {(8, 8): 130.0, (8, 1024): 200.0}}, [8], [8, 1024])
+expect(picks(rs, 8, [8, 64, 500, 1023, 1024]) == ["native"] * 4 + ["a"],
+       f"native and a cross between two grid sizes: native up to a's grid size: "
+       f"{picks(rs, 8, [8, 64, 500, 1023, 1024])}")
+rs = between_rules({"native": {(8, 8): 100.0, (8, 1024): 400.0},
+                    "a": {(8, 8): 50.0, (8, 1024): 200.0},
+                    "b": {(8, 8): 60.0, (8, 1024): 150.0}}, [8], [8, 1024])
+expect(set(picks(rs, 8, [8, 64, 500, 1024])) == {"a", "b"},
+       f"two algorithms faster than native at both ends: their lines decide: "
+       f"{picks(rs, 8, [8, 64, 500, 1024])}")
 # communicator sizes off the grid: flat is 100 us at 4 and 8 ranks, jumpy 120
 # and 80; at 6 ranks jumpy's line (95 us) counts near its slower end (116)
 flat = {(q, 64): 100.0 for q in (4, 8)}
@@ -293,6 +306,13 @@ true = math.log(5 + 2 * 5 + 0.001 * 4096 * 32)
 expect(abs(got - true) < 0.02, f"model: recovers a + b log2 q + f m q ({math.exp(got):.1f} "
        f"vs {math.exp(true):.1f} us at q=32, 4 KiB)")
 expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
+
+# ---------------------------------------------------------------- launch order
+seq = target.interleaved(["selected", "native", "x"], 3)
+expect(seq == ["selected", "native", "x", "x", "native", "selected",
+               "selected", "native", "x"] and
+       target.interleaved(["a", "b"], 1, turn=1) == ["b", "a"],
+       f"the labels' order alternates (ABBA: a drift within a launch cancels): {seq}")
 
 # ---------------------------------------------------------------- variants (params)
 lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})

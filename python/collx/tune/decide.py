@@ -238,11 +238,19 @@ class Decider:
     # ------------------------------------------------------------ choosing
     def evidence(self, coll, a, e, nat, q, m):
         """a beats native by the margin, beyond the noise."""
-        gain = nat.ln - e.ln
-        if gain < -math.log(1 - self.margin):
+        return self.apart(coll, a, e, nat, q, m, nat.ln - e.ln, -math.log(1 - self.margin))
+
+    def slower(self, coll, a, e, nat, q, m):
+        """a is slower than native beyond the noise."""
+        return self.apart(coll, a, e, nat, q, m, e.ln - nat.ln, 0.0)
+
+    def apart(self, coll, a, e, nat, q, m, gain, need):
+        """a and native differ by gain (> need) beyond the noise."""
+        if gain <= need:
             return False
         if e.measured and nat.measured:   # confidence intervals apart
-            return e.ln + Z * e.sigma < nat.ln - Z * nat.sigma
+            fast, slow = sorted((e, nat), key=lambda x: x.ln)
+            return fast.ln + Z * fast.sigma < slow.ln - Z * slow.sigma
         s = self.diff_sigma(coll, a, e, "native", nat, q, m)
         # an unknown difference (no points around to say how wrong the
         # models are) is no evidence, however large: rma_binomial predicted

@@ -37,7 +37,7 @@ from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
 from collx.tune.store import case_cost, grows
-from collx.tune.target import base_of, runs
+from collx.tune.target import base_of, interleaved, runs
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
@@ -124,14 +124,17 @@ class Sampler:
                          f"{len(m)} sizes)")
                 continue
             first = False
-            queue[:0] = [x + (want,) for x in self.run_one(coll, q, a, m, w, per)]
+            queue[:0] = [x + (want,) for x in self.run_one(coll, q, a, m, w, per,
+                                                              turn=want - per)]
 
-    def run_one(self, coll, q, algs, sizes, why, reps):
+    def run_one(self, coll, q, algs, sizes, why, reps, turn=0):
         """One collbench run; returns what is left to run ([] if it went
         through). If it fails, the cases it finished count, the case it was
         in is recorded as failed, and the rest is left: the other
-        algorithms from that size on, that algorithm at larger sizes."""
-        labels = algs * reps
+        algorithms from that size on, that algorithm at larger sizes.
+        The algorithms' order alternates (target.interleaved; by turn
+        between the launches of a real MPI)."""
+        labels = interleaved(algs, reps, turn)
         args = ["--coll", coll, "--algs", ",".join(labels),
                 "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
                 "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]

@@ -71,6 +71,16 @@ def runs(labels):
     return list(groups.values()) + [[x] for x in apart]
 
 
+def interleaved(labels, reps, turn=0):
+    """labels listed reps times, every other time reversed (starting
+    reversed when turn is odd): times drift within a launch (emulated
+    cluster, bcast of 12 B at 5 ranks: 105 us for the first 7 cases, 64
+    after), so a label always listed first would be timed slower than the
+    one after it, and an ABBA order cancels a steady drift."""
+    return [x for r in range(reps)
+            for x in (labels if (r + turn) % 2 == 0 else labels[::-1])]
+
+
 def with_params(args, env, run):
     """Runs collbench args whose --algs may carry params (one set per run,
     as runs() groups them): collbench gets the algorithm names and the

@@ -32,7 +32,7 @@ from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
 from collx.tune.store import Stat
-from collx.tune.target import runs, same_alg
+from collx.tune.target import interleaved, runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
@@ -112,7 +112,8 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
         ms = [m for m in ms if any(not skip(x, m) for x in labs)]
         if not labs or not ms:
             continue
-        args = ["--coll", coll, "--algs", ",".join(labs * a.reps),
+        seq = interleaved(labs, a.reps, k)   # ABBA: no label always first
+        args = ["--coll", coll, "--algs", ",".join(seq),
                 "-m", ",".join(map(str, ms)), "-i", str(a.iters), "-x", str(a.warmup)]
         got, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
                                    timeout=a.timeout, mem_limit=a.mem_limit)
@@ -122,7 +123,7 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
         print(f"[validate]   {coll} p={q}: {what} x {len(ms)} sizes"
               + (f" (launch {k + 1}/{launches})" if launches > 1 else "")
               + f" in {t.cost(out):.1f} s", file=sys.stderr, flush=True)
-        order = [(m, x) for m in ms for x in labs * a.reps]   # collbench's order
+        order = [(m, x) for m in ms for x in seq]   # collbench's order
         if out.ok or len(got) >= len(order):
             continue
         m, lab = order[len(got)]
