@@ -2,6 +2,7 @@
  * callback, tags and family hooks. The node layout is in nodes.c, the
  * shared segment in shm.c. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "comm.h"
 #include "plan_comm.h"
@@ -43,10 +44,58 @@ static void drain(cx_comm *c)
     }
 }
 
+#ifdef SMPI_H
+/* The simulated ranks may share one thread, and its thread-locals: no
+ * per-thread memory of the last communicator. */
+cx_comm *cx_comm_recent(MPI_Comm comm)
+{
+    (void)comm;
+    return NULL;
+}
+
+static void remember(MPI_Comm comm, cx_comm *c)
+{
+    (void)comm, (void)c;
+}
+
+static void forget_all(void) {}
+#else
+/* States deleted so far: a thread's recent lookup holds while this has
+ * not changed (a freed communicator's handle may come back for a new
+ * one). */
+static atomic_uint deleted;
+static _Thread_local struct {
+    MPI_Comm comm;
+    cx_comm *c;
+    unsigned deleted;
+} recent;
+
+cx_comm *cx_comm_recent(MPI_Comm comm)
+{
+    return recent.c && recent.comm == comm &&
+                   recent.deleted == atomic_load_explicit(&deleted, memory_order_acquire)
+               ? recent.c
+               : NULL;
+}
+
+static void remember(MPI_Comm comm, cx_comm *c)
+{
+    recent.deleted = atomic_load_explicit(&deleted, memory_order_acquire);
+    recent.comm = comm;
+    recent.c = c;
+}
+
+static void forget_all(void)
+{
+    atomic_fetch_add_explicit(&deleted, 1, memory_order_acq_rel);
+}
+#endif
+
 static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     cx_comm *c = attr;
+    forget_all();
     drain(c);
     for (int i = 0; cx_families[i]; i++)
         if (c->family_state[i] && cx_families[i]->release)
@@ -73,15 +122,20 @@ static void create_keyval(void)
 
 int cx_comm_get(MPI_Comm comm, cx_comm **out)
 {
+    cx_comm *c = cx_comm_recent(comm);
+    if (c) {
+        *out = c;
+        return MPI_SUCCESS;
+    }
     cx_families_init();
     int err, found = 0;
-    cx_comm *c = NULL;
     pthread_once(&keyval_once, create_keyval);
     if (keyval_err)
         return keyval_err;
     if ((err = PMPI_Comm_get_attr(comm, cx_keyval, &c, &found)))
         return err;
     if (found) {
+        remember(comm, c);
         *out = c;
         return MPI_SUCCESS;
     }
@@ -98,6 +152,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     PMPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(c->priv, &c->rank);
     PMPI_Comm_size(c->priv, &c->size);
+    PMPI_Comm_test_inter(comm, &c->inter);
     /* Requirements are checked alike on every rank: agree on the thread
      * level once. */
     int provided = MPI_THREAD_SINGLE, mine;
@@ -109,6 +164,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
         delete_state(comm, cx_keyval, c, NULL);
         return err;
     }
+    remember(comm, c);
     *out = c;
     return MPI_SUCCESS;
 }

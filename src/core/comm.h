@@ -23,6 +23,7 @@ typedef struct cx_comm {
     int plan_owned;       /* a persistent plan's own communicator: nothing
                              else runs on it (its segment is the plan's size) */
     int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
+    int inter;            /* the user's comm is an intercommunicator */
 
     /* Node layout (cx_comm_nodes). Nodes are numbered in the order of
      * their lowest rank; a node's leader is its lowest rank. Nodes may
@@ -63,6 +64,10 @@ typedef struct cx_comm {
 
 /* State of comm, created on first use (collective over comm). */
 int cx_comm_get(MPI_Comm comm, cx_comm **out);
+/* The state of the communicator this thread's last cx_comm_get was for,
+ * if comm is that one and no collx state went away since (NULL
+ * otherwise): a call's lookup without asking MPI. */
+cx_comm *cx_comm_recent(MPI_Comm comm);
 /* comm's state if it has one, else NULL (never collective). */
 cx_comm *cx_comm_find(MPI_Comm comm);
 /* Fills the node layout (collective over comm on first use).

@@ -131,9 +131,17 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
         *run = alg;
         return MPI_SUCCESS;
     }
-    PMPI_Comm_rank(a->comm, &a->rank);
-    PMPI_Comm_size(a->comm, &a->size);
-    PMPI_Comm_test_inter(a->comm, &inter);
+    /* A communicator this thread called on last needs no MPI call to know */
+    cx_comm *c = cx_comm_recent(a->comm);
+    if (c) {
+        a->rank = c->rank;
+        a->size = c->size;
+        inter = c->inter;
+    } else {
+        PMPI_Comm_rank(a->comm, &a->rank);
+        PMPI_Comm_size(a->comm, &a->size);
+        PMPI_Comm_test_inter(a->comm, &inter);
+    }
     if (inter) {
         if (alg && (err = cx_fell_back(a, alg, cx_native(a->coll), 0,
                                        "does not serve intercommunicators")))
@@ -149,13 +157,12 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     if ((err = cx_validate(a)))
         return cx_error(a->comm, err, "%s: invalid argument (root %d, p %d)", what,
                         a->root, a->size);
-    cx_comm *c;
-    if ((err = cx_comm_get(a->comm, &c)))
+    if (!c && (err = cx_comm_get(a->comm, &c)))
         return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
     a->cc = c;
     a->pcomm = c->priv;
     const cx_knob_params *params = NULL;
-    if (!alg && !(alg = cx_select(a, c, &params, &err)))
+    if (!alg && !(alg = cx_select_rules(a, c, &params, &err)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
     if (tune && !(alg = online(a, c, alg, &params, &err)))
         return cx_error(a->comm, err, "%s: online tuning failed", what);

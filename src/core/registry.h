@@ -100,6 +100,10 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err);
  * (NULL: none) in *params. */
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
                               const struct cx_knob_params **params, int *err);
+/* cx_select where cx_select_global has given NULL without an error: the
+ * rules file's pick alone. */
+const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
+                                    const struct cx_knob_params **params, int *err);
 /* The "candidates" of the rule that picks call a on c (NULL-terminated),
  * NULL when none does. */
 const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);

@@ -108,8 +108,13 @@ const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params
 {
     *params = NULL;
     const cx_algorithm *g = cx_select_global(a->coll, err);
-    if (g || *err)
-        return g;
+    return g || *err ? g : cx_select_rules(a, c, params, err);
+}
+
+const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
+                                    const cx_knob_params **params, int *err)
+{
+    *params = NULL;
     const cx_rules_class *p = rules_class(a, c, err);
     if (!p)
         return NULL;

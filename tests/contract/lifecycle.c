@@ -17,6 +17,31 @@ static void fail(int it, const char *what, int err)
         printf("FAIL lifecycle iteration %d rank %d: %s (err %d)\n", it, rank, what, err);
 }
 
+/* Allgather (ring asked) on an intercommunicator between the even and
+ * odd ranks of the world: every rank gets the other group's values. */
+static void intercomm_allgather(int it)
+{
+    MPI_Comm half, inter;
+    int err, color = rank % 2, remote = 0, mine = rank * 1000 + it;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    if ((err = MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 7, &inter))) {
+        fail(it, "MPI_Intercomm_create", err);
+        MPI_Comm_free(&half);
+        return;
+    }
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    MPI_Comm_remote_size(inter, &remote);
+    int *got = malloc(sizeof(int) * (size_t)remote);
+    if ((err = CX_Allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, inter)))
+        fail(it, "CX_Allgather on an intercommunicator", err);
+    for (int i = 0; i < remote && !err; i++)   /* the other group, in rank order */
+        if (got[i] != (2 * i + 1 - color) * 1000 + it)
+            fail(it, "CX_Allgather on an intercommunicator: wrong result", 0);
+    free(got);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
@@ -32,7 +57,7 @@ int main(int argc, char **argv)
         MPI_Comm dup, split;
         int err, srank, ssize;
         if ((err = MPI_Comm_dup(MPI_COMM_WORLD, &dup)) ||
-            (err = MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split))) {
+            (err = MPI_Comm_split(MPI_COMM_WORLD, rank % (2 + it % 2), size - rank, &split))) {
             fail(it, "cannot create a communicator", err);
             break;
         }
@@ -64,8 +89,14 @@ int main(int argc, char **argv)
             if (all[ssize - 1 - i] != peers[i] * 1000 + it)
                 fail(it, "CX_Gatherv/linear: wrong result", 0);
         free(peers);
-        MPI_Comm_free(&split);
+        /* split, the last one collx served, is freed last: its handle
+         * is the likeliest to come back for the next dup (collx must not
+         * take it for the old one), or for an intercommunicator (collx
+         * hands it to MPI), and the split's size changes every time. */
         MPI_Comm_free(&dup);
+        MPI_Comm_free(&split);
+        if (size >= 2 && it % 10 == 0)
+            intercomm_allgather(it);
     }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
