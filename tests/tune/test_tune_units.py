@@ -479,5 +479,17 @@ expect(iv and iv[1] > 1.0 and iv[0] < iv[2] < 1.14 and
        f"ratio interval: consistent 10 % slower launches are slower beyond noise "
        f"({iv}); two launches that disagree are not; one launch has no interval")
 
+from collx.tune.store import t_upper  # noqa: E402
+expect(abs(t_upper(2.365, 7) - 0.025) < 2e-4 and abs(t_upper(3.0, 2) - 0.0477) < 2e-4 and
+       abs(t_upper(-1.0, 1) - 0.75) < 1e-9 and t_upper(0.0, 4) == 0.5,
+       "Student's t upper tail (df 7 at 2.365, df 2 at 3.0, df 1 at -1, 0)")
+iv = validate.ratio_interval([1.10, 1.12, 1.11, 1.09])
+expect(len(iv) == 4 and iv[3] < 0.001,
+       f"ratio interval: consistent 10 % slower launches have a small p ({iv[3]:.2g})")
+expect(validate.holm([0.001, 0.02, 0.04, 0.5]) == 1 and
+       validate.holm([0.0001, 0.0002, 0.3]) == 2 and validate.holm([0.03] * 20) == 0,
+       "Holm: 0.001 of 4 rejected (< 0.0125), 0.02 not (> 0.0167); twenty points at 0.03 "
+       "are what chance gives (none rejected)")
+
 print(f"{len(failures)} failures" if failures else "all ok")
 sys.exit(1 if failures else 0)

@@ -21,7 +21,9 @@ algorithm that is as fast at both is the better bet (hier: 321, 321,
 321).
 
 Candidates: the corners' choices; another algorithm only with evidence
-against native at every corner and a line below theirs by EPS. Without
+against native at every corner and a line below theirs by EPS. Between
+two message sizes, a choice shown slower than native at one end is no
+candidate (native is): where it crosses native is a guess. Without
 the estimates this needs, sizes between two grid sizes are served
 halfway (grid.bins), and a communicator size off the grid without a grid
 size of its layout on both sides (past a node by less than the grid's

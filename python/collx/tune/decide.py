@@ -245,8 +245,8 @@ class Decider:
         return self.apart(coll, a, e, nat, q, m, e.ln - nat.ln, 0.0)
 
     def apart(self, coll, a, e, nat, q, m, gain, need):
-        """a and native differ by gain (> need) beyond the noise."""
-        if gain <= need:
+        """a and native differ by gain (at least need) beyond the noise."""
+        if gain < need:
             return False
         if e.measured and nat.measured:   # confidence intervals apart
             fast, slow = sorted((e, nat), key=lambda x: x.ln)

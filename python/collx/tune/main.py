@@ -39,7 +39,8 @@ def target_args(ap):
     t.add_argument("--collbench", help="collbench binary (default: the build's)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
     t.add_argument("--algs", help="only these algorithms (and native), comma-separated names; "
-                   "their variants with per-call knobs included (default every registered one)")
+                   "their variants with per-call knobs included (default every registered one; "
+                   "validate --algs native: the rules against native alone)")
     t.add_argument("--timeout", type=float, default=300,
                    help="seconds one run may take before it is killed: host CPU seconds in "
                    "SMPI (and 20 times that on the wall clock), wall seconds on a real MPI "
@@ -90,7 +91,7 @@ def registry(t, colls, params=True, only=None):
                          f"{', '.join(reg)}")
     space = t.tune_space() if params else []
     keep = set(only.split(",")) | {"native"} if only else None
-    if keep and not keep & {x for c in want for x in reg[c] if x != "native"}:
+    if only and not set(only.split(",")) & {x for c in want for x in reg[c]}:
         raise SystemExit(f"tune: --algs {only}: none is an algorithm of "
                          f"{', '.join(want)}")
     out = {}

@@ -19,6 +19,43 @@ def t95(df):
     return T95[max(k for k in T95 if k <= df)]
 
 
+def t_upper(t, df):
+    """P(T > t) for Student's t with df degrees of freedom: half the
+    regularized incomplete beta I_x(df/2, 1/2), x = df / (df + t^2)."""
+    if t <= 0:
+        return 1.0 - t_upper(-t, df) if t < 0 else 0.5
+    return 0.5 * beta_reg(df / (df + t * t), df / 2.0, 0.5)
+
+
+def beta_reg(x, a, b):
+    """The regularized incomplete beta I_x(a, b), by its continued fraction
+    (Lentz), on the side where it converges fast."""
+    if x <= 0.0 or x >= 1.0:
+        return 0.0 if x <= 0.0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - beta_reg(1.0 - x, b, a)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
+                     a * math.log(x) + b * math.log(1 - x)) / a
+    tiny, c, d = 1e-300, 1.0, 0.0
+    f = None
+    for i in range(400):
+        k = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = k * (b - k) * x / ((a + 2 * k - 1) * (a + 2 * k))
+        else:
+            num = -(a + k) * (a + b + k) * x / ((a + 2 * k) * (a + 2 * k + 1))
+        d = 1.0 + num * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        c = c if abs(c) > tiny else tiny
+        f = c * d if f is None else f * c * d
+        if abs(c * d - 1.0) < 1e-12:
+            break
+    return front * (f - 1.0)
+
+
 class Stat:
     """Mean and 95 % confidence half-width of a point's samples, plus the
     noise floor: the smallest relative half-width ever assumed (one sample,

@@ -22,6 +22,7 @@ not load or did not match as written.
         --colls allreduce,bcast --out results/tune/validate
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -31,7 +32,7 @@ import time
 from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
 from collx.tune.main import make_target, registry, target_args
-from collx.tune.store import Stat
+from collx.tune.store import Stat, t_upper
 from collx.tune.target import interleaved, runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
@@ -154,12 +155,35 @@ def paired(sel, nat):
 
 
 def ratio_interval(ratios):
-    """(geometric mean, 95 % interval) of per-launch ratios (t on their
-    logs), or None with fewer than 2."""
+    """(geometric mean, 95 % interval, p) of per-launch ratios (t on their
+    logs; p: one-sided, of a mean this far above 1 if tuned were not
+    slower), or None with fewer than 2."""
     if len(ratios) < 2:
         return None
-    st = Stat([math.log(x) for x in ratios], 0.0)
-    return math.exp(st.mean), math.exp(st.lo), math.exp(st.hi)
+    logs = [math.log(x) for x in ratios]
+    st = Stat(logs, 0.0)
+    n = len(logs)
+    se = math.sqrt(sum((x - st.mean) ** 2 for x in logs) / (n - 1) / n)
+    p = t_upper(st.mean / se, n - 1) if se > 0 else (0.0 if st.mean > 0 else 1.0)
+    return math.exp(st.mean), math.exp(st.lo), math.exp(st.hi), p
+
+
+def holm(ps, alpha=0.05):
+    """How many of the p-values Holm's method rejects at family-wise
+    level alpha: of N points, about N/40 lie above 1 beyond their own 95 %
+    interval by chance alone, even where tuned and native are the same
+    call."""
+    n = 0
+    for i, p in enumerate(sorted(ps)):
+        if p > alpha / (len(ps) - i):
+            break
+        n += 1
+    return n
+
+
+def file_sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def geomean(xs):
@@ -173,7 +197,12 @@ def main(argv):
     if a.resume:
         with open(a.resume) as f:
             data = json.load(f)
-        data["selected"] = {}   # the files' choices, from the forced runs
+        # a file measured then as it is now keeps its own runs (selected,
+        # and its ratios to native per launch); the others' choices come
+        # from the forced runs
+        kept = {p for p in files if data.get("rules_sha", {}).get(p) == file_sha(p)}
+        for k in ("selected", "paired"):
+            data[k] = {p: v for p, v in data.get(k, {}).items() if p in kept}
         where = f"the measurements of {a.resume}"
     else:
         t = make_target(a)
@@ -186,7 +215,7 @@ def main(argv):
         lines += report(a, where, path, data, summary,
                         [p for p in problems if f"({path})" in p or
                          not any(f"({f})" in p for f in files)],
-                        replayed=bool(a.resume))
+                        replayed=bool(a.resume) and path not in data["selected"])
     lines += [f"Cost of the measurements: {data['cost']:.0f} s ({data['clock']}), "
               f"{data['wall_s']:.0f} s wall." if not a.resume else
               f"Evaluated from {a.resume} in {time.time() - t0:.0f} s.", ""]
@@ -212,7 +241,7 @@ def collect(t, a, algs, files):
     data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
             "reps": a.reps, "iters": a.iters,
             "launches": a.launches if t.launches_vary else 1, "clock": t.clock, "points": [],
-            "selected": {}, "problems": []}
+            "selected": {}, "problems": [], "rules_sha": {p: file_sha(p) for p in files}}
     t0, cost = time.time(), 0.0
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
           file=sys.stderr, flush=True)
@@ -289,7 +318,8 @@ def point(coll, q, m, ppn, d, rules, path, problems, interval=None):
             "tuned_over_native": f"{tuned / d['native'][0]:.4f}",
             "tuned_over_native_paired": f"{interval[0]:.4f}" if interval else "",
             "tuned_over_native_lo": f"{interval[1]:.4f}" if interval else "",
-            "tuned_over_native_hi": f"{interval[2]:.4f}" if interval else ""}
+            "tuned_over_native_hi": f"{interval[2]:.4f}" if interval else "",
+            "tuned_slower_p": f"{interval[3]:.3g}" if interval else ""}
 
 
 def summarize(rows, algs):
@@ -307,6 +337,8 @@ def summarize(rows, algs):
         out.append({"coll": coll, "points": len(rs), "geo_o": geomean(to), "worst_o": max(to),
                     "paired": len(paired),
                     "beyond": sum(float(r["tuned_over_native_lo"]) > 1 for r in paired),
+                    "beyond_fw": holm([float(r["tuned_slower_p"]) for r in paired
+                                       if r.get("tuned_slower_p")]),
                     "slower": slower,
                     "at_o": f"p={worst_o['p']}, {worst_o['size_bytes']} B",
                     "geo_n": geomean(tn), "worst_n": max(tn),
@@ -343,16 +375,18 @@ def report(a, where, path, data, summary, problems, replayed):
         lines += ["", f"Against native over {data.get('launches', 1)} launches (selected and "
                   "native timed in the same launch: a ratio per launch; 95 % interval of "
                   "their geometric mean): points where tuned is slower than native beyond "
-                  "the noise (the interval above 1), and the point with the highest lower "
-                  "bound.", "",
-                  "| collective | points | slower beyond noise | highest lower bound: "
-                  "tuned/native [95 % interval] (where) |", "|---|---|---|---|"]
+                  "the noise (the interval above 1; of N points about N/40 are so by "
+                  "chance alone, so also: Holm's method at a family-wise 5 % over the "
+                  "collective's points), and the point with the highest lower bound.", "",
+                  "| collective | points | slower beyond noise: each point's 95 % | "
+                  "family-wise 5 % (Holm) | highest lower bound: tuned/native [95 % "
+                  "interval] (where) |", "|---|---|---|---|---|"]
         for s in summary:
             r = s["slower"]
             if r is None:
                 continue
             lines.append(
-                f"| {s['coll']} | {s['paired']} | {s['beyond']} | "
+                f"| {s['coll']} | {s['paired']} | {s['beyond']} | {s['beyond_fw']} | "
                 f"{float(r['tuned_over_native_paired']):.3f} "
                 f"[{float(r['tuned_over_native_lo']):.3f}, "
                 f"{float(r['tuned_over_native_hi']):.3f}] (p={r['p']}, {r['size_bytes']} B, "
