@@ -65,7 +65,8 @@ class Stat:
         n = len(samples)
         self.n, self.mean = n, sum(samples) / n
         sd = math.sqrt(sum((x - self.mean) ** 2 for x in samples) / (n - 1)) if n > 1 else 0
-        self.half = max(t95(n - 1) * sd / math.sqrt(n) if n > 1 else 0, floor * self.mean)
+        self.se = sd / math.sqrt(n)   # standard error of the mean
+        self.half = max(t95(n - 1) * self.se if n > 1 else 0, floor * self.mean)
 
     @property
     def lo(self):

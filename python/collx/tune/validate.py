@@ -160,11 +160,8 @@ def ratio_interval(ratios):
     slower), or None with fewer than 2."""
     if len(ratios) < 2:
         return None
-    logs = [math.log(x) for x in ratios]
-    st = Stat(logs, 0.0)
-    n = len(logs)
-    se = math.sqrt(sum((x - st.mean) ** 2 for x in logs) / (n - 1) / n)
-    p = t_upper(st.mean / se, n - 1) if se > 0 else (0.0 if st.mean > 0 else 1.0)
+    st = Stat([math.log(x) for x in ratios], 0.0)
+    p = t_upper(st.mean / st.se, st.n - 1) if st.se > 0 else (0.0 if st.mean > 0 else 1.0)
     return math.exp(st.mean), math.exp(st.lo), math.exp(st.hi), p
 
 
