@@ -90,8 +90,9 @@ def registry(t, colls, params=True, only=None):
         raise SystemExit(f"tune: unknown collective(s) {', '.join(bad)}; known: "
                          f"{', '.join(reg)}")
     space = t.tune_space() if params else []
-    keep = set(only.split(",")) | {"native"} if only else None
-    if only and not set(only.split(",")) & {x for c in want for x in reg[c]}:
+    named = set(only.split(",")) if only else set()
+    keep = named | {"native"} if only else None
+    if only and not named & {x for c in want for x in reg[c]}:
         raise SystemExit(f"tune: --algs {only}: none is an algorithm of "
                          f"{', '.join(want)}")
     out = {}
