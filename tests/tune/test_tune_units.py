@@ -201,6 +201,22 @@ expect(d.diff_sigma("allreduce", "fast", far, "native", Est(math.log(100.0), 0.0
        >= IGNORANT and not d.evidence("allreduce", "fast", far, Est(math.log(100.0), 0.01),
                                       8, 64),
        "an unknown difference is no evidence, however large (33 times predicted)")
+# ... nor a regret: fast measured on 2 ranks only, predicted 31 times faster
+# than native on 8
+st = Store(0.005)
+for a_, q_, m_, us_ in ([("fast", 2, m, 3.0) for m in (64, 128, 256, 512)] +
+                        [("native", 2, m, 50.0) for m in (64, 128, 256, 512)] +
+                        [("native", 8, 64, 100.0)]):
+    st.samples[("allreduce", a_, q_, m_)] = [us_]
+    st.ran[("allreduce", a_, q_, m_)] = {a_}
+g = grid.Grid("allreduce", [2, 8], [64, 128, 256, 512])
+d = Decider(st, {"allreduce": ["fast", "native"]}, 0.02, {"allreduce": g})
+d.refit("allreduce")
+est = d.estimates("allreduce", 8, 64)
+pr = d.predicted_regret("allreduce", 8, 64, "native")
+expect("fast" in est and est["fast"].us < 10 and pr == 1.0,
+       f"predicted regret leaves a prediction of unknown error out (fast predicted "
+       f"{est['fast'].us if 'fast' in est else None:.1f} us on 8 ranks): {pr}")
 
 # candidates for online tuning: measured runners-up within 10 %, native if not chosen
 d = decider([("native", 64, [100.0]), ("clear", 64, [80.0]), ("near", 64, [86.0]),

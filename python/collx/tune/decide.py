@@ -359,8 +359,14 @@ class Decider:
         return max((p for _, p, _ in comp), default=0.0), sorted(need)
 
     def predicted_regret(self, coll, q, m, choice):
-        """T(choice) / min T over the algorithms, from the estimates."""
+        """T(choice) / min T over the algorithms, from the estimates; a
+        prediction whose uncertainty is unknown (IGNORANT: no measured
+        points around it, e.g. from another node layout) is left out, as
+        the choice leaves it out (on the emulated cluster such predictions
+        made the bcast's regret 1291)."""
         ests = self.estimates(coll, q, m)
         if choice not in ests:
             return None
-        return math.exp(ests[choice].ln - min(e.ln for e in ests.values()))
+        known = [e.ln for a, e in ests.items()
+                 if a == choice or self.self_sigma(coll, a, e, q, m) < IGNORANT]
+        return math.exp(ests[choice].ln - min(known))

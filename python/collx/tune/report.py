@@ -118,7 +118,9 @@ def write(out, meta, grids, store, dec, choices, rules, s):
                    else "disagreements: " + "; ".join(ck["mismatches"])), ""]
     lines += ["## Choices", "",
               "Predicted regret: T(choice) / the fastest estimate at each grid point "
-              "(measured where measured, else the model's prediction). Measured regret: "
+              "(measured where measured, else the model's prediction; a prediction "
+              "with no measured points around it to say how wrong it may be is left "
+              "out). Measured regret: "
               "the same where every algorithm was measured.", ""] + summary + [""]
     for c in grids:
         lines += [f"### {c}", "", f"![{c}](map_{c}.png)", "", "```json"] + \
