@@ -50,15 +50,17 @@ class Between:
             self.cache[(q, m)] = self.dec.estimates(self.coll, q, m)
         return self.cache[(q, m)]
 
-    def beats_native(self, a, q, m):
+    def vs_native(self, test, a, q, m):
+        """test (Decider.evidence or .slower) of a against native at (q, m);
+        False where either has no estimate."""
         e = self.ests(q, m)
-        return a == "native" or (a in e and "native" in e and
-                                 self.dec.evidence(self.coll, a, e[a], e["native"], q, m))
+        return a in e and "native" in e and test(self.coll, a, e[a], e["native"], q, m)
+
+    def beats_native(self, a, q, m):
+        return a == "native" or self.vs_native(self.dec.evidence, a, q, m)
 
     def slower_than_native(self, a, q, m):
-        e = self.ests(q, m)
-        return a != "native" and a in e and "native" in e and \
-            self.dec.slower(self.coll, a, e[a], e["native"], q, m)
+        return a != "native" and self.vs_native(self.dec.slower, a, q, m)
 
     def lines(self, qc, ms):
         """qc: [(grid q, weight)], ms: the message sizes at the two ends (m0,
