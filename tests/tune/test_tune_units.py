@@ -104,7 +104,7 @@ expect(Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(12) == 
 pts = [(q, m, 100.0) for q in (16, 32, 48) for m in (8, 64, 512)] + \
       [(q, m, 50.0) for q in (20, 28) for m in (8, 64, 512)]
 near = model.AlgModel(pts).predict([(24, 64)])[0]
-apart = model.AlgModel(pts, partial=lambda q: q % 8 != 0).predict([(24, 64)])[0]
+apart = model.AlgModel(pts, layout=lambda q: 2 if q % 8 else 1).predict([(24, 64)])[0]
 expect(apart > near, f"model: partial-node neighbours correct a whole-node prediction less "
        f"({math.exp(apart):.0f} vs {math.exp(near):.0f} us at 24 ranks; whole nodes "
        f"measured 100, partial 50)")
@@ -321,7 +321,17 @@ got = mdl.predict([(32, 4096)])[0]
 true = math.log(5 + 2 * 5 + 0.001 * 4096 * 32)
 expect(abs(got - true) < 0.02, f"model: recovers a + b log2 q + f m q ({math.exp(got):.1f} "
        f"vs {math.exp(true):.1f} us at q=32, 4 KiB)")
-expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
+expect(all(c >= 0 for co in mdl.coef for c in co), "model: coefficients >= 0")
+# inside one node and across nodes fitted apart (SMPI ib-qdr-36x16
+# allgather, Bruck at 1 MiB: linear in q inside a node, 7-40 times that
+# across; one fit put 16 ranks at 1.65 times its time)
+inside = [(q, m, 3 + 0.0025 * m * q) for q in (2, 3, 4, 6, 8, 12) for m in (65536, 262144, 1048576)]
+across = [(q, m, 20 * (3 + 0.0025 * m * q)) for q in (20, 24, 32, 48) for m in (65536, 262144, 1048576)]
+on16 = lambda q: 0 if q <= 16 else (1 if q % 16 == 0 else 2)
+got = math.exp(model.AlgModel(inside + across, layout=on16).predict([(16, 1048576)])[0])
+true = 3 + 0.0025 * 1048576 * 16
+expect(abs(got / true - 1) < 0.05, f"model: a node's times predicted from the node's own fit "
+       f"({got:.0f} vs {true:.0f} us at 16 ranks, 1 MiB)")
 
 # ---------------------------------------------------------------- launch order
 seq = target.interleaved(["selected", "native", "x"], 3)

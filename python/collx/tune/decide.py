@@ -109,7 +109,7 @@ class Decider:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
             model = self.models[(coll, a)] = AlgModel(
-                pts, partial=lambda q: self.domain(q) == 2)
+                pts, layout=self.domain)
             if model.n >= MIN_POINTS and cells:
                 self.pred[(coll, a)] = dict(zip(cells, model.predict(cells)))
             else:
@@ -127,7 +127,7 @@ class Decider:
         pairs = [(q, m, math.log(self.store.stat(coll, a, q, m).mean /
                                  self.store.stat(coll, base, q, m).mean))
                  for q, m in sorted(both)]
-        off = Offset(pairs, partial=lambda q: self.domain(q) == 2)
+        off = Offset(pairs, layout=self.domain)
         self.offsets[(coll, a)] = (base, off, dict(zip(cells, zip(*off.predict(cells))))
                                    if cells else {})
 

@@ -9,8 +9,8 @@ linear or ring algorithm) and the same per byte, every coefficient >= 0
 
 Between measured points the fit is corrected by the residuals ln(T / fit)
 of the measured points nearby, weighted 1/d^2 (d in grid steps: doublings
-of q and of m, and APART more between a communicator that ends in a part
-of a node and one that does not) against a prior weight 1/RADIUS^2 for no
+of q and of m, and APART more between layouts: one node, whole nodes,
+whole nodes and a part of one) against a prior weight 1/RADIUS^2 for no
 correction, so a measured point is reproduced and a far one falls back to
 the fit.
 
@@ -23,8 +23,12 @@ import math
 import numpy as np
 
 RADIUS = 2.0      # grid steps at which a residual's weight equals the prior's
-APART = 2.0       # grid steps between a communicator that ends in a part of
-                  # a node and the others: a step of its own, half trusted
+APART = 2.0       # grid steps between two layouts (one node, whole nodes, a
+                  # part of one past them): a step of its own, half trusted.
+                  # Inside a node and across nodes are different machines:
+                  # SMPI ib-qdr-36x16 allgather at 1 MiB, Bruck takes 3160 us
+                  # at 12 ranks, 4211 at 16 (one node) and 29606 at 20
+OWN_FIT = 8       # points a layout needs for a fit of its own (6 coefficients)
 SPREAD = 0.25     # a variant's ln(T / T of its algorithm) before any is measured
                   # (the largest seen: ln 1.45, pipeline_chain's segments)
 SHRINK = 2.0      # pairs' worth of weight of that prior
@@ -69,10 +73,11 @@ def fit(lq, lm, t):
     return nnls(a / scale, np.ones(len(t))) / scale
 
 
-def coords(cells, partial):
-    """log2 q, log2 m and the layout's step (distances only, not fitted)."""
-    return np.array([(math.log2(q), math.log2(m), APART if partial(q) else 0.0)
-                     for q, m in cells])
+def coords(cells, layout):
+    """log2 q, log2 m and the layout's steps (distances only, not fitted):
+    across nodes, and ending in a part of a node (grid.layout's 0, 1, 2)."""
+    return np.array([(math.log2(q), math.log2(m), APART if layout(q) >= 1 else 0.0,
+                      APART if layout(q) == 2 else 0.0) for q, m in cells])
 
 
 def weights(xa, xb):
@@ -82,19 +87,26 @@ def weights(xa, xb):
 
 
 class AlgModel:
-    def __init__(self, points, partial=None):
-        """points: [(q, m, T)], T > 0, distinct (q, m); partial(q): whether
-        a communicator of q ranks ends in a part of a node (its residuals
-        and the others' correct each other less: they lie APART steps
-        further away)."""
+    def __init__(self, points, layout=None):
+        """points: [(q, m, T)], T > 0, distinct (q, m); layout(q): 0 inside
+        one node, 1 whole nodes, 2 whole nodes and a part of one
+        (grid.layout; residuals of different layouts correct each other
+        less: they lie APART steps further away)."""
         self.points = [(q, m) for q, m, _ in points]
         self.n = len(points)
-        self.partial = partial or (lambda q: False)
+        self.layout = layout or (lambda q: 0)
         if not self.n:
             return
         self.x = self.coords(self.points)
         t = np.array([t for _, _, t in points], float)
-        self.coef = fit(self.x[:, 0], self.x[:, 1], t)
+        # inside one node and across nodes fitted apart where each has
+        # points enough (times across nodes, decades above, would pull
+        # the fit inside a node up: Bruck above, predicted 5424 us at 16
+        # ranks from one fit, 4211 measured)
+        crosses = self.x[:, 2] > 0
+        pooled = fit(self.x[:, 0], self.x[:, 1], t)
+        self.coef = [fit(self.x[sel, 0], self.x[sel, 1], t[sel])
+                     if sel.sum() >= OWN_FIT else pooled for sel in (~crosses, crosses)]
         self.resid = np.log(t) - np.log(self.raw(self.x))
         # leave-one-out: each residual predicted from the others
         w = weights(self.x, self.x)
@@ -103,10 +115,12 @@ class AlgModel:
         self.loo = dict(zip(self.points, self.resid - guess))
 
     def coords(self, cells):
-        return coords(cells, self.partial)
+        return coords(cells, self.layout)
 
     def raw(self, x):
-        return np.maximum(features(x[:, 0], x[:, 1]) @ self.coef, 1e-3)
+        f = features(x[:, 0], x[:, 1])
+        t = np.where(x[:, 2] > 0, f @ self.coef[1], f @ self.coef[0])
+        return np.maximum(t, 1e-3)
 
     def predict(self, cells):
         """ln T at [(q, m)] (None without points)."""
@@ -134,22 +148,22 @@ class Offset:
     ones as pairs come in (SHRINK pairs' worth of prior), so a knob that
     changes nothing stops being measured."""
 
-    def __init__(self, pairs, partial=None):
+    def __init__(self, pairs, layout=None):
         """pairs: [(q, m, ln T_variant - ln T_algorithm)]."""
         self.n = len(pairs)
-        self.partial = partial or (lambda q: False)
+        self.layout = layout or (lambda q: 0)
         r = np.array([d for _, _, d in pairs], float)
         self.mean = float(r.sum() / (self.n + SHRINK))
         self.spread = math.sqrt((float(np.square(r - self.mean).sum()) + SHRINK * SPREAD ** 2) /
                                 (self.n + SHRINK))
         self.r = r - self.mean
-        self.x = coords([(q, m) for q, m, _ in pairs], self.partial) if self.n else None
+        self.x = coords([(q, m) for q, m, _ in pairs], self.layout) if self.n else None
 
     def predict(self, cells):
         """(ln offsets, their sigmas) at [(q, m)]."""
         if not self.n:
             return np.full(len(cells), self.mean), np.full(len(cells), self.spread)
         prior = 1.0 / RADIUS ** 2
-        w = weights(coords(cells, self.partial), self.x)
+        w = weights(coords(cells, self.layout), self.x)
         total = w.sum(axis=1) + prior
         return self.mean + (w @ self.r) / total, self.spread * np.sqrt(prior / total)
