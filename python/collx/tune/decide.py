@@ -97,7 +97,9 @@ class Decider:
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
         self.offsets = {}   # (coll, variant) -> (its algorithm, Offset, {cell: (ln, sigma)})
-        self.sigmas = {}   # diff_sigma until the next refit: choosing and the
+        self.spreads = {}   # local_sigma's tables over the grid, until the next refit
+        self.cells_of = {}   # (coll, domain) -> the grid's cells there
+        self.sigmas = {}   # diff_sigma and self_sigma until the next refit: choosing and the
         # risk ask the same (a, native) comparisons where native is the choice
 
     def refit(self, coll, cells=None):
@@ -105,6 +107,7 @@ class Decider:
         cells = cells or (self.grids[coll].cells() if coll in self.grids else [])
         self.pairs = {k: v for k, v in self.pairs.items() if k[0] != coll}
         self.sigmas = {k: v for k, v in self.sigmas.items() if k[0] != coll}
+        self.spreads = {k: v for k, v in self.spreads.items() if k[0] != coll}
         for a in self.algs[coll]:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
@@ -182,31 +185,50 @@ class Decider:
         if e.via:
             base, b, s = e.via
             return math.hypot(self.self_sigma(coll, base, b, q, m), s)
-        return self.local_sigma(coll, (a,), (True,), q, m, 0.0)
+        key = (coll, a, None, q, m)
+        if key not in self.sigmas:
+            self.sigmas[key] = self.local_sigma(coll, (a,), (True,), q, m, 0.0)
+        return self.sigmas[key]
 
     def local_sigma(self, coll, algs, predicted, q, m, noise):
         """RMS near (q, m) of the leave-one-out errors of the predicted
         ones of algs (signs: first minus the others), at the points where
         all of algs were measured, in q's domain; grown with the distance
         to the nearest such point; IGNORANT outside their range."""
-        sup = self.support(coll, algs, self.domain(q))
-        if sup is None:
-            return IGNORANT
+        dom = self.domain(q)
+        key = (coll, algs, predicted, dom)
+        if key not in self.spreads:   # the grid's cells at once: a round asks them all
+            if (coll, dom) not in self.cells_of:
+                self.cells_of[(coll, dom)] = [
+                    c for c in (self.grids[coll].cells() if coll in self.grids else [])
+                    if self.domain(c[0]) == dom]
+            cells = self.cells_of[(coll, dom)]
+            self.spreads[key] = dict(zip(cells, self.spread(coll, algs, predicted, dom, cells)))
+        table = self.spreads[key]
+        v = table[(q, m)] if (q, m) in table else \
+            self.spread(coll, algs, predicted, dom, [(q, m)])[0]
+        return IGNORANT if v is None else min(max(math.hypot(v, noise), MIN_SIGMA), IGNORANT)
+
+    def spread(self, coll, algs, predicted, dom, cells):
+        """local_sigma without the noise at cells of domain dom (None:
+        outside what algs were measured around, no prediction)."""
+        sup = self.support(coll, algs, dom)
+        if sup is None or not cells:
+            return [None] * len(cells)
         x, errs, spacing, lo, hi = sup
-        lq, lm = math.log2(q), math.log2(m)
-        if not (lo[0] <= lq <= hi[0] and lo[1] <= lm <= hi[1]):
-            return IGNORANT   # outside what they were measured around: no prediction
-        err = 0.0
+        err = np.zeros(len(x))
         for i, (e, pred) in enumerate(zip(errs, predicted)):
             if pred:
                 err = err + e if i == 0 else err - e
-        d2 = (x[:, 0] - lq) ** 2 + (x[:, 1] - lm) ** 2
+        c = np.array([(math.log2(q), math.log2(m)) for q, m in cells])
+        d2 = ((c[:, None, :] - x[None, :, :]) ** 2).sum(axis=-1)
         w = 1.0 / (1.0 + d2)
-        local = math.sqrt(float((w * np.square(err)).sum() / w.sum()))
+        local = np.sqrt((w * np.square(err)).sum(axis=1) / w.sum(axis=1))
         # the errors are those of predictions one neighbour away: grow with
         # the distance to the nearest point they were measured at
-        grow = max(math.sqrt(max(math.sqrt(float(d2.min())), 0.5) / spacing), 0.5)
-        return min(max(math.hypot(local * grow, noise), MIN_SIGMA), IGNORANT)
+        grow = np.maximum(np.sqrt(np.maximum(np.sqrt(d2.min(axis=1)), 0.5) / spacing), 0.5)
+        inside = (c[:, 0] >= lo[0]) & (c[:, 0] <= hi[0]) & (c[:, 1] >= lo[1]) & (c[:, 1] <= hi[1])
+        return [float(v) if ok else None for v, ok in zip(local * grow, inside)]
 
     def domain(self, q):
         """Inside one node (0), whole nodes (1), whole nodes and a part of

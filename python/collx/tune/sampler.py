@@ -29,6 +29,7 @@ for none.
 Budget: a run starts only if the cost spent plus its predicted cost stays
 within the budget; spent = the runs' cost (host CPU seconds in SMPI, wall
 seconds on a real MPI) plus, in SMPI, the tuner's own CPU seconds."""
+import functools
 import resource
 import sys
 import time
@@ -153,7 +154,8 @@ class Sampler:
             for m, a in order:
                 if (a, m) not in got:
                     self.store.fail(coll, a, q, m, "no result row")
-            self.say(f"{coll} p={q}: {len(algs)} algs x {len(sizes)} sizes x {reps} "
+            what = algs[0] if len(algs) == 1 else f"{len(algs)} algs"   # a variant runs alone
+            self.say(f"{coll} p={q}: {what} x {len(sizes)} sizes x {reps} "
                      f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
                      f"{self.budget_text()}")
             return []
@@ -351,7 +353,7 @@ class Sampler:
 
         def price(algs, sizes):   # the runs measure every algorithm at every size
             full = set(algs) | {"native"} | {choice[(q, m)] for m in sizes}
-            return launch * len(runs(sorted(full))) + \
+            return launch * n_runs(frozenset(full)) + \
                 self.o.reps * sum(case[(a, m)] for a in full for m in sizes)
 
         best = max(((a, m) for m in items for a in items[m]),
@@ -412,6 +414,13 @@ class Sampler:
                     self.stopped = "budget spent before the grid was complete"
                     self.say(f"{coll} p={q}: no budget left for the grid")
                     return
+
+
+@functools.lru_cache(maxsize=4096)
+def n_runs(labels):
+    """How many runs measure the labels (a frozenset): a grown run is
+    priced thousands of times per round."""
+    return len(runs(sorted(labels)))
 
 
 def grid_pairs(grids, algs):
