@@ -4,8 +4,17 @@ points (q ranks, m bytes per rank, time T):
     T(q, m) = a + b log2 q + c q + m (d + e log2 q + f q)
 
 latency terms (one message, a tree of log2 q rounds, q - 1 steps of a
-linear or ring algorithm) and the same per byte, every coefficient >= 0
-(non-negative least squares on relative error: times span decades).
+linear or ring algorithm) and the same per byte, plus, where the
+communicator spans nodes, terms of its own (g + h q + m (i + j q): the
+network's latency and bandwidth on top of a node's), every coefficient
+>= 0 (non-negative least squares on relative error: times span decades).
+Across nodes an algorithm can take 7-40 times its time inside one
+(SMPI ib-qdr-36x16 allgather at 1 MiB: Bruck 3160 us at 12 ranks, 4211
+at 16, one node, 29606 at 20): without terms of their own those times
+pulled a node's predictions up (Bruck at 16 ranks: 6930 us), and a
+separate fit per layout lost the shape in q a node shares with the nodes
+where a node was measured at two sizes only (linear bcast at 8 ranks 1.45
+times too slow on fattree-256x16).
 
 Between measured points the fit is corrected by the residuals ln(T / fit)
 of the measured points nearby, weighted 1/d^2 (d in grid steps: doublings
@@ -24,20 +33,20 @@ import numpy as np
 
 RADIUS = 2.0      # grid steps at which a residual's weight equals the prior's
 APART = 2.0       # grid steps between two layouts (one node, whole nodes, a
-                  # part of one past them): a step of its own, half trusted.
-                  # Inside a node and across nodes are different machines:
-                  # SMPI ib-qdr-36x16 allgather at 1 MiB, Bruck takes 3160 us
-                  # at 12 ranks, 4211 at 16 (one node) and 29606 at 20
-OWN_FIT = 8       # points a layout needs for a fit of its own (6 coefficients)
+                  # part of one past them): a step of its own, half trusted
 SPREAD = 0.25     # a variant's ln(T / T of its algorithm) before any is measured
                   # (the largest seen: ln 1.45, pipeline_chain's segments)
 SHRINK = 2.0      # pairs' worth of weight of that prior
 
 
-def features(lq, lm):
-    """Columns of the fit at log2 q, log2 m (arrays)."""
+def features(lq, lm, cross=None):
+    """Columns of the fit at log2 q, log2 m (arrays); cross: 1 where the
+    communicator spans nodes, whose own latency and bandwidth terms add to
+    the ones shared with a node's inside."""
     q, m = np.exp2(lq), np.exp2(lm)
-    return np.stack([np.ones_like(lq), lq, q, m, m * lq, m * q], axis=-1)
+    c = np.zeros_like(lq) if cross is None else cross
+    return np.stack([np.ones_like(lq), lq, q, m, m * lq, m * q, c, c * q, c * m, c * m * q],
+                    axis=-1)
 
 
 def nnls(a, b, iters=100):
@@ -65,9 +74,9 @@ def nnls(a, b, iters=100):
     return x
 
 
-def fit(lq, lm, t):
+def fit(lq, lm, t, cross=None):
     """Coefficients for times t at (log2 q, log2 m): relative least squares, >= 0."""
-    a = features(lq, lm) / t[:, None]
+    a = features(lq, lm, cross) / t[:, None]
     scale = np.abs(a).max(axis=0)
     scale[scale == 0] = 1
     return nnls(a / scale, np.ones(len(t))) / scale
@@ -99,14 +108,7 @@ class AlgModel:
             return
         self.x = self.coords(self.points)
         t = np.array([t for _, _, t in points], float)
-        # inside one node and across nodes fitted apart where each has
-        # points enough (times across nodes, decades above, would pull
-        # the fit inside a node up: Bruck above, predicted 5424 us at 16
-        # ranks from one fit, 4211 measured)
-        crosses = self.x[:, 2] > 0
-        pooled = fit(self.x[:, 0], self.x[:, 1], t)
-        self.coef = [fit(self.x[sel, 0], self.x[sel, 1], t[sel])
-                     if sel.sum() >= OWN_FIT else pooled for sel in (~crosses, crosses)]
+        self.coef = fit(self.x[:, 0], self.x[:, 1], t, self.cross(self.x))
         self.resid = np.log(t) - np.log(self.raw(self.x))
         # leave-one-out: each residual predicted from the others
         w = weights(self.x, self.x)
@@ -117,10 +119,12 @@ class AlgModel:
     def coords(self, cells):
         return coords(cells, self.layout)
 
+    @staticmethod
+    def cross(x):
+        return (x[:, 2] > 0).astype(float)
+
     def raw(self, x):
-        f = features(x[:, 0], x[:, 1])
-        t = np.where(x[:, 2] > 0, f @ self.coef[1], f @ self.coef[0])
-        return np.maximum(t, 1e-3)
+        return np.maximum(features(x[:, 0], x[:, 1], self.cross(x)) @ self.coef, 1e-3)
 
     def predict(self, cells):
         """ln T at [(q, m)] (None without points)."""
