@@ -104,7 +104,7 @@ expect(Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(12) == 
 pts = [(q, m, 100.0) for q in (16, 32, 48) for m in (8, 64, 512)] + \
       [(q, m, 50.0) for q in (20, 28) for m in (8, 64, 512)]
 near = model.AlgModel(pts).predict([(24, 64)])[0]
-apart = model.AlgModel(pts, layout=lambda q: 2 if q % 8 else 1).predict([(24, 64)])[0]
+apart = model.AlgModel(pts, layout=lambda q: grid.layout(q, 8)).predict([(24, 64)])[0]
 expect(apart > near, f"model: partial-node neighbours correct a whole-node prediction less "
        f"({math.exp(apart):.0f} vs {math.exp(near):.0f} us at 24 ranks; whole nodes "
        f"measured 100, partial 50)")
@@ -327,7 +327,7 @@ expect(all(c >= 0 for c in mdl.coef), "model: coefficients >= 0")
 # across; one fit put 16 ranks at 1.65 times its time)
 inside = [(q, m, 3 + 0.0025 * m * q) for q in (2, 3, 4, 6, 8, 12) for m in (65536, 262144, 1048576)]
 across = [(q, m, 20 * (3 + 0.0025 * m * q)) for q in (20, 24, 32, 48) for m in (65536, 262144, 1048576)]
-on16 = lambda q: 0 if q <= 16 else (1 if q % 16 == 0 else 2)
+on16 = lambda q: grid.layout(q, 16)   # noqa: E731
 got = math.exp(model.AlgModel(inside + across, layout=on16).predict([(16, 1048576)])[0])
 true = 3 + 0.0025 * 1048576 * 16
 expect(abs(got / true - 1) < 0.05, f"model: across nodes, terms of their own: a node's times "
