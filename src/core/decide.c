@@ -158,14 +158,19 @@ static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
     int cacheable, err;
     cx_decision_cache *k = &c->decided[a->coll];
     int nb = a->nonblocking;
-    if (k->valid && k->d.asked == asked && k->d.params == params && k->op == a->op &&
+    /* Keyed by what the decision reads of the operation, not its handle:
+     * a freed user-defined operation's handle comes back for the next one
+     * created, which may not commute. */
+    int commute = (cx_coll_shape(a->coll) & CX_REDUCTION) ? commutative(a->op) : 1;
+    if (k->valid && k->d.asked == asked && k->d.params == params && k->commute == commute &&
         k->nonblocking == nb) {
         *d = k->d;
         return MPI_SUCCESS;
     }
     if ((err = decide_now(a, c, asked, params, d, &cacheable)))
         return err;
-    *k = (cx_decision_cache){.valid = cacheable, .d = *d, .op = a->op, .nonblocking = nb};
+    *k = (cx_decision_cache){.valid = cacheable, .d = *d, .commute = commute,
+                             .nonblocking = nb};
     return MPI_SUCCESS;
 }
 

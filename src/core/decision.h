@@ -24,7 +24,7 @@ typedef struct cx_decision {
 typedef struct cx_decision_cache {
     int valid;
     cx_decision d;
-    MPI_Op op;
+    int commute;          /* the call's operation commutes (1 without one) */
     int nonblocking;
 } cx_decision_cache;
 

@@ -58,7 +58,7 @@ int CX_Rma_init(MPI_Comm comm, CX_Rma *rma)
         return cx_error(comm, MPI_ERR_COMM, "CX_Rma_init: intercommunicator");
     cx_progress_poke();
     cx_rma *rt;
-    if ((err = cx_rma_open(comm, &rt)))
+    if ((err = cx_rma_open(comm, &rt, NULL)))
         return cx_error(comm, err, "CX_Rma_init: cannot set up the RMA runtime");
     *rma = rt;
     return MPI_SUCCESS;

@@ -426,9 +426,9 @@ int cx_rma_flush(cx_rma *rt)
     return wait_until(rt, cx_rma_flushed);
 }
 
-int cx_rma_open(MPI_Comm comm, cx_rma **out)
+int cx_rma_open(MPI_Comm comm, cx_rma **out, const char **why)
 {
-    int err = cx_rma_create(comm, out);
+    int err = cx_rma_create(comm, out, why);
     if (!err)
         cx_progress_add(&(*out)->job, step, *out);
     return err;

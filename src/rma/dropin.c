@@ -86,8 +86,8 @@ static int restage(dropin *d, MPI_Aint cap)
     cx_rma_win_free(&d->stage, d->stage_base);
     d->wid = -1;
     d->cap = 0;
-    if ((err = cx_rma_win_alloc(cap, 1, MPI_INFO_NULL, d->rt->comm, &d->stage_base,
-                                &d->stage)))
+    if ((err = cx_rma_win_alloc(d->rt->memory, cap, 1, MPI_INFO_NULL, d->rt->comm,
+                                &d->stage_base, &d->stage)))
         return err;
     PMPI_Win_set_errhandler(d->stage, MPI_ERRORS_RETURN);
     if ((err = cx_rma_register(d->rt, d->stage, &d->wid)))
@@ -120,7 +120,7 @@ dropin *cx_rma_dropin_state(cx_comm *c, int *err)
     d->wid = -1;
     int e = cx_comm_quiesce(c);   /* set-up collectives follow */
     if (!e)
-        e = cx_rma_open(c->priv, &d->rt);
+        e = cx_rma_open(c->priv, &d->rt, &d->why);
     if (e && e != MPI_ERR_UNSUPPORTED_OPERATION) {
         free(d);
         *err = e;
@@ -135,7 +135,7 @@ dropin *cx_rma_dropin_state(cx_comm *c, int *err)
     d->rt->stage_ctx = d;
     d->rt->sticky = 1;      /* MPI_Bcast calls come in collective order */
     MPI_Aint cap = staging_max() < MIN_STAGING ? staging_max() : MIN_STAGING;
-    if ((e = restage(d, cap)) || (e = cx_rma_ll_create(d->rt->comm, &d->ll))) {
+    if ((e = restage(d, cap)) || (e = cx_rma_ll_create(d->rt, &d->ll))) {
         free_windows(d);   /* no staging: native from now on */
         *err = e;
     }
@@ -152,7 +152,9 @@ const char *cx_rma_dropin_check(const cx_args *a, cx_comm *c)
     dropin *d = cx_rma_dropin_state(c, &err);
     if (!d || err)
         return "cannot set up its RMA runtime";
-    return d->rt ? NULL : "cannot create RMA windows on this communicator";
+    if (d->rt)
+        return NULL;
+    return d->why ? d->why : "cannot create RMA windows on this communicator";
 }
 
 /* The staging size for a message of total bytes that did not fit in cap:

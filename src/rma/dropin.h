@@ -9,6 +9,7 @@
 
 typedef struct dropin {
     cx_rma *rt;           /* NULL: no RMA here (decided alike everywhere) */
+    const char *why;      /* ... and why (static text), if known */
     MPI_Win stage;
     char *stage_base;
     MPI_Aint cap;

@@ -63,8 +63,9 @@ static MPI_Aint slot_disp(const cx_rma_ll *ll, long long n)
     return 1 + (MPI_Aint)(n % SLOTS) * ll->slot_elems;
 }
 
-int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
+int cx_rma_ll_create(const cx_rma *rt, cx_rma_ll **out)
 {
+    MPI_Comm comm = rt->comm;
     int ok = 1, all_ok = 0, tsize = 0;
     *out = NULL;
     long long want = cx_knob_int(CX_KNOB_RMA_LL_MAX), max = 0;
@@ -99,7 +100,8 @@ int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out)
         PMPI_Info_create(&info);
         PMPI_Info_set(info, "accumulate_ordering", "none");
         MPI_Aint bytes = (1 + (MPI_Aint)SLOTS * ll->slot_elems) * ELEM;
-        ok = cx_rma_win_alloc(bytes, ELEM, info, comm, &ll->base, &ll->win) == MPI_SUCCESS;
+        ok = cx_rma_win_alloc(rt->memory, bytes, ELEM, info, comm, &ll->base, &ll->win) ==
+             MPI_SUCCESS;
         PMPI_Info_free(&info);
         if (!ok)
             ll->win = MPI_WIN_NULL;

@@ -28,10 +28,12 @@
 #include <mpi.h>
 
 typedef struct cx_rma_ll cx_rma_ll;
+struct cx_rma;
 
-/* Collective over comm. *out = NULL (and MPI_SUCCESS) where LL is off:
+/* Collective over the runtime's communicator, its window of the
+ * runtime's memory kind. *out = NULL (and MPI_SUCCESS) where LL is off:
  * COLLX_RMA_LL_MAX=0, or a window could not be made on some rank. */
-int cx_rma_ll_create(MPI_Comm comm, cx_rma_ll **out);
+int cx_rma_ll_create(const struct cx_rma *rt, cx_rma_ll **out);
 void cx_rma_ll_free(cx_rma_ll *ll);
 /* The largest message (bytes) sent by LL (COLLX_RMA_LL_MAX). */
 MPI_Aint cx_rma_ll_max(const cx_rma_ll *ll);

@@ -64,6 +64,7 @@ typedef struct cx_rma {
     int64_t *ctl_base;
     cx_rma_win *wins;
     int nwins;
+    int memory;           /* CX_RMA_MEM_* of its windows (same on every rank) */
     int engine;           /* CX_RMA_ENGINE_* (same on every rank) */
     int async;            /* passive target progresses without the target:
                            * 1 yes, 0 no, -1 not probed */
@@ -103,15 +104,16 @@ typedef struct cx_rma {
 
 /* Runtime on comm (collective), forwarding (bcast.c).
  * MPI_ERR_UNSUPPORTED_OPERATION, identically on every rank, when the MPI
- * cannot create the windows. */
-int cx_rma_open(MPI_Comm comm, cx_rma **out);
+ * cannot create the windows or no window would be safe; then *why (if
+ * why is not NULL) says why. */
+int cx_rma_open(MPI_Comm comm, cx_rma **out, const char **why);
 /* Completes this rank's broadcasts, waits for all ranks while forwarding,
  * stops forwarding, frees (collective). quiet = no barrier (the caller
  * knows nothing is pending). */
 int cx_rma_close(cx_rma *rt, int quiet);
 /* The runtime alone (runtime.c): created without forwarding, freed
  * after it stopped. */
-int cx_rma_create(MPI_Comm comm, cx_rma **out);
+int cx_rma_create(MPI_Comm comm, cx_rma **out, const char **why);
 void cx_rma_destroy(cx_rma *rt);
 /* Registers win (collective over the runtime's processes): *wid. */
 int cx_rma_register(cx_rma *rt, MPI_Win win, int *wid);
@@ -163,10 +165,18 @@ int cx_rma_release(cx_rma *rt);
  * p - 1 for linear's root, 32 for a binomial rank). */
 int cx_rma_children(int v, int p, int alg, int *kids);
 
-/* A window over bytes of new memory at *(void **)base, and its end
- * (runtime.c says why not always MPI_Win_allocate). */
-int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void *base,
-                     MPI_Win *win);
+/* Where windows get their memory (window.c says why): an MPI_Win_allocate
+ * window, a shared one (one node), memory of collx's own (MPICH), or no
+ * window that is safe here. */
+enum { CX_RMA_MEM_NONE, CX_RMA_MEM_ALLOCATE, CX_RMA_MEM_SHARED, CX_RMA_MEM_OWN };
+/* The kind for windows on comm (collective, the same on every rank); with
+ * CX_RMA_MEM_NONE, *why says why and what to do. A negative value is an
+ * MPI error of the probe (negated). */
+int cx_rma_memory(MPI_Comm comm, const char **why);
+/* A window of that kind over bytes of new memory at *(void **)base, and
+ * its end. */
+int cx_rma_win_alloc(int memory, MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm,
+                     void *base, MPI_Win *win);
 void cx_rma_win_free(MPI_Win *win, void *base);
 
 #endif

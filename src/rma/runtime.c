@@ -8,45 +8,6 @@
 #include <time.h>
 #include "rma.h"
 
-/* On MPICH 4.0 (ch4:ucx) atomics on MPI_Win_allocate memory and loads of
- * it disagreed (updates lost, broadcasts hung: src/rma/README.md); with
- * memory of collx's own and MPI_Win_create they agree. Open MPI needs
- * MPI_Win_allocate (its MPI_Win_create windows do not progress
- * passive-target atomics without the target). */
-#if defined(MPICH_VERSION) && !defined(SMPI_H)
-#define OWN_MEMORY 1
-#else
-#define OWN_MEMORY 0
-#endif
-
-int cx_rma_win_alloc(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void *base,
-                     MPI_Win *win)
-{
-    *win = MPI_WIN_NULL;
-    if (!OWN_MEMORY)
-        return PMPI_Win_allocate(bytes, unit, info, comm, base, win);
-    void *mem = calloc(1, bytes > 0 ? (size_t)bytes : 1);
-    if (!mem)
-        return MPI_ERR_NO_MEM;
-    int err = PMPI_Win_create(mem, bytes, unit, info, comm, win);
-    if (err) {
-        free(mem);
-        *win = MPI_WIN_NULL;
-        return err;
-    }
-    *(void **)base = mem;
-    return MPI_SUCCESS;
-}
-
-void cx_rma_win_free(MPI_Win *win, void *base)
-{
-    if (*win == MPI_WIN_NULL)
-        return;
-    PMPI_Win_free(win);
-    if (OWN_MEMORY)
-        free(base);
-}
-
 /* Does a passive-target atomic complete while its target is outside MPI?
  * Rank 1 sleeps 30 ms without calling MPI; rank 0's fetch-and-op on it
  * either returns at once or only after the sleep. Everyone learns the
@@ -92,9 +53,12 @@ const char *cx_rma_engine_name(const cx_rma *rt)
     return rt->engine == CX_RMA_ENGINE_THREAD ? "thread" : "inline";
 }
 
-int cx_rma_create(MPI_Comm comm, cx_rma **out)
+int cx_rma_create(MPI_Comm comm, cx_rma **out, const char **why_not)
 {
     int err, ok, all_ok = 0;
+    const char *unsafe = NULL;
+    if (why_not)
+        *why_not = NULL;
     cx_rma *rt = calloc(1, sizeof *rt);
     *out = NULL;
     if (!rt)
@@ -109,24 +73,30 @@ int cx_rma_create(MPI_Comm comm, cx_rma **out)
     PMPI_Comm_rank(rt->comm, &rt->rank);
     PMPI_Comm_size(rt->comm, &rt->size);
 
-    /* Probe 1: can this MPI create windows here (Debian's Open MPI cannot
-     * across TCP nodes)? The answer must be the same everywhere. */
-    ok = cx_rma_win_alloc(CX_RMA_WORDS * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL,
-                          rt->comm, &rt->ctl_base, &rt->ctl) == MPI_SUCCESS;
+    /* Probe 1: which windows cannot collide with another communicator's
+     * (window.c), and can this MPI create them here (Debian's Open MPI
+     * cannot across TCP nodes)? The answers must be the same everywhere. */
+    rt->memory = cx_rma_memory(rt->comm, &unsafe);
+    ok = rt->memory > CX_RMA_MEM_NONE &&
+         cx_rma_win_alloc(rt->memory, CX_RMA_WORDS * sizeof(int64_t), sizeof(int64_t),
+                          MPI_INFO_NULL, rt->comm, &rt->ctl_base, &rt->ctl) == MPI_SUCCESS;
     if (ok) {
         PMPI_Win_set_errhandler(rt->ctl, MPI_ERRORS_RETURN);
         memset(rt->ctl_base, 0, CX_RMA_WORDS * sizeof(int64_t));
         ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, rt->ctl) == MPI_SUCCESS;
     }
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt->comm);
-    const char *why = "this MPI cannot create RMA windows on this communicator";
+    const char *why = unsafe ? unsafe : "this MPI cannot create RMA windows on this communicator";
     if (!all_ok) {
+        if (why_not)
+            *why_not = why;
         if (rt->ctl != MPI_WIN_NULL) {
             if (ok)
                 PMPI_Win_unlock_all(rt->ctl);
             cx_rma_win_free(&rt->ctl, rt->ctl_base);
         }
-        if (rt->rank == 0 && cx_verbose() > 0)
+        static atomic_int said_unsafe;   /* a long text: once per process */
+        if (rt->rank == 0 && cx_verbose() > 0 && !(unsafe && atomic_exchange(&said_unsafe, 1)))
             cx_say("rma: %s", why);
         PMPI_Comm_free(&rt->comm);
         free(rt);

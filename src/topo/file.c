@@ -5,8 +5,10 @@
  *     p 8
  *     0 0.012235 0.012359 ...     (p rows of p distances, any unit)
  */
+#define _POSIX_C_SOURCE 200809L /* getpid */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "topo.h"
 
 /* Next number of f, skipping blanks and comments; 0 at the end or on junk. */
@@ -58,9 +60,16 @@ int cx_topo_load(const char *path, int p, double *d, int *found)
     return ok ? MPI_SUCCESS : MPI_ERR_FILE;
 }
 
+/* Written under a name of this process's own, then renamed: two
+ * communicators of one size (the halves of a split) that measure at once
+ * each leave a whole file, never a torn one. */
 int cx_topo_save(const char *path, int p, const double *d)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, (long)getpid(), (const void *)d) >=
+        (int)sizeof tmp)
+        return MPI_ERR_FILE;
+    FILE *f = fopen(tmp, "w");
     if (!f)
         return MPI_ERR_FILE;
     fprintf(f, "# collx distances (seconds): node leaders' ping-pong; ranks of a node "
@@ -68,5 +77,9 @@ int cx_topo_save(const char *path, int p, const double *d)
     for (int i = 0; i < p; i++)
         for (int j = 0; j < p; j++)
             fprintf(f, "%.17g%c", d[(size_t)i * p + j], j + 1 < p ? ' ' : '\n');
-    return fclose(f) ? MPI_ERR_FILE : MPI_SUCCESS;
+    if (fclose(f) || rename(tmp, path)) {
+        remove(tmp);
+        return MPI_ERR_FILE;
+    }
+    return MPI_SUCCESS;
 }

@@ -6,6 +6,7 @@
  * usage: lifecycle [iterations] (default 1000) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "collx.h"
 #include "cx_internal.h"
 
@@ -42,6 +43,49 @@ static void intercomm_allgather(int it)
     MPI_Comm_free(&half);
 }
 
+/* u(a, b) = 3a + b: not commutative; and a sum. */
+static void fold3(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = 3 * a[i] + b[i];
+}
+
+static void add(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
+}
+
+/* Rabenseifner's allreduce (commutative operations only) with a
+ * commutative user-defined operation, freed, then a non-commutative one,
+ * which MPI likely gives the freed one's handle: collx must not take the
+ * decision it made for the first (rabenseifner serves) for the second
+ * (it needs the fallback). Checked against PMPI_Allreduce. */
+static void op_lifecycle(int it)
+{
+    unsigned mine[4], got[4], want[4];
+    for (int k = 0; k < 2; k++) {
+        MPI_Op op;
+        MPI_Op_create(k ? fold3 : add, !k, &op);
+        for (int i = 0; i < 4; i++)
+            mine[i] = (unsigned)(rank * 7 + i + it);
+        int err = CX_Allreduce(mine, got, 4, MPI_UNSIGNED, op, MPI_COMM_WORLD);
+        PMPI_Allreduce(mine, want, 4, MPI_UNSIGNED, op, MPI_COMM_WORLD);
+        if (err)
+            fail(it, k ? "CX_Allreduce, non-commutative op" : "CX_Allreduce, commutative op",
+                 err);
+        else if (memcmp(got, want, sizeof got))
+            fail(it, k ? "CX_Allreduce/rabenseifner with a non-commutative op made after a "
+                         "commutative one was freed: wrong result"
+                       : "CX_Allreduce/rabenseifner, commutative op: wrong result", 0);
+        MPI_Op_free(&op);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
@@ -51,6 +95,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CX_Algorithm_set("allgather", "ring");
     CX_Algorithm_set("gatherv", "linear");
+    CX_Algorithm_set("allreduce", "rabenseifner");
     int *all = malloc(sizeof(int) * (size_t)size), *counts = malloc(sizeof(int) * (size_t)size);
     int *displs = malloc(sizeof(int) * (size_t)size);
     for (int it = 0; it < iters; it++) {
@@ -97,6 +142,8 @@ int main(int argc, char **argv)
         MPI_Comm_free(&split);
         if (size >= 2 && it % 10 == 0)
             intercomm_allgather(it);
+        if (it % 10 == 5)
+            op_lifecycle(it);
     }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

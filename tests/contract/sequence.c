@@ -7,9 +7,17 @@
  * roots, datatype cases (MPI_BOTTOM included), in-place use and layouts
  * rotate; interleaved with calls of another collective (the same
  * algorithm where it has one) and with calls on two other communicators
- * that share the nodes (a duplicate, and a split by rank parity). Every
- * result is compared byte for byte with the PMPI_ result of the same call
- * after the whole sequence has run.
+ * that share the nodes (a duplicate, and a split by rank parity or in
+ * two blocks). Every result is compared byte for byte with the PMPI_
+ * result of the same call after the whole sequence has run.
+ *
+ * The three communicators are freed and made anew before each sequence
+ * (all algorithms of one repetition share them, so state one algorithm
+ * left on a communicator meets the next): collx's per-communicator
+ * resources (RMA windows, node segments, persistent plans' communicators)
+ * are set up on new communicators again and again, the two halves of a
+ * split at the same time on disjoint ranks (issue 54: on Open MPI 4.1 the
+ * halves share a context id, which osc/rdma named its segments by).
  *
  * A second kind of sequence alternates small and empty calls of the
  * collective on one communicator, the pattern that exposed a slot of the
@@ -66,7 +74,8 @@ static struct {
     int reps, mpi, thread, persist;
 } opt = {NULL, 2, 0, 0, 0};
 
-static MPI_Comm comm_a, comm_dup, comm_half;
+static MPI_Comm comm_base;   /* probes; never freed */
+static MPI_Comm comm_a, comm_dup, comm_half;   /* made anew per sequence */
 static int rank, size;
 static long failures, calls, mpi_bottom_bugs;
 
@@ -424,6 +433,21 @@ static void references(step *seq, int coll, int y, int rep)
         }
 }
 
+/* Frees the sequence's communicators (if any) and makes them anew; the
+ * half is a split by parity (even r) or in two blocks (odd r). */
+static void renew_comms(int r)
+{
+    MPI_Comm *cs[3] = {&comm_half, &comm_dup, &comm_a};
+    for (int i = 0; i < 3; i++)
+        if (*cs[i] != MPI_COMM_NULL)
+            MPI_Comm_free(cs[i]);
+    MPI_Comm_dup(comm_base, &comm_a);
+    MPI_Comm_dup(comm_a, &comm_dup);
+    MPI_Comm_split(comm_a, r % 2 ? rank < size / 2 : rank % 2, rank, &comm_half);
+    for (int i = 0; i < 3; i++)
+        MPI_Comm_set_errhandler(*cs[i], MPI_ERRORS_RETURN);
+}
+
 static void run_coll(int coll)
 {
     const char *cname = coll_names[coll];
@@ -434,6 +458,7 @@ static void run_coll(int coll)
     for (int r = 0; r < NKINDS * opt.reps; r++) {
         int rep = r / NKINDS;
         kind = r % NKINDS;
+        renew_comms(r);
         for (int k = 0; k < LEN; k++)
             build_step(&seq[k], kind, coll, y, k, rep, 0);
         references(seq, coll, y, rep);
@@ -481,14 +506,11 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_a);
-    MPI_Comm_rank(comm_a, &rank);
-    MPI_Comm_size(comm_a, &size);
-    MPI_Comm_dup(comm_a, &comm_dup);
-    MPI_Comm_split(comm_a, rank % 2, rank, &comm_half);
-    MPI_Comm cs[3] = {comm_a, comm_dup, comm_half};
-    for (int i = 0; i < 3; i++)
-        MPI_Comm_set_errhandler(cs[i], MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_base);
+    MPI_Comm_set_errhandler(comm_base, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_base, &rank);
+    MPI_Comm_size(comm_base, &size);
+    comm_a = comm_dup = comm_half = MPI_COMM_NULL;
     for (int i = 1; i < argc; i++) {
         int c;
         if (strcmp(argv[i], "--algs") == 0 && i + 1 < argc)
@@ -526,8 +548,8 @@ int main(int argc, char **argv)
     }
     types_init();
     rcases_init();
-    quirks_probe(comm_a);
-    print_nodes(comm_a);
+    quirks_probe(comm_base);
+    print_nodes(comm_base);
     for (int c = 0; c < C_NCOLL; c++)
         if (todo[c])
             run_coll(c);
@@ -539,8 +561,10 @@ int main(int argc, char **argv)
                total ? "FAILED" : "OK", all_calls, total);
     rcases_free();
     types_free();
-    for (int i = 2; i >= 0; i--)
-        MPI_Comm_free(&cs[i]);
+    MPI_Comm *cs[4] = {&comm_half, &comm_dup, &comm_a, &comm_base};
+    for (int i = 0; i < 4; i++)
+        if (*cs[i] != MPI_COMM_NULL)
+            MPI_Comm_free(cs[i]);
     MPI_Finalize();
     return total ? 1 : 0;
 }
