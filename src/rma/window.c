@@ -47,7 +47,7 @@
  * includes. */
 static int rdma_excluded(void)
 {
-    const char *v = getenv("OMPI_MCA_osc");
+    const char *v = cx_env_system("OMPI_MCA_osc");
     if (!v || !*v)
         return 0;
     int exclude = v[0] == '^';
@@ -66,7 +66,7 @@ static int rdma_excluded(void)
  * mpirun), 0 if unknown. */
 static int job_ranks_here(void)
 {
-    const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const char *v = cx_env_system("OMPI_COMM_WORLD_LOCAL_SIZE");
     return v ? atoi(v) : 0;
 }
 
