@@ -27,6 +27,14 @@ void cx_say(const char *fmt, ...);
 /* Reports err through comm's error handler; returns err. */
 int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 
+/* Settings every rank must share (settings.c): compared at MPI_Init by
+ * the interposer (point-to-point to rank 0, COLLX_CHECK_TIMEOUT). The
+ * message (rank 0's) when coll's differ, else NULL; and whether some rank
+ * did not answer (collx then hands every call to the MPI). */
+void cx_settings_check(void);
+const char *cx_settings_differ(int coll);
+int cx_settings_native(void);
+
 /* Executes one call (blocking, or nonblocking when req != NULL). */
 int cx_dispatch(cx_args *a, CX_Request *req);
 /* The same, nonblocking, into an MPI_Request: the MPI's own request when

@@ -123,6 +123,16 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     *run = NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
+    /* Settings that differ between ranks would run different schedules:
+     * every rank fails the call instead (the ranks know it alike). */
+    const char *differ = cx_settings_differ(a->coll);
+    if (differ)
+        return cx_error(a->comm, MPI_ERR_OTHER, "%s: settings differ between ranks: %s", what,
+                        differ);
+    if (cx_settings_native()) {
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
+    }
     /* Nothing selects anything for this collective (and online tuning does
      * not look at it): straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);

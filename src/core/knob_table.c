@@ -24,6 +24,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     /* ---- core ---- */
     [CX_KNOB_VERBOSE] = {
         "COLLX_VERBOSE", "core", INT_KNOB(0, 2), .def = "0", .on_bad = CX_KNOB_BAD_CLAMP,
+        .rank_local = 1,
         .meaning = "1: rank 0 says which algorithm served each collective (once) and why "
                    "calls fell back; 2: every call"},
     [CX_KNOB_FALLBACK] = {
@@ -37,6 +38,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "collective, comm_size, msg_size, ranks_per_node"},
     [CX_KNOB_PROGRESS] = {
         "COLLX_PROGRESS", "core", ENUM_KNOB(progress_values), .def = "off",
+        .rank_local = 1,
         .meaning = "thread: a progress thread drives nonblocking calls while the program "
                    "is away from MPI (needs MPI_THREAD_MULTIPLE)"},
     [CX_KNOB_SHM_MAX] = {
@@ -51,16 +53,24 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "wins over COLLX_RANKS_PER_NODE"},
     [CX_KNOB_SMPI_COPY_BW] = {
         "COLLX_SMPI_COPY_BW", "core", REAL_KNOB(1, 1e15), .def = "5e9",
+        .rank_local = 1,
         .meaning = "SMPI builds: bytes/s charged for local copies (sim/run sets it from "
                    "the platform)"},
     [CX_KNOB_SMPI_REDUCE_BW] = {
         "COLLX_SMPI_REDUCE_BW", "core", REAL_KNOB(1, 1e15), .def = "5e9",
+        .rank_local = 1,
         .meaning = "SMPI builds: bytes/s charged for local reductions"},
     [CX_KNOB_STATS] = {
         "COLLX_STATS", "core", .type = CX_KNOB_STRING, .unset = "no report",
+        .rank_local = 1,
         .meaning = "1: rank 0 prints at MPI_Finalize what collx served (calls, bytes, "
                    "slowest rank's time, fallbacks); a path: written there (.json, .csv "
                    "or a table); 0: off"},
+    [CX_KNOB_CHECK_TIMEOUT] = {
+        "COLLX_CHECK_TIMEOUT", "core", REAL_KNOB(0, 1e6), .def = "10", .rank_local = 1,
+        .meaning = "seconds rank 0 waits at MPI_Init for every rank's settings (the "
+                   "interposer); ranks that do not answer (no collx there): MPI serves every "
+                   "call; 0: no check"},
 
     /* ---- online tuning ---- */
     [CX_KNOB_TUNE_ONLINE] = {
@@ -90,6 +100,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     [CX_KNOB_TUNE_CACHE] = {
         "COLLX_TUNE_CACHE", "tune", .type = CX_KNOB_PATH,
         .unset = "$XDG_CACHE_HOME/collx/online (else ~/.cache/collx/online)",
+        .rank_local = 1,
         .meaning = "where settled choices are kept per machine fingerprint: a directory "
                    "(<hash>.json in it), a .json file, or off"},
 
@@ -157,6 +168,7 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
                    "window"},
     [CX_KNOB_RMA_PULL] = {
         "COLLX_RMA_PULL", "rma", INT_KNOB(0, 1), .def = "1", .per_call = 1,
+        .rank_local = 1,
         .meaning = "rma_binomial: leaves read their data from the parent's staging (0: "
                    "put to them, the paper's way)"},
     [CX_KNOB_RMA_MAX] = {
@@ -164,14 +176,17 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
         .meaning = "rma bcast: largest staging window; larger messages go in pieces"},
     [CX_KNOB_RMA_ENGINE] = {
         "COLLX_RMA_ENGINE", "rma", ENUM_KNOB(rma_engine_values), .def = "thread",
+        .rank_local = 1,
         .meaning = "forwarding: the progress thread where every rank has "
                    "MPI_THREAD_MULTIPLE, else (or inline) inside collx calls"},
     [CX_KNOB_RMA_POLL] = {
         "COLLX_RMA_POLL", "rma", ENUM_KNOB(rma_poll_values), .def = "load",
+        .rank_local = 1,
         .meaning = "how counters are polled: loads where the window is unified, or rma "
                    "(fetch-and-op, to measure the difference)"},
     [CX_KNOB_RMA_PROBE] = {
         "COLLX_RMA_PROBE", "rma", INT_KNOB(0, 1), .def = "0", .on_bad = CX_KNOB_BAD_CLAMP,
+        .rank_local = 1,
         .meaning = "1: probe passive-target progress at set-up (30 ms, informative; "
                    "COLLX_VERBOSE does too)"},
 

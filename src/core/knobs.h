@@ -32,6 +32,7 @@ typedef enum {
     CX_KNOB_SMPI_COPY_BW,
     CX_KNOB_SMPI_REDUCE_BW,
     CX_KNOB_STATS,
+    CX_KNOB_CHECK_TIMEOUT,
     /* online tuning (online.c) */
     CX_KNOB_TUNE_ONLINE,
     CX_KNOB_TUNE_CANDIDATES,
@@ -104,6 +105,7 @@ typedef struct cx_knob_decl {
     const char *const *values;  /* ENUM, NULL-terminated */
     int coll;                   /* ALGORITHM: a cx_coll, -1 for any */
     int per_call;               /* a rule's "params" may set it */
+    int rank_local;             /* may differ between ranks (settings.c) */
     const char *tune;           /* per-call knobs: the values ./run tune tries
                                    besides the default ("2,32"), or per
                                    collective ("bcast:a,b;allreduce:c"); NULL: none */

@@ -5,6 +5,7 @@
  * plan is freed everywhere when its number is below every rank's lowest
  * live plan, which the next init agrees on with one MPI_Allreduce. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "comm.h"
 #include "plan_comm.h"
@@ -53,8 +54,28 @@ static void forget(cx_plan_comms *h, cx_plan_comm *pc)
     free(pc);
 }
 
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: from then on a
+ * parent's state goes without a word to MPI. */
+static atomic_int finalizing;
+static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)attr; (void)extra;
+    atomic_store(&finalizing, 1);
+    return MPI_SUCCESS;
+}
+
+static void watch_finalize(void)
+{
+    int keyval;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, NULL) ==
+        MPI_SUCCESS)
+        PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+}
+
 static cx_plan_comms *home_of(cx_comm *parent)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_finalize);
     if (!parent->plan_comms) {
         cx_plan_comms *h = calloc(1, sizeof *h);
         if (!h)
@@ -74,9 +95,10 @@ static cx_plan_comms *home_of(cx_comm *parent)
  * rest are destroyed in id order (their windows are freed collectively:
  * the same order everywhere). */
 #define SPARE 16
-static int sweep(MPI_Comm comm, cx_plan_comms *h, cx_plan_comm **reuse)
+static int sweep(MPI_Comm comm, cx_plan_comms *h, cx_plan_comm **reuse, int spare)
 {
-    *reuse = NULL;
+    if (reuse)
+        *reuse = NULL;
     pthread_mutex_lock(&h->mu);
     unsigned low = h->next_id;   /* this rank's lowest live plan */
     for (cx_plan_comm *pc = h->list; pc; pc = pc->next)
@@ -95,10 +117,10 @@ static int sweep(MPI_Comm comm, cx_plan_comms *h, cx_plan_comm **reuse)
     cx_plan_comm *dead = NULL, **tail = &dead, **at = &h->list;
     int kept = 0;
     while (*at && (*at)->id < all) {   /* retired: below a live one */
-        if (!*reuse) {
+        if (reuse && !*reuse) {
             *reuse = *at;
             *at = (*at)->next;
-        } else if (kept < SPARE) {
+        } else if (kept < spare) {
             kept++;
             at = &(*at)->next;
         } else {
@@ -122,7 +144,7 @@ int cx_plan_comm_new(cx_comm *parent, MPI_Comm comm, cx_plan_comm **out)
 {
     cx_plan_comms *h = home_of(parent);
     cx_plan_comm *pc = NULL;
-    int err = h ? sweep(comm, h, &pc) : MPI_ERR_NO_MEM;
+    int err = h ? sweep(comm, h, &pc, SPARE) : MPI_ERR_NO_MEM;
     if (!err && !pc) {
         if (!(pc = calloc(1, sizeof *pc)))
             err = MPI_ERR_NO_MEM;
@@ -168,6 +190,12 @@ void cx_plan_comms_release(cx_comm *parent)
     cx_plan_comms *h = parent->plan_comms;
     if (!h)
         return;
+    /* The program freed the parent (collective, its calls drained): what
+     * every rank retired is destroyed now, or a program that makes
+     * persistent calls on communicators it makes and frees in turn runs
+     * the MPI out of communicators (MPICH: 2048 context ids). */
+    if (!atomic_load(&finalizing))
+        sweep(parent->priv, h, NULL, 0);
     parent->plan_comms = NULL;
     pthread_mutex_lock(&h->mu);
     h->parent = 0;

@@ -22,10 +22,11 @@ int cx_plan_comm_new(struct cx_comm *parent, MPI_Comm comm, cx_plan_comm **out);
 MPI_Comm cx_plan_comm_of(const cx_plan_comm *pc);
 /* At the plan's free (local): retired, destroyed later. */
 void cx_plan_comm_retire(cx_plan_comm *pc);
-/* With the parent's state (its communicator freed, or MPI_Finalize):
- * what is retired is forgotten, not freed (no rank can tell whether the
- * others freed it; its windows go at MPI_Finalize, as every node segment
- * does), and so are the plans still alive when they are freed. */
+/* With the parent's state. Its communicator freed by the program
+ * (collective): what every rank retired is destroyed (one MPI_Allreduce on
+ * the parent's private communicator). At MPI_Finalize, and for plans some
+ * rank still holds, they are forgotten, not freed (no rank can tell
+ * alone; their windows go at MPI_Finalize, as every node segment does). */
 void cx_plan_comms_release(struct cx_comm *parent);
 
 #endif

@@ -21,7 +21,8 @@
     }
 CX_COLLECTIVES(CX_WRAP)
 
-/* COLLX_STATS reduces every rank's counters at MPI_Finalize: each rank
+/* Every rank's settings are compared first (settings.c).
+ * COLLX_STATS reduces every rank's counters at MPI_Finalize: each rank
  * hooks it at MPI_Init, also a rank that never calls a collective.
  * COLLX_TUNE_ONLINE reads its cache there (collective over
  * MPI_COMM_WORLD), and hooks its end at MPI_Finalize. */
@@ -29,6 +30,7 @@ int MPI_Init(int *argc, char ***argv)
 {
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS) {
+        cx_settings_check();
         cx_stats_report_at_finalize();
         cx_online_start();
     }
@@ -39,6 +41,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS) {
+        cx_settings_check();
         cx_stats_report_at_finalize();
         cx_online_start();
     }
