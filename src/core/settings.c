@@ -25,6 +25,10 @@
 #include <time.h>
 #include "cx_internal.h"
 
+#ifndef COLLX_VERSION_TEXT
+#define COLLX_VERSION_TEXT "?"
+#endif
+
 #define UNSET 0u    /* the digest of a setting that is not given */
 
 enum { VERDICT_SAME, VERDICT_DIFFER, VERDICT_MISSING };
@@ -251,16 +255,51 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
         snprintf(message, sizeof message, "see rank 0's message");
 }
 
+/* The MPI collx was compiled for, as text. */
+static void built_for(char *out, size_t len)
+{
+#if defined(OMPI_MAJOR_VERSION)
+    snprintf(out, len, "Open MPI %d.%d.%d", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+             OMPI_RELEASE_VERSION);
+#elif defined(MPICH_VERSION)
+    snprintf(out, len, "MPICH %s", MPICH_VERSION);
+#else
+    snprintf(out, len, "MPI %d.%d", MPI_VERSION, MPI_SUBVERSION);
+#endif
+}
+
+/* COLLX_VERBOSE: one line at start on rank 0 (issue 51): which collx, for
+ * which MPI, on which, with which rules, and whether the ranks agree. */
+static void banner(int p, int checked)
+{
+    char mine[64], lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    built_for(mine, sizeof mine);
+    PMPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n,")] = 0;   /* its first line, up to a comma */
+    const char *rules = cx_knob_env(CX_KNOB_RULES);
+    cx_say("version %s, built for %s, running on %s; %d ranks, settings %s; rules: %s",
+           COLLX_VERSION_TEXT, mine, lib, p,
+           !checked ? "not checked (COLLX_CHECK_TIMEOUT=0)"
+           : atomic_load(&all_native) ? "not answered by every rank: the MPI serves every call"
+           : atomic_load(&poisoned) ? "DIFFER (above)" : "the same on every rank",
+           rules ? rules : "none");
+}
+
 void cx_settings_check(void)
 {
     int p = 1, rank = 0, init = 0;
     PMPI_Initialized(&init);
-    if (!init || timeout_s() <= 0)
+    if (!init)
         return;
     PMPI_Comm_size(MPI_COMM_WORLD, &p);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (p < 2)
+    int check = p > 1 && timeout_s() > 0;
+    if (!check) {
+        if (rank == 0 && cx_verbose() > 0)
+            banner(p, p < 2);
         return;
+    }
     uint64_t *all = calloc((size_t)(rank == 0 ? p : 1) * CX_KNOB_COUNT, sizeof(uint64_t));
     if (!all)
         return;
@@ -271,6 +310,8 @@ void cx_settings_check(void)
     else
         rank_side(rank, tag_base(), all);
     free(all);
+    if (rank == 0 && cx_verbose() > 0)
+        banner(p, 1);
 }
 
 int cx_settings_native(void)

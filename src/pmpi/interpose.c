@@ -11,6 +11,7 @@
 #include "../core/cx_internal.h"
 #include "../core/online.h"
 #include "../core/stats.h"
+#include "which_mpi.h"
 
 #define CX_WRAP(E, N, n)                                                       \
     int MPI_##N(CX_DECLS(E)) { return CX_##N(CX_NAMES(E)); }                   \
@@ -28,6 +29,7 @@ CX_COLLECTIVES(CX_WRAP)
  * MPI_COMM_WORLD), and hooks its end at MPI_Finalize. */
 int MPI_Init(int *argc, char ***argv)
 {
+    cx_pmpi_check_mpi();
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS) {
         cx_settings_check();
@@ -39,6 +41,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    cx_pmpi_check_mpi();
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS) {
         cx_settings_check();
