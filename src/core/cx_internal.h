@@ -35,6 +35,10 @@ void cx_settings_check(void);
 const char *cx_settings_differ(int coll);
 int cx_settings_native(void);
 
+/* A blocking call entered and left (watchdog.c: COLLX_WAIT_WARN). */
+void cx_watch_enter(int coll);
+void cx_watch_leave(void);
+
 /* Executes one call (blocking, or nonblocking when req != NULL). */
 int cx_dispatch(cx_args *a, CX_Request *req);
 /* The same, nonblocking, into an MPI_Request: the MPI's own request when

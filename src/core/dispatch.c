@@ -186,7 +186,21 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
 }
 
 /* want: the algorithm the caller asks for (NULL: select one). */
+static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
+
+/* A blocking call is watched from entry (its first call on a communicator
+ * sets up collx's state there, collectively) to return: watchdog.c. */
 static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    if (o->req || o->mreq)
+        return dispatch_now(a, o, want);
+    cx_watch_enter(a->coll);
+    int err = dispatch_now(a, o, want);
+    cx_watch_leave();
+    return err;
+}
+
+static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
 {
     const cx_algorithm *alg;
     if (o->req)

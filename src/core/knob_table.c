@@ -71,6 +71,11 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
         .meaning = "seconds rank 0 waits at MPI_Init for every rank's settings (the "
                    "interposer); ranks that do not answer (no collx there): MPI serves every "
                    "call; 0: no check"},
+    [CX_KNOB_WAIT_WARN] = {
+        "COLLX_WAIT_WARN", "core", REAL_KNOB(0, 1e9), .def = "60", .rank_local = 1,
+        .meaning = "seconds a rank waits in a blocking collective before it says so, once "
+                   "(it keeps waiting: some rank may not make the call, or not load collx); "
+                   "0: never"},
 
     /* ---- online tuning ---- */
     [CX_KNOB_TUNE_ONLINE] = {

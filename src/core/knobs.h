@@ -33,6 +33,7 @@ typedef enum {
     CX_KNOB_SMPI_REDUCE_BW,
     CX_KNOB_STATS,
     CX_KNOB_CHECK_TIMEOUT,
+    CX_KNOB_WAIT_WARN,
     /* online tuning (online.c) */
     CX_KNOB_TUNE_ONLINE,
     CX_KNOB_TUNE_CANDIDATES,

@@ -7,12 +7,16 @@
  *            other collectives work.
  *   missing: the preload on some ranks only. Every call must work (the
  *            ranks with collx hand them to the MPI, as the others do).
+ *   late:    rank 1 enters MPI_Bcast 3 s late: the others, waiting in
+ *            it, say so (COLLX_WAIT_WARN=1) and then finish.
  *
  * Each rank prints its MPI_Allreduce's error class; rank 0 gathers them
  * with MPI_Gather (whose settings agree) and prints a summary.
- * usage: settings differ|missing */
+ * usage: settings differ|missing|late */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <mpi.h>
 
 int main(int argc, char **argv)
@@ -39,6 +43,10 @@ int main(int argc, char **argv)
     int b[1000];
     for (int i = 0; i < 1000; i++)
         b[i] = rank == 1 ? i * 3 : -1;
+    if (argc > 1 && strcmp(argv[1], "late") == 0 && rank == 1) {
+        struct timespec t = {3, 0};
+        nanosleep(&t, NULL);
+    }
     failures += MPI_Bcast(b, 1000, MPI_INT, 1, MPI_COMM_WORLD) != MPI_SUCCESS;
     for (int i = 0; i < 1000; i++)
         failures += b[i] != i * 3;
@@ -52,7 +60,7 @@ int main(int argc, char **argv)
             total += all[2 * r + 1];
         }
         printf("settings %s: MPI_Allreduce returned MPI_ERR_OTHER on %d of %d ranks; "
-               "%d failures: %s\n", differ ? "differ" : "missing", other, size, total,
+               "%d failures: %s\n", argc > 1 ? argv[1] : "?", other, size, total,
                total ? "FAIL" : "OK");
         failures = total;
     }
