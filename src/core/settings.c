@@ -235,7 +235,11 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
     unsigned verdict[2] = {VERDICT_MISSING, 0};
     MPI_Request send, recv;
     int done = 0;
-    PMPI_Isend(mine, CX_KNOB_COUNT, MPI_UINT64_T, 0, tag, MPI_COMM_WORLD, &send);
+    /* The send may outlive this call (rank 0 without collx never receives
+     * it): its buffer must too. */
+    static uint64_t sent[CX_KNOB_COUNT];
+    memcpy(sent, mine, sizeof sent);
+    PMPI_Isend(sent, CX_KNOB_COUNT, MPI_UINT64_T, 0, tag, MPI_COMM_WORLD, &send);
     PMPI_Irecv(verdict, 2, MPI_UNSIGNED, 0, tag + 1, MPI_COMM_WORLD, &recv);
     /* Longer than rank 0 waits for the others: whatever rank 0 decides
      * reaches every rank it heard from (ranks enter MPI_Init together,
