@@ -153,14 +153,15 @@ static unsigned compare(const uint64_t *all, int p, const int *heard)
             n_unset += all[(size_t)ranks[i] * CX_KNOB_COUNT + k] == UNSET;
         char list[256];
         rank_list(ranks, n_other, list, sizeof list);
-        const char *mine = cx_knob_env((cx_knob)k);
+        const char *mine = cx_knob_env((cx_knob)k), *q = mine ? "\"" : "";
+        const char *theirs = n_unset == n_other ? "unset"
+                             : k == CX_KNOB_RULES ? "another file (or content)"
+                                                  : "another value";
         if (used < sizeof message)
             used += (size_t)snprintf(message + used, sizeof message - used,
-                                     "%s%s is %s%s%s on rank 0 and %s on rank%s %s", used ? "; " : "",
-                                     cx_knob_decls[k].name, mine ? "\"" : "",
-                                     mine ? mine : "unset", mine ? "\"" : "",
-                                     n_unset == n_other ? "unset" : k == CX_KNOB_RULES ?
-                                     "another file (or content)" : "another value",
+                                     "%s%s is %s%s%s on rank 0 and %s on rank%s %s",
+                                     used ? "; " : "", cx_knob_decls[k].name, q,
+                                     mine ? mine : "unset", q, theirs,
                                      n_other > 1 ? "s" : "", list);
     }
     free(ranks);
@@ -176,8 +177,8 @@ static void say_differ(unsigned bad)
             used += (size_t)snprintf(colls + used, sizeof colls - used, "%s%s", used ? ", " : "",
                                      cx_coll_mpi_name((cx_coll)c));
     fprintf(stderr, "collx: error: settings differ between ranks: %s. Calls of %s return "
-            "MPI_ERR_OTHER on every rank. Give every rank the same settings (collxrun does; "
-            "by hand: mpirun -x NAME, mpiexec -genv NAME VALUE, srun --export=ALL)\n",
+            "MPI_ERR_OTHER on every rank. Give every rank the same settings ("
+            "mpirun -x NAME, mpiexec -genv NAME VALUE, srun --export=ALL)\n",
             message, bad == (1u << CX_COLL_COUNT) - 1 ? "every collective" : colls);
 }
 
@@ -194,8 +195,8 @@ static void say_missing(const int *heard, int p)
     free(ranks);
     fprintf(stderr, "collx: rank%s %s did not answer collx's settings check within %g s "
             "(COLLX_CHECK_TIMEOUT): they do not load collx (forward LD_PRELOAD to every "
-            "rank: collxrun, or mpirun -x LD_PRELOAD). Every collective runs the MPI's own "
-            "algorithm on every rank\n", n > 1 ? "s" : "", list, timeout_s());
+            "rank: mpirun -x LD_PRELOAD, mpiexec -genv LD_PRELOAD ...). Every collective "
+            "runs the MPI's own algorithm on every rank\n", n > 1 ? "s" : "", list, timeout_s());
 }
 
 static void root_side(int p, int tag, uint64_t *all)

@@ -32,7 +32,7 @@ void cx_pmpi_check_mpi(void)
     dladdr((void *)cx_pmpi_check_mpi, &self);
     fprintf(stderr, "collx: error: %s was built for " BUILT_FOR ", but this program also "
             "loads " OTHER " (%s): preload the interposer built for " OTHER " (a build "
-            "configured with its mpicc; collxrun picks it). Stopping before MPI_Init.\n",
+            "configured with its mpicc). Stopping before MPI_Init.\n",
             self.dli_fname ? self.dli_fname : "the interposer",
             where.dli_fname ? where.dli_fname : "its library");
     fflush(stderr);
