@@ -16,13 +16,11 @@
  * long; where someone did not answer, collx hands every call of every rank
  * that loaded it to the MPI (the ranks without it do so anyway): slower,
  * never a hang. */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "cx_internal.h"
 
 #ifndef COLLX_VERSION_TEXT
@@ -96,7 +94,7 @@ static double timeout_s(void)
 static int wait_all(int n, MPI_Request *reqs, int *done, double seconds)
 {
     double end = PMPI_Wtime() + seconds;
-    int all = 0, naps = 0;
+    int all = 0, spins = 0;
     while (!all && PMPI_Wtime() < end) {
         all = 1;
         for (int i = 0; i < n; i++)
@@ -104,10 +102,8 @@ static int wait_all(int n, MPI_Request *reqs, int *done, double seconds)
                 PMPI_Test(&reqs[i], &done[i], MPI_STATUS_IGNORE);
         for (int i = 0; i < n && all; i++)
             all = done[i] || reqs[i] == MPI_REQUEST_NULL;
-        if (!all) {
-            struct timespec t = {0, naps++ < 100 ? 10000L : 1000000L};
-            nanosleep(&t, NULL);
-        }
+        if (!all)
+            cx_backoff(&spins);   /* the core's polite wait */
     }
     for (int i = 0; i < n; i++)
         if (!done[i] && reqs[i] != MPI_REQUEST_NULL) {
