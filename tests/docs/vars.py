@@ -9,7 +9,8 @@ usage: vars.py ROOT COLLX_INFO MPIEXEC [FLAGS...]
   collx cannot use), and the message for the unusable ones names the
   variable and what it takes;
 - `collx_info --vars` (text) names every one;
-- the README's table names every one;
+- the reference (docs/reference/variables.md, which tools/gen_reference.sh
+  makes from collx_info) names every one;
 - no file of src/ reads the environment but the knob mechanism (knobs.c).
 Prints every problem; exit status 1 if any."""
 import json
@@ -108,13 +109,14 @@ for n, v in tuned.items():
             problems.append(f"{n}: tune_algs names {a!r}, not a registered algorithm")
 
 text, _ = info("--vars")
-readme = open(os.path.join(ROOT, "README.md")).read()
+REFERENCE = "docs/reference/variables.md"
+reference = open(os.path.join(ROOT, REFERENCE)).read()
 for name in by:
     if not re.search(rf"^{name} \[", text, re.M):
         problems.append(f"collx_info --vars does not show {name}")
     pattern = "COLLX_<COLL>_ALGORITHM" if name.endswith("_ALGORITHM") else name
-    if f"`{pattern}`" not in readme and f"`{pattern}=" not in readme:
-        problems.append(f"README.md does not name {pattern}")
+    if f"`{pattern}`" not in reference and f"`{pattern}=" not in reference:
+        problems.append(f"{REFERENCE} does not name {pattern}")
 
 for folder, _, files in os.walk(os.path.join(ROOT, "src")):
     for f in files:
