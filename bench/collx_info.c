@@ -3,6 +3,7 @@
  * with what each needs and what runs instead when it cannot serve a call.
  *
  *   collx_info                  the algorithms
+ *   collx_info --version        collx's version and the MPI it was built for
  *   collx_info --vars [--json]  every COLLX_* variable (src/core/knob_table.c):
  *                               its value now, default, what it takes, whether a
  *                               rule's "params" may set it, what it means */
@@ -131,12 +132,34 @@ static void vars_json(void)
     printf("\n]}\n");
 }
 
+static const char usage[] =
+    "usage: collx_info [--version | --vars [--json] | --help]\n"
+    "  (no option)     every collective, its algorithms, what each needs\n"
+    "  --version       collx's version and the MPI it was built for\n"
+    "  --vars          every COLLX_* variable: value now, default, meaning\n"
+    "  --vars --json   the same as JSON\n"
+    "Runs as one process (no launcher needed) or under mpirun; rank 0 prints.\n";
+
 int main(int argc, char **argv)
 {
     int vars = 0, json = 0, rank;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--version")) {   /* no MPI_Init: works anywhere */
+            char v[CX_MAX_LIBRARY_VERSION_STRING];
+            CX_Get_library_version(v, sizeof v, NULL);
+            printf("%s\n", v);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
         vars |= !strcmp(argv[i], "--vars");
         json |= !strcmp(argv[i], "--json");
+        if (strcmp(argv[i], "--vars") && strcmp(argv[i], "--json")) {
+            fprintf(stderr, "collx_info: unknown option '%s'\n%s", argv[i], usage);
+            return 2;
+        }
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

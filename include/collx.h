@@ -23,8 +23,19 @@
 extern "C" {
 #endif
 
+/* This collx's version (CMakeLists.txt's project() must agree: configure
+ * checks). At run time: CX_Get_version(), CX_Get_library_version(). */
 #define COLLX_VERSION_MAJOR 0
 #define COLLX_VERSION_MINOR 1
+#define COLLX_VERSION_PATCH 0
+
+/* The version of the collx loaded (which may differ from the header's). */
+int CX_Get_version(int *major, int *minor, int *patch);
+/* Like MPI_Get_library_version: "collx 0.1.0 for Open MPI 4.1.4" (the MPI
+ * it was built for). Needs no MPI_Init. resultlen may be NULL; the text
+ * is cut to fit len bytes, NUL included. */
+#define CX_MAX_LIBRARY_VERSION_STRING 96
+int CX_Get_library_version(char *version, int len, int *resultlen);
 
 /* ---- collectives ----
  * For every MPI-3.1 collective MPI_<Name> (list: collx_colls.h) collx has

@@ -10,9 +10,6 @@
 #include "json.h"
 #include "online.h"
 
-#ifndef COLLX_VERSION_TEXT
-#define COLLX_VERSION_TEXT "?"
-#endif
 
 /* Runs of white space (MPICH's string has several lines) become one
  * space; none at the ends. */
@@ -74,8 +71,8 @@ void cx_fingerprint_make(cx_fingerprint *f, int ranks, int nodes, int ranks_per_
     memset(f, 0, sizeof *f);
     PMPI_Get_library_version(f->mpi, &len);
     squeeze(f->mpi);
-    snprintf(f->collx, sizeof f->collx, "%s (%d algorithms)", COLLX_VERSION_TEXT,
-             cx_algorithm_total());
+    snprintf(f->collx, sizeof f->collx, "%d.%d.%d (%d algorithms)", COLLX_VERSION_MAJOR,
+             COLLX_VERSION_MINOR, COLLX_VERSION_PATCH, cx_algorithm_total());
     f->ranks = ranks;
     f->nodes = nodes;
     f->ranks_per_node = ranks_per_node;

@@ -23,10 +23,6 @@
 #include <string.h>
 #include "cx_internal.h"
 
-#ifndef COLLX_VERSION_TEXT
-#define COLLX_VERSION_TEXT "?"
-#endif
-
 #define UNSET 0u    /* the digest of a setting that is not given */
 
 enum { VERDICT_SAME, VERDICT_DIFFER, VERDICT_MISSING };
@@ -256,31 +252,19 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
         snprintf(message, sizeof message, "see rank 0's message");
 }
 
-/* The MPI collx was compiled for, as text. */
-static void built_for(char *out, size_t len)
-{
-#if defined(OMPI_MAJOR_VERSION)
-    snprintf(out, len, "Open MPI %d.%d.%d", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
-             OMPI_RELEASE_VERSION);
-#elif defined(MPICH_VERSION)
-    snprintf(out, len, "MPICH %s", MPICH_VERSION);
-#else
-    snprintf(out, len, "MPI %d.%d", MPI_VERSION, MPI_SUBVERSION);
-#endif
-}
-
 /* COLLX_VERBOSE: one line at start on rank 0 (issue 51): which collx, for
  * which MPI, on which, with which rules, and whether the ranks agree. */
 static void banner(int p, int checked)
 {
-    char mine[64], lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    char mine[CX_MAX_LIBRARY_VERSION_STRING], lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
-    built_for(mine, sizeof mine);
+    CX_Get_library_version(mine, sizeof mine, NULL);
     PMPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n,")] = 0;   /* its first line, up to a comma */
+    for (char *c = lib; *c; c++)
+        *c = *c == '\t' ? ' ' : *c;  /* MPICH: "MPICH Version:<tab>4.0.2" */
     const char *rules = cx_knob_env(CX_KNOB_RULES);
-    cx_say("version %s, built for %s, running on %s; %d ranks, settings %s; rules: %s",
-           COLLX_VERSION_TEXT, mine, lib, p,
+    cx_say("%s, running on %s; %d ranks, settings %s; rules: %s", mine, lib, p,
            !checked ? "not checked (COLLX_CHECK_TIMEOUT=0)"
            : atomic_load(&all_native) ? "not answered by every rank: the MPI serves every call"
            : atomic_load(&poisoned) ? "DIFFER (above)" : "the same on every rank",

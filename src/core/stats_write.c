@@ -117,7 +117,11 @@ static void csv(FILE *f, const cx_stats_report *r, const row *s, int ns, const r
 static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const row *b,
                  int nb)
 {
-    fprintf(f, "{\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
+    char collx[CX_MAX_LIBRARY_VERSION_STRING];
+    CX_Get_library_version(collx, sizeof collx, NULL);
+    fprintf(f, "{\n  \"collx\": ");
+    cx_json_write_string(f, collx);
+    fprintf(f, ",\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         fprintf(f, "%s\n    \"%s\": ", u ? "," : "", units[u][0]);
         cx_json_write_string(f, units[u][1]);

@@ -1,0 +1,34 @@
+/* Which collx this is, and for which MPI it was compiled. */
+#include <stdio.h>
+#include "collx.h"
+
+int CX_Get_version(int *major, int *minor, int *patch)
+{
+    if (major)
+        *major = COLLX_VERSION_MAJOR;
+    if (minor)
+        *minor = COLLX_VERSION_MINOR;
+    if (patch)
+        *patch = COLLX_VERSION_PATCH;
+    return MPI_SUCCESS;
+}
+
+int CX_Get_library_version(char *version, int len, int *resultlen)
+{
+    if (!version || len < 1)
+        return MPI_ERR_ARG;
+#if defined(OMPI_MAJOR_VERSION)
+    int n = snprintf(version, (size_t)len, "collx %d.%d.%d for Open MPI %d.%d.%d",
+                     COLLX_VERSION_MAJOR, COLLX_VERSION_MINOR, COLLX_VERSION_PATCH,
+                     OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION);
+#elif defined(MPICH_VERSION)
+    int n = snprintf(version, (size_t)len, "collx %d.%d.%d for MPICH %s", COLLX_VERSION_MAJOR,
+                     COLLX_VERSION_MINOR, COLLX_VERSION_PATCH, MPICH_VERSION);
+#else
+    int n = snprintf(version, (size_t)len, "collx %d.%d.%d for MPI %d.%d", COLLX_VERSION_MAJOR,
+                     COLLX_VERSION_MINOR, COLLX_VERSION_PATCH, MPI_VERSION, MPI_SUBVERSION);
+#endif
+    if (resultlen)
+        *resultlen = n < len ? n : len - 1;
+    return MPI_SUCCESS;
+}
