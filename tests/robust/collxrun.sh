@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# collxrun (bin/collxrun.in) as a user meets it: a real launch through the
+# build's collxrun, settings from options, the environment and a config
+# file reaching every rank; and every bad input a message and exit code 2,
+# never a hang or a silent native run.
+#   collxrun.sh COLLXRUN LAUNCHER NP_FLAG APP OTHER_MPI_APP|- [LAUNCHER FLAGS...]
+# APP: tests/robust/settings.c (plain MPI; "missing" mode checks results).
+set -u
+collxrun="$1" launcher="$2" npf="$3" app="$4" other="$5"
+shift 5
+flags=("$@")
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect NAME RC REGEX -- command...: the exit status and a line of output
+expect() {
+  local name="$1" rc="$2" re="$3"
+  shift 4
+  local out got
+  out="$(timeout 120 "$@" 2>&1)"
+  got=$?
+  if [ "$got" = "$rc" ] && grep -Eq -- "$re" <<<"$out"; then
+    echo "ok   $name"
+  else
+    echo "FAIL $name: exit $got (want $rc), output wants /$re/:"
+    sed 's/^/     | /' <<<"$out"
+    fails=$((fails + 1))
+  fi
+}
+
+run=("$launcher" "${flags[@]}" "$npf")
+
+# A real run: the algorithm forced and verbose by options; the program
+# checks its results (settings ... OK).
+expect option.algorithm 0 'MPI_Allreduce -> recursive_doubling.*' -- \
+  "$collxrun" --verbose --algorithm allreduce=recursive_doubling -- "${run[@]}" 3 "$app" missing
+expect option.result 0 'settings missing: .* 0 failures: OK' -- \
+  "$collxrun" --algorithm allreduce=rabenseifner -- "${run[@]}" 3 "$app" missing
+# The environment's COLLX_ settings, and a config file (options and
+# variables; the command line wins over both).
+printf '# a config file\n--verbose\nCOLLX_BCAST_ALGORITHM=binomial\n--algorithm allreduce=recursive_doubling\n' \
+  >"$tmp/collx.conf"
+expect config.file 0 'MPI_Bcast -> binomial' -- \
+  env COLLX_CONFIG="$tmp/collx.conf" "$collxrun" -- "${run[@]}" 2 "$app" missing
+expect config.cmdline_wins 0 'MPI_Allreduce -> rabenseifner' -- \
+  env COLLX_CONFIG="$tmp/collx.conf" "$collxrun" --algorithm allreduce=rabenseifner -- \
+  "${run[@]}" 2 "$app" missing
+expect env.forwarded 0 'MPI_Allreduce -> rabenseifner' -- \
+  env COLLX_VERBOSE=1 COLLX_ALLREDUCE_ALGORITHM=rabenseifner "$collxrun" -- "${run[@]}" 2 "$app" missing
+# The settings the ranks get, by launcher (printed, not run).
+expect dryrun.rules 0 "COLLX_RULES[= ]/.*/rules.json" -- \
+  bash -c "echo '{}' >'$tmp/rules.json' && cd '$tmp' && '$collxrun' --dry-run --rules rules.json -- ${run[*]} 2 '$app'"
+
+# Bad input: a message that says what to do, exit code 2.
+expect err.no_launcher 2 'no launcher' -- "$collxrun" --verbose
+expect err.unknown_launcher 2 "'bash' is not a launcher collxrun knows" -- \
+  "$collxrun" -- bash -c true
+expect err.missing_launcher 2 "launcher 'no-such-mpirun' not found" -- \
+  "$collxrun" -- no-such-mpirun -n 2 "$app"
+expect err.algorithm_form 2 '--algorithm wants COLL=ALG' -- \
+  "$collxrun" --algorithm ring -- "${run[@]}" 2 "$app"
+expect err.collective 2 "no collective 'allreduc'" -- \
+  "$collxrun" --algorithm allreduc=ring -- "${run[@]}" 2 "$app"
+expect err.option 2 "unknown option '--fast'" -- "$collxrun" --fast -- "${run[@]}" 2 "$app"
+expect err.rules 2 '--rules .*cannot read it' -- \
+  "$collxrun" --rules /nonexistent.json -- "${run[@]}" 2 "$app"
+expect err.set 2 "'FOO' is not a collx setting" -- "$collxrun" --set FOO=1 -- "${run[@]}" 2 "$app"
+printf 'COLLX_VERBOSE=1\nverbose\n' >"$tmp/bad.conf"
+expect err.config 2 'bad.conf:2: want COLLX_NAME=VALUE' -- \
+  env COLLX_CONFIG="$tmp/bad.conf" "$collxrun" -- "${run[@]}" 2 "$app"
+# A program of the other MPI: this build has no interposer for it.
+if [ "$other" != - ]; then
+  expect err.other_mpi 2 'the program uses .*, but the collx in .* was built for another MPI' -- \
+    "$collxrun" -- "${run[@]}" 2 "$other" missing
+fi
+
+if [ "$fails" -gt 0 ]; then
+  echo "collxrun: $fails case(s) failed"
+  exit 1
+fi
+echo "collxrun: all cases passed"
