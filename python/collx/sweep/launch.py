@@ -6,10 +6,11 @@ import functools
 import os
 import subprocess
 
+from collx import tools
+
 # program name -> path under build/smpi or build/<mpi>
-PROGRAMS = {"collbench": "bench/collbench", "fft": "apps/fft/fft",
-            "rma_loggp": "bench/rma_loggp", "topo_cost": "bench/topo_cost",
-            "overhead": "bench/overhead"}
+PROGRAMS = {k: tools.BUILT[k] for k in ("collbench", "fft", "rma_loggp", "topo_cost",
+                                        "overhead")}
 MPIS = ("openmpi", "mpich")
 # what bash itself sets, not mpi_env.sh
 SHELL_VARS = {"SHLVL", "_", "PWD", "OLDPWD"}
@@ -33,7 +34,13 @@ def program_path(v):
     if name not in PROGRAMS:
         raise ValueError(f"unknown program '{name}' (one of {', '.join(PROGRAMS)})")
     build = "smpi" if engine(v) == "smpi" else v.text("mpi")
-    return os.path.join(root_of(v), "build", build, PROGRAMS[name])
+    built = os.path.join(root_of(v), "build", build, PROGRAMS[name])
+    if build == "smpi" or os.path.exists(built):
+        return built
+    try:   # a real MPI's program where collx finds it (installed, PATH: tools.py)
+        return tools.find(name, build)
+    except tools.ToolNotFound:
+        return built   # the run's command names what is missing
 
 
 @functools.lru_cache(maxsize=None)

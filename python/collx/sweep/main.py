@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 
+from collx import tools
 from collx.sweep import check, launch, spec
 from collx.sweep.runner import Runner, assign_cells
 
@@ -39,7 +40,9 @@ def parse(argv):
     ap.add_argument("-n", "--dry-run", action="store_true", help="show the runs, run nothing")
     ap.add_argument("--check", action="store_true",
                     help="check the sweeps (algorithms registered, platforms ...), run nothing")
-    ap.add_argument("--info", help="collx_info listing the algorithms (default build/$COLLX_MPI)")
+    ap.add_argument("--info", "--collx-info", dest="info",
+                    help="collx_info listing the algorithms (default: as collx/tools.py "
+                    "finds it; from a checkout build/$COLLX_MPI)")
     return ap.parse_args(argv)
 
 
@@ -123,9 +126,13 @@ def listing(cat):
 
 
 def run_checks(cat, sweeps, info):
-    mpi = os.environ.get("COLLX_MPI", "openmpi")
-    info = info or os.path.join(ROOT, "build", mpi, "bench", "collx_info")
-    reg = check.registry(info, launch.mpi_setup(ROOT, mpi)[1])
+    mpi = tools.default_mpi()
+    try:
+        info = tools.find("collx_info", mpi, info)
+    except tools.ToolNotFound as e:
+        print(f"collx sweep --check: {e}", file=sys.stderr)
+        return 2
+    reg = check.registry(info, launch.mpi_setup(ROOT, mpi)[1] if tools.checkout() else {})
     assign_cells(sweeps, "$TMP")
     from collx.cli import COMMANDS
     problems = []
