@@ -4,6 +4,7 @@
  *
  *   collx_info                  the algorithms
  *   collx_info --version        collx's version and the MPI it was built for
+ *   collx_info --man            the collx(7) manual page (roff)
  *   collx_info --vars [--json]  every COLLX_* variable (src/core/knob_table.c):
  *                               its value now, default, what it takes, whether a
  *                               rule's "params" may set it, what it means */
@@ -11,6 +12,7 @@
 #include <string.h>
 #include "collx.h"
 #include "core/knobs.h"
+#include "info_man.h"
 
 static const char *const type_names[] = {"int", "size", "real", "enum", "string", "path",
                                           "algorithm"};
@@ -133,11 +135,12 @@ static void vars_json(void)
 }
 
 static const char usage[] =
-    "usage: collx_info [--version | --vars [--json] | --help]\n"
+    "usage: collx_info [--version | --vars [--json] | --man | --help]\n"
     "  (no option)     every collective, its algorithms, what each needs\n"
     "  --version       collx's version and the MPI it was built for\n"
     "  --vars          every COLLX_* variable: value now, default, meaning\n"
     "  --vars --json   the same as JSON\n"
+    "  --man           the collx(7) manual page (roff): collx_info --man | man -l -\n"
     "Runs as one process (no launcher needed) or under mpirun; rank 0 prints.\n";
 
 int main(int argc, char **argv)
@@ -148,6 +151,10 @@ int main(int argc, char **argv)
             char v[CX_MAX_LIBRARY_VERSION_STRING];
             CX_Get_library_version(v, sizeof v, NULL);
             printf("%s\n", v);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--man")) {
+            info_man();
             return 0;
         }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
