@@ -1,5 +1,6 @@
-"""python3 -m collx COMMAND ...: the package's commands, each a module's
-main(argv) (imported only when used)."""
+"""collx COMMAND ... (python3 -m collx; the console script of pyproject.toml
+and the bin/collx that cmake --install writes): the package's commands,
+each a module's main(argv) (imported only when used)."""
 import importlib
 import sys
 
@@ -18,9 +19,14 @@ COMMANDS = {
     ("tables", "cluster"): "collx.tables.cluster",
     ("model", "rma"): "collx.models.rma",
     "tune": "collx.tune.main",
+    "rules": "collx.rulesfile",
 }
 
-USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
+# command -> the words it stands for
+ALIASES = {"validate": ["tune", "validate"]}
+
+USAGE = """usage: collx COMMAND ...   (from a checkout: ./run collx, or PYTHONPATH=python
+       python3 -m collx; collx --version)
 
   sweep NAME|FILE... [-o OUT] [--set K=V] [--dry-run] [--check] [--list]
                             run sweeps of python/collx/sweeps.json
@@ -37,6 +43,10 @@ USAGE = """usage: python3 -m collx COMMAND ...   (PYTHONPATH=python)
   tune (--platform NAME -n P | --launch CMD | --real -n P) [--colls ..] [--budget S]
        [--out rules.json] [--report DIR] [--grid]   measured rules (tune --help)
   tune validate --rules R (target) [--out DIR]   the rules on held-out points
+  validate ...              the same as tune validate
+  rules check FILE...       is a rules file (COLLX_RULES) usable, and what it serves
+Programs (collbench, collx_info) are found by --collbench/--collx-info,
+$COLLX_BENCH_DIR, beside this collx (PREFIX/bin; a checkout's build), PATH.
 """
 
 
@@ -45,14 +55,30 @@ def dispatch(argv):
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE)
         return 0
+    if argv[:1] in (["--version"], ["-V"]):
+        from collx._version import __version__
+        print(f"collx {__version__}")
+        return 0
+    if argv[:1] and argv[0] in ALIASES:
+        argv = ALIASES[argv[0]] + argv[1:]
     if len(argv) >= 2 and tuple(argv[:2]) in COMMANDS:
-        module, rest = COMMANDS[tuple(argv[:2])], argv[2:]
+        module, rest, name = COMMANDS[tuple(argv[:2])], argv[2:], " ".join(argv[:2])
     elif argv and argv[0] in COMMANDS:
-        module, rest = COMMANDS[argv[0]], argv[1:]
+        module, rest, name = COMMANDS[argv[0]], argv[1:], argv[0]
     else:
         sys.stderr.write(USAGE)
         return 2
-    return importlib.import_module(module).main(rest) or 0
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:   # a third-party package this command needs
+        if (e.name or "").split(".")[0] == "collx":
+            raise
+        sys.stderr.write(f"collx {name}: needs the Python package {e.name}, "
+                         f"which {sys.executable} lacks: pip install {e.name} (Debian: "
+                         f"python3-{e.name}), or run collx with a Python that has it "
+                         "(COLLX_PYTHON=/usr/bin/python3 for bin/collx)\n")
+        return 2
+    return mod.main(rest) or 0
 
 
 def main():

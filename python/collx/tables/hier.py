@@ -223,7 +223,17 @@ def rules(t, path):
                 times = {v: y for v, y in times.items() if y}
                 choice[(p, m)] = min(times, key=times.get) if times else "native"
         out += tune_rules.build(c, Grid(c, ps, ms), choice, node=16, comm_open_below=False)
-    tune_rules.write(path, out)
+    sizes = sorted({k[2] for k in t if k[0] in RULE_COLLS})
+    procs = sorted({k[1] for k in t if k[0] in RULE_COLLS})
+    tune_rules.write(path, out, tune_rules.provenance(
+        f"collx report hier {os.path.dirname(path)}", kind="sweep",
+        target="SMPI sweep hier (python/collx/sweeps.json), block placement",
+        platform="fattree-256x16", mpi="SimGrid SMPI",
+        machine={"simulated": "SMPI platform fattree-256x16"}, ranks_per_node=16,
+        collectives=[c for c in RULE_COLLS if any(k[0] == c for k in t)],
+        comm_size={"min": procs[0], "max": procs[-1]} if procs else None,
+        msg_size={"min": sizes[0], "max": sizes[-1]} if sizes else None,
+        note="the fastest of native, hier and hier_ms at each measured point"))
     return ["## Rules file", "",
             f"`{os.path.basename(path)}` (written by this report): for each collective "
             "whose message size every rank knows, the fastest of collx's `native`, "

@@ -8,6 +8,7 @@
 import argparse
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -36,7 +37,10 @@ def target_args(ap):
     t.add_argument("-n", type=int, dest="p", help="ranks (the largest communicator)")
     t.add_argument("--ranks-per-node", type=int,
                    help="real MPI on several nodes: ranks per node (block placement)")
-    t.add_argument("--collbench", help="collbench binary (default: the build's)")
+    t.add_argument("--collbench", help="collbench binary (default: $COLLX_BENCH_DIR, "
+                   "beside this collx, PATH; from a checkout its build: collx/tools.py)")
+    t.add_argument("--collx-info", dest="collx_info",
+                   help="collx_info binary (looked for as collbench is)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
     t.add_argument("--algs", help="only these algorithms (and native), comma-separated names; "
                    "their variants with per-call knobs included (default every registered one; "
@@ -65,9 +69,11 @@ def make_target(a):
         if a.replay:
             t = Replay(a.replay)
         elif a.platform:
-            t = Smpi(a.platform, a.p, hostfile=a.hostfile, collbench=a.collbench)
+            t = Smpi(a.platform, a.p, hostfile=a.hostfile, collbench=a.collbench,
+                     info=a.collx_info)
         else:
-            t = Real(a.p, launch_cmd=a.launch, node=a.ranks_per_node, collbench=a.collbench)
+            t = Real(a.p, launch_cmd=a.launch, node=a.ranks_per_node, collbench=a.collbench,
+                     info=a.collx_info)
     except ValueError as e:   # a target the user named wrong: one line, no traceback
         raise SystemExit(f"tune: {e}")
     smpi = t.kind != "real"
@@ -83,7 +89,10 @@ def registry(t, colls, params=True, only=None):
     params, after each algorithm its variants: every value the knob table
     gives a per-call knob that algorithm reads to try (target.label_of:
     NAME@KNOB=VALUE), one knob at a time."""
-    reg = dict(t.registry())
+    try:
+        reg = dict(t.registry())
+    except (RuntimeError, OSError) as e:   # collx_info did not run: say so, no traceback
+        raise SystemExit(f"tune: {e}")
     want = list(reg) if colls == "all" else colls.split(",")
     bad = [c for c in want if c not in reg]
     if bad:
@@ -188,7 +197,7 @@ def main(argv):
         all_rules += rulesmod.build(c, g, choices[c], t.node,
                                     close=dec.candidates(c, g, choices[c]),
                                     row=Between(dec, c, g, choices[c], t.node).row)
-    rulesmod.write(a.out, all_rules)
+    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi))
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
           f"{s.budget_text()}")
@@ -210,6 +219,20 @@ def main(argv):
         report.write(a.report, meta, grids, store, dec, choices, all_rules, s)
         s.say(f"report: {os.path.join(a.report, 'report.md')}")
     return 1 if check and check["mismatches"] else 0
+
+
+def provenance(t, a, argv, grids, lo, hi):
+    """The rules file's "provenance" (share/collx/rules/rules.schema.json):
+    what was measured, where, with what, when."""
+    comms = sorted({q for g in grids.values() for q in g.comms})
+    return rulesmod.provenance(
+        "collx tune " + shlex.join(argv), target=t.describe(), kind=t.kind,
+        platform=getattr(t, "name", None) if t.kind == "smpi" else None,
+        mpi=t.mpi_version(), machine=t.machine(), ranks=t.p, ranks_per_node=t.node,
+        collectives=list(grids), comm_size={"min": comms[0], "max": comms[-1]},
+        msg_size={"min": lo, "max": hi}, budget=a.budget, budget_clock=t.clock,
+        mode="decide-only" if a.decide_only else "grid" if a.grid else "guided",
+        margin=a.margin)
 
 
 def check_rules(t, a, all_rules, grids, store, s):

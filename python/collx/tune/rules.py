@@ -29,8 +29,8 @@ tuning, COLLX_TUNE_ONLINE) native if it picks another, then the algorithms
 close to its choice at the most of the grid points it covers, at most
 MAX_CANDIDATES."""
 import json
-import os
 
+from collx import rulesfile
 from collx.tune import grid as gridmod
 from collx.tune.target import PARAM_SEP, label_of, split_label
 
@@ -142,11 +142,15 @@ def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=
     return out
 
 
-def write(path, rules):
-    """One rule per line: a diff shows what changed."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        f.write('{"rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n")
+def write(path, rules, prov=None):
+    """The file in format version rulesfile.FORMAT_VERSION with its
+    provenance (rulesfile.provenance), one rule per line: a diff shows
+    what changed."""
+    rulesfile.write(path, rules, prov)
+
+
+def provenance(command, **fields):
+    return rulesfile.provenance(command, **fields)
 
 
 def load(path):

@@ -3,15 +3,19 @@ batch with q ranks: block placement makes them ranks 0..q-1) or a real
 launch (the launcher given, or bench/mpi_env.sh's for COLLX_MPI, with
 collbench --comm-size q). Both run collbench and read its CSV."""
 import os
+import platform as host_platform
 import shlex
 import tempfile
 
+from collx import tools
 from collx.csvio import read_rows, time_rows
 from collx.sweep import launch
 from collx.tune import limits
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+# The checkout this runs from (sim/run, sim/platforms, bench/mpi_env.sh);
+# None where collx is installed: then SMPI targets are not available and a
+# real one needs --launch.
+ROOT = tools.checkout()
 
 
 # Algorithms that leave work behind in the process: an RMA bcast keeps its
@@ -163,6 +167,20 @@ class Target:
         from collx_info."""
         return parse_info(self.info_text([]))
 
+    def mpi_version(self):
+        """collx_info --version ("collx 0.1.0 for Open MPI 4.1.4"), run
+        the way this target runs programs; None where it cannot tell (a
+        collx_info without --version lists the algorithms instead)."""
+        try:
+            first = self.info_text(["--version"]).splitlines()[:1]
+        except (RuntimeError, OSError):
+            return None
+        return first[0].strip() if first and first[0].startswith("collx ") else None
+
+    def machine(self):
+        """What the measurements describe, for the rules' provenance."""
+        return {"host": host_platform.node(), "cpu": cpu_model()}
+
     def tune_space(self):
         """[(knob, {collective or "*": [values]}, [algorithms])]: the per-call
         knobs the knob table gives values to try (collx_info --vars --json,
@@ -171,6 +189,20 @@ class Target:
         vars_ = json.loads(self.info_text(["--vars", "--json"]))["vars"]
         return [(v["name"], tune_values(v["tune"]), v["tune_algs"].split(","))
                 for v in vars_ if v.get("tune")]
+
+
+def cpu_model():
+    """This host's CPU as online tuning's fingerprint names it (the first
+    "model name" line of /proc/cpuinfo, src/core/online_fingerprint.c)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "cpu model", "Hardware"):
+                    return " ".join(value.split())
+    except OSError:
+        pass
+    return host_platform.processor() or host_platform.machine() or "unknown"
 
 
 def tune_values(spec):
@@ -214,6 +246,10 @@ class Smpi(Target):
 
     def __init__(self, platform, p, hostfile=None, collbench=None, info=None):
         self.platform = platform
+        if not ROOT:
+            raise ValueError("SMPI targets (--platform) run from a collx checkout (sim/run, "
+                             "build/smpi); this collx is installed: measure a real MPI "
+                             "with --launch")
         if platform.endswith(".xml") or "/" in platform:
             xml = os.path.abspath(platform)
             base = xml[:-4] if xml.endswith(".xml") else xml
@@ -233,9 +269,8 @@ class Smpi(Target):
         if p > sum(slots):
             raise ValueError(f"{self.name} has {sum(slots)} slots, asked for {p} ranks")
         node = slots[0] if slots[0] < p else None
-        build = os.path.join(ROOT, "build", "smpi", "bench")
-        super().__init__(p, node, collbench or os.path.join(build, "collbench"),
-                         info or os.path.join(build, "collx_info"))
+        super().__init__(p, node, tools.find("collbench", "smpi", collbench),
+                         tools.find("collx_info", "smpi", info))
 
     def command(self, q, args, program=None):
         env = {"SIM_HOSTFILE": self.hostfile} if self.hostfile else {}
@@ -246,6 +281,22 @@ class Smpi(Target):
         return f"SMPI {self.name}, p={self.p}" + (f", {self.node} ranks per node"
                                                    if self.node else "")
 
+    def mpi_version(self):
+        """SimGrid takes --version for itself: "collx 0.1.0 for SimGrid 3.32
+        SMPI" from its answer (None where it says nothing)."""
+        import re
+        from collx._version import __version__
+        try:
+            text = self.info_text(["--version"])
+        except (RuntimeError, OSError):
+            return None
+        m = re.search(r"SimGrid version (\S+)", text)
+        return f"collx {__version__} for SimGrid {m.group(1)} SMPI" if m else None
+
+    def machine(self):
+        return {"simulated": f"SMPI platform {self.name}"
+                + (f" ({self.hostfile} hostfile)" if self.hostfile else "")}
+
 
 class Real(Target):
     """A real MPI: launch words (they must start p ranks), then collbench."""
@@ -255,8 +306,14 @@ class Real(Target):
     launches_vary = True
 
     def __init__(self, p, launch_cmd=None, mpi=None, node=None, collbench=None, info=None):
-        mpi = mpi or os.environ.get("COLLX_MPI", "openmpi")
-        words, env = launch.mpi_setup(ROOT, mpi)
+        mpi = mpi or tools.default_mpi()
+        if ROOT:
+            words, env = launch.mpi_setup(ROOT, mpi)
+        elif launch_cmd:
+            words, env = (), {}
+        else:
+            raise ValueError("--real launches with the checkout's bench/mpi_env.sh; this "
+                             "collx is installed: give the launcher, --launch \"mpirun -np P\"")
         self.env = dict(env)
         if launch_cmd:
             self.launch = shlex.split(launch_cmd)
@@ -267,10 +324,9 @@ class Real(Target):
                 raise ValueError("a real target needs -n P or --launch with -n/-np")
             self.launch = list(words) + ["-n", str(p)]
         self.name = "real"
-        build = os.path.join(ROOT, "build", mpi, "bench")
         super().__init__(p, node if node and node < p else None,
-                         collbench or os.path.join(build, "collbench"),
-                         info or os.path.join(build, "collx_info"))
+                         tools.find("collbench", mpi, collbench),
+                         tools.find("collx_info", mpi, info))
 
     def command(self, q, args, program=None):
         extra = ["--comm-size", str(q)] if program is None and q < self.p else []
@@ -356,3 +412,9 @@ class Replay(Target):
 
     def describe(self):
         return f"replay of {self.path}, p={self.p}"
+
+    def mpi_version(self):
+        return None
+
+    def machine(self):
+        return None

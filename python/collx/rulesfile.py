@@ -1,0 +1,482 @@
+"""The rules file (COLLX_RULES, src/core/rules.c): its format version, its
+provenance, and `collx rules check FILE...`.
+
+    {"version": 1,
+     "provenance": {"command": "collx tune ...", "collx": "0.1.0", "date": ..., ...},
+     "rules": [{"collective": "bcast", "algorithm": "binomial",
+                "comm_size": {"min": 2, "max": 64}, "msg_size": {"max": 65536}}, ...]}
+
+The format is described by share/collx/rules/rules.schema.json (JSON
+Schema) and share/collx/rules/README.md; the checker here follows the same
+structure by hand (no third-party package needed) and, given collx_info
+(collx/tools.py finds it), checks names against this collx's registry as
+collx's own loader would. Version 1 is what collx 0.1.0 reads; a file
+without "version" (written before it was versioned, or online tuning's
+cache) is read as version 1."""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+from collx import tools
+from collx._version import __version__
+
+FORMAT_VERSION = 1
+
+# Top-level keys: collx reads "rules" only; online tuning's cache file
+# (src/core/online_cache.c) is a rules file with "comment" and "fingerprint".
+TOP_KEYS = ("version", "provenance", "rules", "comment", "fingerprint")
+# A rule's keys: rules.c refuses any other.
+RULE_KEYS = ("collective", "algorithm", "comm_size", "msg_size", "ranks_per_node", "params",
+             "candidates", "comment")
+RANGES = ("comm_size", "msg_size", "ranks_per_node")
+RANGE_LIMIT = 2 ** 62   # rules.c: bounds below 2^62
+COLLECTIVES = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
+               "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce",
+               "reduce_scatter", "reduce_scatter_block", "scan", "exscan")
+# Sizes only some ranks know (rules.c is_v): no msg_size, no candidates.
+V_COLLECTIVES = frozenset(("gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw",
+                           "reduce_scatter"))
+# provenance's fields (all optional; others allowed) -> their JSON type
+PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
+              "date": "string", "target": "string", "kind": "string", "platform": "string",
+              "mpi": "string", "machine": "object", "ranks": "integer",
+              "ranks_per_node": "integer", "collectives": "array", "comm_size": "range",
+              "msg_size": "range", "budget": "number", "budget_clock": "string",
+              "mode": "string", "margin": "number", "note": "string"}
+
+
+# ---------------------------------------------------------------- writing
+
+def git_commit():
+    """The checkout's commit (with -dirty), where collx runs from one."""
+    root = tools.checkout()
+    if not root or not os.path.isdir(os.path.join(root, ".git")):
+        return None
+    try:
+        out = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
+def provenance(command, **fields):
+    """A "provenance" block: the command, this collx and when, then fields
+    (those that are None left out)."""
+    p = {"command": command, "collx": __version__}
+    commit = git_commit()
+    if commit:
+        p["collx_commit"] = commit
+    p["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    p.update({k: v for k, v in fields.items() if v is not None})
+    return p
+
+
+def dumps(rules, prov=None):
+    """The file's text: version, provenance, one rule per line (a diff
+    shows what changed)."""
+    head = '{"version": %d,\n' % FORMAT_VERSION
+    if prov:
+        head += ' "provenance": {\n' + ",\n".join(
+            f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in prov.items()) + "\n },\n"
+    return head + ' "rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n"
+
+
+def write(path, rules, prov=None):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(dumps(rules, prov))
+
+
+# ---------------------------------------------------------------- checking
+
+class Registry:
+    """What this collx has: {collective: {algorithm}} and the per-call
+    knobs {name: collx_info --vars entry}, from collx_info; None where no
+    collx_info could answer (names then go unchecked, and why says why)."""
+
+    def __init__(self, info=None, find=True):
+        self.algs = self.knobs = self.version = None
+        self.why = "not asked (--no-registry)" if not find else None
+        if not find:
+            return
+        try:
+            path = tools.find("collx_info", given=info)
+        except tools.ToolNotFound as e:
+            self.why = str(e)
+            return
+        try:
+            from collx.sweep.check import registry
+            self.algs = registry(path, {})
+            vars_ = json.loads(self.run(path, "--vars", "--json"))["vars"]
+            self.knobs = {v["name"]: v for v in vars_ if v.get("per_call")}
+        except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
+            self.algs = self.knobs = None
+            self.why = f"{path} failed: {e}"
+            return
+        first = self.run(path, "--version", check=False).splitlines()[:1]
+        self.version = first[0] if first and first[0].startswith("collx ") else None
+
+    @staticmethod
+    def run(path, *args, check=True):
+        try:
+            p = subprocess.run([path, *args], capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.SubprocessError):
+            if check:
+                raise
+            return ""
+        if check and p.returncode:
+            raise subprocess.SubprocessError(f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+        return p.stdout
+
+
+def positions(text):
+    """(top-level key -> line, [line of each element of "rules"]) of a
+    document that parses: messages name lines as collx's loader does."""
+    dec = json.JSONDecoder()
+    line = lambda i: text.count("\n", 0, i) + 1   # noqa: E731
+    ws = " \t\r\n"
+    keys, rule_lines = {}, []
+    i = len(text) - len(text.lstrip(ws))
+    if text[i:i + 1] != "{":
+        return keys, rule_lines
+    i += 1
+    while True:
+        while text[i] in ws + ",":
+            i += 1
+        if text[i] == "}":
+            return keys, rule_lines
+        key, i = dec.raw_decode(text, i)
+        keys[key] = line(i)
+        while text[i] in ws + ":":
+            i += 1
+        if key == "rules" and text[i] == "[":
+            j = i + 1
+            while True:
+                while text[j] in ws + ",":
+                    j += 1
+                if text[j] == "]":
+                    break
+                rule_lines.append(line(j))
+                _, j = dec.raw_decode(text, j)
+        _, i = dec.raw_decode(text, i)
+
+
+def is_int(v):
+    return not isinstance(v, bool) and (isinstance(v, int) or
+                                        (isinstance(v, float) and v.is_integer()))
+
+
+def type_ok(v, want):
+    return {"string": lambda: isinstance(v, str), "object": lambda: isinstance(v, dict),
+            "array": lambda: isinstance(v, list), "integer": lambda: is_int(v),
+            "number": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
+            "range": lambda: isinstance(v, dict)}[want]()
+
+
+def human(n):
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
+class Check:
+    """The findings on one file: errors (collx would refuse it, or a
+    version this collx does not read), warnings (it loads, but...), and
+    what it serves."""
+
+    def __init__(self, path, reg):
+        self.path, self.reg = path, reg
+        self.errors, self.warnings, self.serves = [], [], []
+        self.doc, self.lines = None, ([], [])
+        self.skipped = None
+
+    def error(self, what, fix=None):
+        self.errors.append(what + (f"\n    -> {fix}" if fix else ""))
+
+    def warn(self, what):
+        self.warnings.append(what)
+
+    def where(self, i):
+        lines = self.lines[1]
+        return f"line {lines[i]}: rules[{i}]" if i < len(lines) else f"rules[{i}]"
+
+    def run(self):
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            self.error(f"cannot read it: {e}", "give the path of a rules file")
+            return self
+        try:
+            self.doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            self.error(f"not JSON: line {e.lineno} column {e.colno}: {e.msg}",
+                       "fix the JSON there (collx reads strict JSON: no comments, no "
+                       "trailing commas, double quotes)")
+            return self
+        if not isinstance(self.doc, dict):
+            self.error("the document must be an object like {\"version\": 1, \"rules\": [...]}")
+            return self
+        if "$schema" in self.doc and "rules" not in self.doc:
+            self.skipped = "a JSON Schema (the format's description), not a rules file"
+            return self
+        self.lines = positions(text)
+        self.top()
+        rules = self.doc.get("rules")
+        if isinstance(rules, list):
+            for i, r in enumerate(rules):
+                self.rule(i, r)
+            if not self.errors:
+                self.shadowed(rules)
+                self.summary(rules)
+        return self
+
+    def top(self):
+        d = self.doc
+        for k in d:
+            if k not in TOP_KEYS:
+                self.warn(f"line {self.lines[0].get(k, '?')}: unknown top-level key \"{k}\" "
+                          f"(known: {', '.join(TOP_KEYS)}); collx ignores it - misspelt?")
+        if "version" not in d:
+            self.warn(f"no \"version\": read as version {FORMAT_VERSION} (add "
+                      f"\"version\": {FORMAT_VERSION}; collx tune writes it)")
+        elif not is_int(d["version"]) or d["version"] != FORMAT_VERSION:
+            v = d["version"]
+            newer = is_int(v) and v > FORMAT_VERSION
+            self.error(f"line {self.lines[0].get('version', '?')}: \"version\": "
+                       f"{json.dumps(v)}: this collx ({__version__}) reads rules files of "
+                       f"format version {FORMAT_VERSION}",
+                       "a newer collx wrote it: use that collx, or tune again with this one"
+                       if newer else f"the version is the integer {FORMAT_VERSION}")
+        if "provenance" not in d:
+            self.warn("no \"provenance\": nothing says where and how these rules were "
+                      "measured (collx tune writes it)")
+        elif not isinstance(d["provenance"], dict):
+            self.error("\"provenance\" must be an object (share/collx/rules/rules.schema.json)")
+        else:
+            for k, want in PROVENANCE.items():
+                v = d["provenance"].get(k)
+                if v is None and k in d["provenance"]:
+                    self.error(f"provenance.{k} is null", "leave the field out instead")
+                elif v is not None and not type_ok(v, want):
+                    self.error(f"provenance.{k} must be {'an' if want[0] in 'aio' else 'a'} "
+                               f"{want}, not {json.dumps(v)[:60]}")
+                elif want == "range":
+                    self.range_(f"provenance.{k}", v, None)
+        if "rules" not in d or not isinstance(d["rules"], list):
+            self.error("the document needs a \"rules\" array (collx refuses the file "
+                       "without one)", "add \"rules\": [...] (an empty list: native "
+                       "everywhere)")
+        elif not d["rules"]:
+            self.warn("no rules: every collective runs native")
+
+    def range_(self, where, v, coll):
+        if v is None:
+            return
+        if not isinstance(v, dict):
+            self.error(f"{where} must be an object like {{\"min\": 1, \"max\": 64}}, "
+                       f"not {json.dumps(v)[:60]}")
+            return
+        for k, b in v.items():
+            if k not in ("min", "max"):
+                self.error(f"{where} takes only \"min\" and \"max\", not \"{k}\"")
+            elif not is_int(b) or not 0 <= b < RANGE_LIMIT:
+                self.error(f"{where}.{k} is {json.dumps(b)}: bounds are non-negative "
+                           f"integers (below 2^62)",
+                           "leave a bound out for a range open on that side")
+        lo, hi = v.get("min", 0), v.get("max")
+        if is_int(lo) and is_int(hi) and lo >= 0 and hi >= 0 and lo > hi:
+            self.error(f"{where}: min {lo} > max {hi}: the range holds nothing",
+                       "bounds are inclusive: swap them or fix one")
+
+    def rule(self, i, r):
+        at = self.where(i)
+        if not isinstance(r, dict):
+            self.error(f"{at}: a rule must be an object")
+            return
+        for k in r:
+            if k not in RULE_KEYS:
+                self.error(f"{at}: unknown key \"{k}\" (collx refuses it)",
+                           f"a rule takes {', '.join(RULE_KEYS)}")
+        c, a = r.get("collective"), r.get("algorithm")
+        if not isinstance(c, str) or not isinstance(a, str):
+            self.error(f"{at}: a rule needs \"collective\" and \"algorithm\" strings")
+            return
+        colls = self.reg.algs or dict.fromkeys(COLLECTIVES)
+        if c not in colls:
+            self.error(f"{at}: unknown collective \"{c}\"", f"one of {', '.join(colls)}")
+            return
+        known = self.reg.algs and self.reg.algs[c]
+        if known and a not in known:
+            self.error(f"{at}: \"{a}\" is not a {c} algorithm of this collx",
+                       f"valid: {', '.join(sorted(known))} (collx_info lists them)")
+        for k in RANGES:
+            self.range_(f"{at}.{k}", r.get(k), c)
+        if c in V_COLLECTIVES and "msg_size" in r:
+            self.error(f"{at}: msg_size cannot select a {c} algorithm (only the root knows "
+                       "the sizes)", "use comm_size or ranks_per_node")
+        self.params(at, r.get("params"))
+        cands = r.get("candidates")
+        if cands is not None:
+            if not isinstance(cands, list):
+                self.error(f"{at}.candidates must be an array of algorithm names")
+            elif c in V_COLLECTIVES:
+                self.error(f"{at}.candidates: online tuning does not tune {c} (only the "
+                           "root knows the sizes)", "leave candidates out")
+            else:
+                for x in cands:
+                    if not isinstance(x, str) or (known and x not in known):
+                        self.error(f"{at}.candidates: {json.dumps(x)} is not a {c} "
+                                   "algorithm" + (" of this collx" if known else ""),
+                                   f"valid: {', '.join(sorted(known))}" if known else None)
+
+    def params(self, at, ps):
+        if ps is None:
+            return
+        if not isinstance(ps, dict):
+            self.error(f"{at}.params must be an object like {{\"COLLX_HIER_INTER\": \"bruck\"}}")
+            return
+        knobs = self.reg.knobs
+        for k, v in ps.items():
+            if knobs is not None and k not in knobs:
+                self.error(f"{at}.params: \"{k}\" is not a variable a rule may set",
+                           f"a rule may set {', '.join(sorted(knobs))}")
+                continue
+            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                self.error(f"{at}.params: {k} must be a string or a number, not "
+                           f"{json.dumps(v)}")
+                continue
+            d = (knobs or {}).get(k)
+            if not d:
+                continue
+            if d["type"] == "enum" and str(v) not in d.get("values", []):
+                self.error(f"{at}.params: {k}={v} is not {d['range']}")
+            elif d["type"] == "int":
+                n = _int_or_none(v) if isinstance(v, str) else v
+                if not is_int(n) or not d["min"] <= n <= d["max"]:
+                    self.error(f"{at}.params: {k}={v} is not {d['range']}")
+
+    def shadowed(self, rules):
+        """Rules an earlier rule of their collective covers in every range:
+        first match wins, so they never pick."""
+        def bounds(r, k):
+            b = r.get(k) or {}
+            return b.get("min", 0), b.get("max", float("inf"))
+        for i, r in enumerate(rules):
+            for j in range(i):
+                e = rules[j]
+                if e["collective"] == r["collective"] and all(
+                        bounds(e, k)[0] <= bounds(r, k)[0] and bounds(r, k)[1] <= bounds(e, k)[1]
+                        for k in RANGES):
+                    self.warn(f"{self.where(i)} never picks: rules[{j}] before it matches "
+                              "everything it matches (the first match wins)")
+                    break
+
+    def summary(self, rules):
+        p = self.doc.get("provenance") or {}
+        made = [x for x in (p.get("date", "")[:10] or None,
+                            p.get("collx") and f"collx {p['collx']}",
+                            p.get("target"), p.get("mpi")) if x]
+        if made:
+            self.serves.append("made: " + "; ".join(made))
+        if p.get("mpi") and self.reg.version and \
+                p["mpi"].split(" for ")[-1] != self.reg.version.split(" for ")[-1]:
+            self.warn(f"measured with {p['mpi']}; this collx_info is {self.reg.version}: "
+                      "the choices may not carry over (tune again on this MPI)")
+        by = {}
+        for r in rules:
+            by.setdefault(r["collective"], []).append(r)
+        for c, rs in by.items():
+            def span(k):
+                bs = [r.get(k) or {} for r in rs]
+                lo = min(b.get("min", 0) for b in bs)
+                hi = max(b.get("max", float("inf")) for b in bs)
+                return lo, hi
+            q0, q1 = span("comm_size")
+            m0, m1 = span("msg_size")
+            n0, n1 = span("ranks_per_node")
+            algs = {}
+            for r in rs:
+                algs[r["algorithm"]] = algs.get(r["algorithm"], 0) + 1
+            parts = [f"{len(rs)} rule{'s' if len(rs) > 1 else ''}",
+                     "communicator sizes " + (f"{max(q0, 1)}..{q1}" if q1 != float("inf")
+                                              else f"{max(q0, 1)} and up")]
+            if any("msg_size" in r for r in rs):
+                parts.append("messages " + (f"{human(m0)}..{human(m1)}" if m1 != float("inf")
+                                            else f"{human(m0)} and up"))
+            if any("ranks_per_node" in r for r in rs):
+                parts.append(f"ranks per node {n0}..{n1}" if n1 != float("inf")
+                             else f"ranks per node {n0} and up")
+            picks = ", ".join(f"{a} ({n})" for a, n in sorted(algs.items(), key=lambda x: -x[1]))
+            self.serves.append(f"{c}: " + ", ".join(parts) + f"; picks {picks}")
+        rest = [c for c in (self.reg.algs or COLLECTIVES) if c not in by]
+        if rest:
+            self.serves.append(f"no rule (native): {', '.join(rest)}")
+        self.serves.append("beyond the ranges above no rule matches: native runs")
+
+
+def _int_or_none(text):
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def check_file(path, reg):
+    return Check(path, reg).run()
+
+
+USAGE = """Checks rules files (COLLX_RULES) as collx would load them, and says what
+each serves. Format: share/collx/rules/README.md, rules.schema.json there.
+
+  collx rules check FILE...              exit 0: every file loads; 1: one does not
+  collx rules check --collx-info PATH F  the collx_info whose algorithms to check against
+"""
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="collx rules", description=USAGE,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", metavar="check")
+    c = sub.add_parser("check", help="check rules files and say what they serve")
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument("--collx-info", dest="collx_info",
+                   help="collx_info to check names against (default: as collx/tools.py finds it)")
+    c.add_argument("--no-registry", action="store_true",
+                   help="check the structure only, not the collectives' algorithm names")
+    c.add_argument("-q", "--quiet", action="store_true", help="problems only")
+    a = ap.parse_args(argv)
+    if a.cmd != "check":
+        ap.print_help(sys.stderr)
+        return 2
+    reg = Registry(a.collx_info, find=not a.no_registry)
+    if reg.algs is None and not a.no_registry:
+        print("collx rules: algorithm and params names not checked: "
+              + reg.why.replace("\n", "\n  "), file=sys.stderr)
+    bad = 0
+    for path in a.files:
+        ch = check_file(path, reg)
+        if ch.skipped:
+            print(f"{path}: skipped: {ch.skipped}")
+            continue
+        bad += bool(ch.errors)
+        n = len(ch.doc["rules"]) if isinstance(ch.doc, dict) and \
+            isinstance(ch.doc.get("rules"), list) else 0
+        version = ch.doc.get("version", FORMAT_VERSION) if isinstance(ch.doc, dict) else None
+        if ch.errors:
+            print(f"{path}: FAILED, {len(ch.errors)} problem{'s' if len(ch.errors) > 1 else ''}")
+        else:
+            print(f"{path}: OK, format version {version}, {n} rules")
+        for e in ch.errors:
+            print(f"  ERROR {e}")
+        for w in ch.warnings:
+            print(f"  warning: {w}")
+        if not a.quiet:
+            for s in ch.serves:
+                print(f"  {s}")
+    return 1 if bad else 0
