@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""The `collx` command and the rules file format, in seconds:
+
+- `collx --version` says the package's version, which is the project's;
+- `collx rules check` passes every shipped rules file (share/collx/rules)
+  and fails, saying what is wrong, on a malformed file, a wrong format
+  version, an unknown algorithm, a negative bound and an empty range;
+- what the tuner writes (version, provenance, rules) passes the check and
+  loads back;
+- the JSON Schema (share/collx/rules/rules.schema.json) and the checker
+  agree on the keys, the collectives (= collx_info's) and the version
+  (and, where jsonschema is installed, it accepts the shipped files);
+- the tool finder (collx/tools.py) takes an explicit path, then
+  $COLLX_BENCH_DIR, and says what it looked for where when nothing is
+  found.
+
+    test_cli.py REPO_ROOT COLLX_INFO PROJECT_VERSION"""
+import glob
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+
+ROOT, INFO, VERSION = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.join(ROOT, "python"))
+ENV = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+SHIPPED = sorted(f for f in glob.glob(os.path.join(ROOT, "share", "collx", "rules", "*.json"))
+                 if not f.endswith(".schema.json"))
+SCHEMA = os.path.join(ROOT, "share", "collx", "rules", "rules.schema.json")
+failures = []
+
+
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def collx(*args, env=None):
+    p = subprocess.run([sys.executable, "-m", "collx", *args], capture_output=True, text=True,
+                       env=env or ENV, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+from collx import rulesfile, tools  # noqa: E402
+from collx._version import __version__  # noqa: E402
+from collx.tune import rules as tune_rules  # noqa: E402
+
+# ---------------------------------------------------------------- version
+rc, out = collx("--version")
+expect(rc == 0 and out.strip() == f"collx {VERSION}",
+       f"collx --version says the project's version {VERSION}: {out.strip()!r}")
+expect(__version__ == VERSION, f"collx/_version.py {__version__} = project() {VERSION}")
+rc, out = collx("--help")
+expect(rc == 0 and all(f"\n  {c} " in out for c in ("sweep", "report", "tune", "validate",
+                                                     "rules check")),
+       "collx --help names sweep, report, tune, validate, rules check")
+
+# ---------------------------------------------------------------- shipped files
+# (one check of every file against collx_info below; collx_info's runs are
+# the slow part)
+rc, out = collx("rules", "check", "-q", "--no-registry", *SHIPPED)
+expect(rc == 0 and len(SHIPPED) >= 5, f"rules check --no-registry on the {len(SHIPPED)} shipped "
+       f"files: exit {rc}" + ("" if rc == 0 else ":\n" + out[-2000:]))
+expect("warning: no \"version\"" not in out and "no \"provenance\"" not in out,
+       "every shipped file has its version and provenance")
+
+# ---------------------------------------------------------------- bad files
+GOOD_RULE = {"collective": "bcast", "algorithm": "binomial", "comm_size": {"min": 2}}
+BAD = {
+    "malformed": ('{"version": 1, "rules": [\n  {"collective": "bcast",}\n]}\n',
+                  r"not JSON: line 2 column \d+: .*\n\s+-> fix the JSON"),
+    "version": (json.dumps({"version": 2, "rules": [GOOD_RULE]}),
+                r"\"version\": 2: this collx \(\S+\) reads rules files of format version 1\n"
+                r"\s+-> a newer collx wrote it"),
+    "algorithm": (rulesfile.dumps([GOOD_RULE, {"collective": "bcast",
+                                               "algorithm": "no_such_alg"}]),
+                  r"line \d+: rules\[1\]: \"no_such_alg\" is not a bcast algorithm of this "
+                  r"collx\n\s+-> valid: .*binomial"),
+    "negative": (rulesfile.dumps([{"collective": "allreduce", "algorithm": "native",
+                                   "msg_size": {"min": -8, "max": 64}}]),
+                 r"rules\[0\]\.msg_size\.min is -8: bounds are non-negative integers"),
+    "empty-range": (rulesfile.dumps([{"collective": "allreduce", "algorithm": "native",
+                                      "comm_size": {"min": 64, "max": 8}}]),
+                    r"rules\[0\]\.comm_size: min 64 > max 8: the range holds nothing"),
+}
+with tempfile.TemporaryDirectory() as d:
+    paths = {}
+    for name, (text, _) in BAD.items():
+        paths[name] = os.path.join(d, name + ".json")
+        with open(paths[name], "w") as f:
+            f.write(text)
+    # ------------------------------------------------------------ the writer
+    out_path = os.path.join(d, "tuned.json")
+    prov = tune_rules.provenance("collx tune --test", kind="real", mpi="collx 0.1.0 for X",
+                                 ranks=4, collectives=["bcast"], budget=None,
+                                 comm_size={"min": 2, "max": 4}, msg_size={"min": 8, "max": 64})
+    tune_rules.write(out_path, [GOOD_RULE, {"collective": "gatherv", "algorithm": "native"}],
+                     prov)
+    with open(out_path) as f:
+        doc = json.load(f)
+    expect(doc["version"] == 1 and doc["provenance"]["collx"] == VERSION and
+           "budget" not in doc["provenance"] and
+           re.match(r"\d{4}-\d\d-\d\dT", doc["provenance"]["date"]) is not None,
+           f"the tuner writes version 1 and a provenance (collx, date; None left out): "
+           f"{doc['provenance']}")
+    expect(tune_rules.load(out_path) == [GOOD_RULE, {"collective": "gatherv",
+                                                     "algorithm": "native"}],
+           "its rules load back")
+
+    # ------------------------------------------------------------ one check of all
+    files = SHIPPED + [out_path] + list(paths.values())
+    rc, out = collx("rules", "check", "--collx-info", INFO, *files)
+    expect(rc == 1, f"rules check on good and bad files: exit 1 (got {rc})")
+    blocks = {}
+    for i, f in enumerate(files):   # each file's lines, up to the next file's
+        start = out.find(f + ": ")
+        end = min([out.find(g + ": ") for g in files[i + 1:] if out.find(g + ": ") > start]
+                  or [len(out)])
+        blocks[f] = out[start + len(f) + 1:end] if start >= 0 else ""
+    for f in SHIPPED:
+        expect(blocks[f].startswith(" OK, format version 1"),
+               f"rules check passes {os.path.basename(f)}" +
+               ("" if blocks[f].startswith(" OK") else f": {blocks[f][:1500]}"))
+    fat = blocks[next(f for f in SHIPPED if f.endswith("fattree-256x16.json"))]
+    expect(re.search(r"allreduce: \d+ rules, communicator sizes 1\.\.48, messages 0 B\.\.1 MiB",
+                     fat) is not None, "the check says what a file serves (fattree-256x16: "
+           "allreduce up to 48 ranks and 1 MiB)")
+    expect(blocks[out_path].startswith(" OK") and
+           "bcast: 1 rule, communicator sizes 2 and up" in blocks[out_path],
+           f"what the tuner writes passes the check: {blocks[out_path][:400]!r}")
+    blocks = {name: blocks[paths[name]] for name in BAD}
+    for name, (_, want) in BAD.items():
+        expect(blocks[name].startswith(" FAILED") and re.search(want, blocks[name]),
+               f"rules check fails on {name} and says why: {blocks[name].strip()[:300]!r}")
+    # one bad file among good ones: exit 1 still
+    rc, _ = collx("rules", "check", "-q", "--no-registry", SHIPPED[0], paths["version"])
+    expect(rc == 1, "one bad file among good ones fails the check")
+
+# ---------------------------------------------------------------- the schema
+with open(SCHEMA) as f:
+    schema = json.load(f)
+rule = schema["$defs"]["rule"]["properties"]
+expect(set(schema["properties"]) == set(rulesfile.TOP_KEYS),
+       f"schema and checker: top-level keys {sorted(schema['properties'])}")
+expect(set(rule) == set(rulesfile.RULE_KEYS), f"schema and checker: rule keys {sorted(rule)}")
+expect(schema["properties"]["version"]["const"] == rulesfile.FORMAT_VERSION,
+       "schema and checker: format version")
+expect(set(rulesfile.PROVENANCE) <= set(schema["$defs"]["provenance"]["properties"]),
+       "every provenance field the checker knows is in the schema")
+info = subprocess.run([INFO], capture_output=True, text=True, timeout=120).stdout
+colls = [line.split()[0] for line in info.splitlines() if line and not line.startswith(" ")]
+expect(schema["$defs"]["collective"]["enum"] == colls == list(rulesfile.COLLECTIVES),
+       f"schema, checker and collx_info list the same collectives: {colls}")
+try:
+    import jsonschema
+except ImportError:
+    print("skip jsonschema is not installed: the schema is not run on the files")
+else:
+    for f in SHIPPED:
+        with open(f) as fh:
+            errs = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(fh)))
+        expect(not errs, f"jsonschema accepts {os.path.basename(f)}: {errs[:1]}")
+
+# ---------------------------------------------------------------- tool finder
+with tempfile.TemporaryDirectory() as d:
+    fake = os.path.join(d, "collbench")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+    expect(tools.find("collbench", "openmpi", given=fake) == fake, "explicit path: used")
+    try:
+        tools.find("collbench", "openmpi", given=os.path.join(d, "nothing"))
+        expect(False, "an explicit path that does not exist fails")
+    except tools.ToolNotFound as e:
+        expect("--collbench" in str(e) and "no such file" in str(e),
+               f"an explicit path that does not exist: {e}")
+    old = dict(os.environ)
+    try:
+        os.environ[tools.DIR_ENV] = d
+        expect(tools.find("collbench", "nosuchmpi") == fake, "$COLLX_BENCH_DIR: used")
+        os.environ.pop(tools.DIR_ENV)
+        os.environ["PATH"] = os.path.join(d, "empty")
+        try:
+            tools.find("collx_info", "nosuchmpi")
+            expect(False, "nothing found fails")
+        except tools.ToolNotFound as e:
+            msg = str(e)
+            expect(all(w in msg for w in ("cannot find collx_info", "--collx-info: not given",
+                                          "$COLLX_BENCH_DIR: not set",
+                                          "build/nosuchmpi/bench/collx_info", "PATH: not on it",
+                                          "To fix: give --collx-info PATH")),
+                   f"nothing found: the message names every place looked at:\n{msg}")
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    built = os.path.join(ROOT, "build", "openmpi", "bench", "collx_info")
+    if os.path.exists(built) and tools.DIR_ENV not in os.environ:
+        expect(tools.find("collx_info", "openmpi") == built, "from the checkout: its build")
+
+if failures:
+    print(f"{len(failures)} FAILED")
+    sys.exit(1)
+print("all passed")
