@@ -236,7 +236,7 @@ void cx_online_cache_write(const cx_online_site *sites, int n)
         cx_say("online tuning: cannot write %s (%s)", tmp, strerror(errno));
         return;
     }
-    fprintf(f, "{\"comment\": \"collx online tuning (COLLX_TUNE_ONLINE): the choices settled "
+    fprintf(f, "{\"version\": 1, \"comment\": \"collx online tuning (COLLX_TUNE_ONLINE): the choices settled "
             "under this fingerprint; a rules file (COLLX_RULES) too\",\n \"fingerprint\": ");
     cx_fingerprint_write(f, &print);
     fprintf(f, ",\n \"rules\": [");

@@ -30,10 +30,15 @@
  * native and the rule's algorithm (e.g. the runners-up a tuner measured
  * close to the winner); without online tuning they change nothing.
  *
- * A file that cannot be used (syntax, unknown key, collective, algorithm,
- * variable, a variable no rule may set, a value out of range) makes every
- * collective fail with MPI_ERR_ARG, after one message that says where
- * (file, line, rule index, key) and why. */
+ * A rules file only ever changes speed, never results, so a bad one costs
+ * no collective (issue 51; as Open MPI 6 drops an invalid rule and NCCL's
+ * tuner plugins fall back to the default): a rule that cannot be used
+ * (unknown key, collective, algorithm, variable, a value out of range) is
+ * dropped and the others serve; a file that cannot be used at all (cannot
+ * be read, syntax, no "rules" array, a format "version" other than 1) is
+ * not used, every call runs as without it. Rank 0 says each (file, line,
+ * rule index, key, why, and `collx rules check FILE`); the COLLX_VERBOSE
+ * banner names the file "not used". */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -53,7 +58,7 @@ typedef struct {
 } rule;
 
 static rule *rules;
-static int nrules, broken, need_nodes;
+static int nrules, broken, need_nodes;   /* broken: the file is not used */
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
@@ -269,14 +274,49 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
     return 0;
 }
 
-static int parse(const char *text, char *err, size_t len)
+/* Rank 0 speaks for all (every rank reads the same file: the settings
+ * check compares its content); before MPI_Init, every rank. */
+static int speaker(void)
+{
+    int init = 0, fin = 0, rank = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (init && !fin)
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 0;
+}
+
+/* A rule that cannot serve: said, and its allocations freed. */
+static void drop(const char *path, rule *r, const char *why)
+{
+    if (speaker())
+        fprintf(stderr, "collx: COLLX_RULES=%s: %s: rule dropped, the others serve "
+                "(collx rules check %s)\n", path, why, path);
+    if (r->params) {
+        free(r->params->p);
+        free(r->params);
+    }
+    free(r->candidates);
+    memset(r, 0, sizeof *r);
+}
+
+/* The whole document; -1 (err says why) when it cannot be used at all. */
+static int parse(const char *path, const char *text, char *err, size_t len)
 {
     cx_json *doc = cx_json_parse(text, err, len);
     if (!doc)
         return -1;
     const cx_json *list = cx_json_member(doc, "rules");
+    const cx_json *version = cx_json_member(doc, "version");
     int rc = -1;
-    if (!list || list->kind != CX_JSON_ARRAY) {
+    if (version && version->kind != CX_JSON_NUMBER) {
+        snprintf(err, len, "line %d: \"version\" must be a number (the format's, 1)",
+                 version->line);
+    } else if (version && version->number != 1) {
+        snprintf(err, len, "line %d: format version %g; this collx (%d.%d.%d) reads version 1",
+                 version->line, version->number, COLLX_VERSION_MAJOR, COLLX_VERSION_MINOR,
+                 COLLX_VERSION_PATCH);
+    } else if (!list || list->kind != CX_JSON_ARRAY) {
         snprintf(err, len, "the document must be an object with a \"rules\" array");
     } else {
         int n = 0;
@@ -284,8 +324,16 @@ static int parse(const char *text, char *err, size_t len)
             n++;
         rules = calloc((size_t)(n ? n : 1), sizeof *rules);
         rc = rules ? 0 : -1;
-        for (const cx_json *r = list->child; r && !rc; r = r->next, nrules++)
-            rc = parse_rule(r, nrules, &rules[nrules], err, len);
+        if (!rules)
+            snprintf(err, len, "out of memory");
+        int index = 0;
+        for (const cx_json *r = list->child; r && !rc; r = r->next, index++) {
+            char why[512];
+            if (parse_rule(r, index, &rules[nrules], why, sizeof why))
+                drop(path, &rules[nrules], why);
+            else
+                nrules++;
+        }
     }
     cx_json_free(doc);
     return rc;
@@ -298,10 +346,13 @@ static void load(void)
         return;
     char err[512] = "";
     char *text = cx_json_read_file(path, err, sizeof err);
-    if (!text || parse(text, err, sizeof err)) {
+    if (!text || parse(path, text, err, sizeof err)) {
         broken = 1;
-        fprintf(stderr, "collx: COLLX_RULES=%s: %s; every collective fails with MPI_ERR_ARG "
-                "until the file is fixed or COLLX_RULES unset\n", path, err);
+        nrules = 0;
+        if (speaker())
+            fprintf(stderr, "collx: COLLX_RULES=%s: %s; the file is not used: every call runs "
+                    "as without it (collx rules check %s says what is wrong)\n", path, err,
+                    path);
     }
     free(text);
 }

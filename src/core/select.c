@@ -31,7 +31,7 @@ static void read_env(void)
         env_alg[c] = cx_algorithm_find((cx_coll)c, cx_knob_str(k));
     }
     for (int c = 0; c < CX_COLL_COUNT; c++) {
-        if (env_bad[c] || (!env_alg[c] && cx_rules_broken()))
+        if (env_bad[c])
             static_err[c] = MPI_ERR_ARG;
         else if (env_alg[c])
             static_choice[c] = env_alg[c];

@@ -6,7 +6,8 @@
  *   rules overlap          (COLLX_RULES=rules/overlap.json: ranges that overlap)
  *   rules params           (COLLX_RULES=rules/params.json, 2 nodes of 2 ranks,
  *                           COLLX_HIER_INTER=binomial)
- *   rules bad              (COLLX_RULES=a broken file) */
+ *   rules bad              (COLLX_RULES=a broken file, or a broken rule)
+ *   rules mixed            (COLLX_RULES=mixed.json: one rule dropped) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,12 +174,47 @@ static void params(void)
           "bcast: the leaders run binomial (the environment's value)");
 }
 
-static void bad(void)
+/* An allgather with the MPI's result. */
+static void allgather_ok(void)
 {
     int v = rank, all[64];
-    check(CX_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_ERR_ARG, "bcast: MPI_ERR_ARG");
-    check(CX_Allgather(&v, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_ERR_ARG,
-          "allgather: MPI_ERR_ARG");
+    int ok = CX_Allgather(&v, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS;
+    for (int i = 0; ok && i < size; i++)
+        ok = all[i] == i;
+    check(ok, "allgather: served as without the file");
+}
+
+/* A file that cannot be used, or a rule that cannot: every call is served
+ * as without it (the MPI's own algorithm), with the MPI's result. */
+static void bad(void)
+{
+    int v = rank == 0 ? 42 : -1;
+    long nat = CX_Algorithm_calls("bcast", "native");
+    check(CX_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS && v == 42,
+          "bcast: served as without the file");
+    check(CX_Algorithm_calls("bcast", "native") == nat + 1, "bcast: by native");
+    allgather_ok();
+}
+
+/* One rule dropped (gatherv's: its calls run native), the other (bcast by
+ * binomial) serves. */
+static void mixed(void)
+{
+    int v = rank == 0 ? 7 : -1, one = 1, counts[64], displs[64], all[64];
+    long bin = CX_Algorithm_calls("bcast", "binomial");
+    long nat = CX_Algorithm_calls("gatherv", "native");
+    check(CX_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS && v == 7 &&
+          CX_Algorithm_calls("bcast", "binomial") == bin + 1, "bcast: by its rule (binomial)");
+    for (int i = 0; i < size; i++)
+        counts[i] = one, displs[i] = i;
+    v = rank;
+    int ok = CX_Gatherv(&v, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD) ==
+             MPI_SUCCESS;
+    for (int i = 0; ok && rank == 0 && i < size; i++)
+        ok = all[i] == i;
+    check(ok && CX_Algorithm_calls("gatherv", "native") == nat + 1,
+          "gatherv: its rule dropped, native serves");
+    allgather_ok();
 }
 
 int main(int argc, char **argv)
@@ -195,9 +231,11 @@ int main(int argc, char **argv)
         overlap();
     else if (argc > 1 && !strcmp(argv[1], "bad") && size <= 64)
         bad();
+    else if (argc > 1 && !strcmp(argv[1], "mixed") && size <= 64)
+        mixed();
     else
         check(0, "usage: rules good BCAST_ALG | rules overlap | rules params (4 ranks) | "
-                 "rules bad");
+                 "rules bad | rules mixed");
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
