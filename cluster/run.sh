@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # cluster/run.sh [--up "NODESxPPN [up options]"] [--placement block|cyclic|alternate]
-#                [--launcher mpirun|srun] -n P -- PROGRAM ARGS...
+#                [--launcher mpirun|srun] [--collxrun "OPTIONS"] -n P -- PROGRAM ARGS...
 # Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI
 # (openmpi, the default, or mpich), started on the head node by that MPI's
 # own launcher (mpirun / mpiexec, the default) or by Slurm's srun (a
 # cluster brought up with --slurm; Open MPI through PMIx, MPICH through
-# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable.
+# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable;
+# with --collxrun, collxrun OPTIONS (bin/collxrun.in; $COLLXRUN, else the
+# build's) starts the launcher and hands them over instead.
 # --up: bring that cluster up first (idempotent: left as it is if it is up).
 #   block:     fill node0 (PPN ranks), then node1, ...
 #   cyclic:    rank i on node i mod N
@@ -17,14 +19,15 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 . "$CLUSTER_SRC/../bench/mpi_env.sh"
 
-usage() { sed -n '2,15p' "$0" >&2; exit 2; }
-placement=block np="" launcher=mpirun up=""
+usage() { sed -n '2,17p' "$0" >&2; exit 2; }
+placement=block np="" launcher=mpirun up="" collxrun_opts="" collxrun=0
 while (($#)); do
   case "$1" in
     --placement) placement="${2:?}"; shift 2 ;;
     -n|-np) np="${2:?}"; shift 2 ;;
     --launcher) launcher="${2:?}"; shift 2 ;;
     --up) up="${2:?}"; shift 2 ;;
+    --collxrun) collxrun_opts="${2?--collxrun wants OPTIONS ("" for none)}"; collxrun=1; shift 2 ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) echo "cluster run: unknown argument '$1' (the program goes after --)" >&2; usage ;;
@@ -86,9 +89,17 @@ if [ "$mpi" = mpich ]; then
   fi
 fi
 # The launcher itself runs without the preload; the ranks get it.
-vars=()
-[ -n "${LD_PRELOAD:-}" ] && vars+=(LD_PRELOAD)
-mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_' || true)
+vars=() start=()
+if ((collxrun)); then
+  # collxrun forwards the interposer, the rest of the preload and COLLX_*.
+  start=("${COLLXRUN:-$CLUSTER_SRC/../build/$mpi/bin/collxrun}")
+  [ -x "${start[0]}" ] || cluster_die "--collxrun: no ${start[0]} (COLLX_MPI=$mpi ./run build, or set COLLXRUN)"
+  # shellcheck disable=SC2206
+  start+=($collxrun_opts ${LD_PRELOAD:+--preload "$LD_PRELOAD"} --)
+else
+  [ -n "${LD_PRELOAD:-}" ] && vars+=(LD_PRELOAD)
+  mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_' || true)
+fi
 agent="$CLUSTER_DIR/agent"
 if [ "$launcher" = srun ]; then
   # srun hands its own environment to the ranks (--export=ALL): the MPI's
@@ -117,9 +128,10 @@ if [ "$launcher" = srun ]; then
                    "(Slurm's arbitrary distribution): MPICH finds no nodes, every rank is alone" ;;
     esac
   fi
-  export="ALL${LD_PRELOAD:+,LD_PRELOAD=$LD_PRELOAD}"
-  cluster_in head env -u LD_PRELOAD -u TMPDIR "${hostfile[@]}" \
-    srun --mpi="$pmi" -n "$np" "${place[@]}" --oversubscribe --export="$export" "$@"
+  export=(--export="ALL${LD_PRELOAD:+,LD_PRELOAD=$LD_PRELOAD}")
+  ((collxrun)) && export=()
+  cluster_in head env -u LD_PRELOAD -u TMPDIR "${hostfile[@]}" "${start[@]}" \
+    srun --mpi="$pmi" -n "$np" "${place[@]}" --oversubscribe "${export[@]}" "$@"
 fi
 case "$mpi" in
   openmpi)
@@ -133,4 +145,4 @@ case "$mpi" in
     for v in "${vars[@]}"; do cmd+=(-genv "$v" "${!v}"); done ;;
   *) cluster_die "COLLX_MPI must be openmpi or mpich (got '$mpi')" ;;
 esac
-cluster_in head env -u LD_PRELOAD "${cmd[@]}" "$@"
+cluster_in head env -u LD_PRELOAD "${start[@]}" "${cmd[@]}" "$@"

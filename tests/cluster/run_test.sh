@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/cluster/run_test.sh NODESxPPN [up options] [--placement P] -n P
+# tests/cluster/run_test.sh NODESxPPN [up options] [--placement P]
+#                           [--launcher L] [--collxrun "OPTIONS"] -n P
 #                           -- PROGRAM ARGS...
 # One cluster test: brings up an emulated cluster of its own (a fresh
 # name, so tests and CI jobs never share one), runs PROGRAM on it through
@@ -15,6 +16,7 @@ up_args=() run_args=()
 while (($#)) && [ "$1" != -- ]; do
   case "$1" in
     --placement|--launcher|-n) run_args+=("$1" "${2:?}"); shift 2 ;;
+    --collxrun) run_args+=("$1" "${2?}"); shift 2 ;;
     *) up_args+=("$1"); shift ;;
   esac
 done
