@@ -318,6 +318,9 @@ static void read_all(void)
     for (int k = 0; k < CX_KNOB_COUNT; k++)
         read_one((cx_knob)k);
     atomic_fetch_add(&reads, 1);
+    /* now, if MPI runs, else at the interposer's MPI_Init (not through the
+     * accessors: this runs inside read_once) */
+    cx_knobs_check_names((int)state[CX_KNOB_VERBOSE].v.i);
 }
 
 void cx_knobs_reread(void)

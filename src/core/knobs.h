@@ -181,5 +181,8 @@ const char *cx_env_system(const char *name);
 
 /* Reads the environment again (tests that change it between calls). */
 void cx_knobs_reread(void);
+/* Rank 0, once, after MPI_Init: warns of COLLX_ names no knob has, naming
+ * the nearest; with verbose > 0 lists the others too (knob_names.c). */
+void cx_knobs_check_names(int verbose);
 
 #endif

@@ -279,6 +279,7 @@ void cx_settings_check(void)
         return;
     PMPI_Comm_size(MPI_COMM_WORLD, &p);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cx_knobs_check_names((int)cx_knob_int(CX_KNOB_VERBOSE));
     int check = p > 1 && timeout_s() > 0;
     if (!check) {
         if (rank == 0 && cx_verbose() > 0)
