@@ -123,6 +123,9 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
 
 /* Rules file (rules.c). */
 int cx_rules_broken(void);
+/* The rules in words for the verbose banner: how many, for which
+ * collectives, where they were tuned (the file's provenance). */
+void cx_rules_describe(char *buf, size_t len);
 int cx_rules_mention(cx_coll c);
 int cx_rules_need_nodes(void);
 /* Candidate rules of c for a communicator (comm_size and ranks per node

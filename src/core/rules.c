@@ -59,6 +59,7 @@ typedef struct {
 
 static rule *rules;
 static int nrules, broken, need_nodes;   /* broken: the file is not used */
+static char where_tuned[256];   /* the file's provenance, in words ("" none) */
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
@@ -300,6 +301,32 @@ static void drop(const char *path, rule *r, const char *why)
     memset(r, 0, sizeof *r);
 }
 
+/* The provenance block (written by the tuner; collx selects without it):
+ * where the rules were measured, for the verbose banner, and a note from
+ * rank 0 when that was another MPI than the one running. */
+static void read_provenance(const char *path, const cx_json *prov)
+{
+    if (!prov || prov->kind != CX_JSON_OBJECT)
+        return;
+    const cx_json *target = cx_json_member(prov, "target");
+    const cx_json *mpi = cx_json_member(prov, "mpi");
+    const cx_json *date = cx_json_member(prov, "date");
+    const char *t = target && target->kind == CX_JSON_STRING ? target->string : "?";
+    const char *m = mpi && mpi->kind == CX_JSON_STRING ? mpi->string : "an MPI not named";
+    const char *d = date && date->kind == CX_JSON_STRING ? date->string : "?";
+    snprintf(where_tuned, sizeof where_tuned, "tuned on %s, %s, %s", t, m, d);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    PMPI_Get_library_version(lib, &len);
+    const char *family = strstr(lib, "Open MPI") ? "Open MPI" : strstr(lib, "MPICH") ? "MPICH" : NULL;
+    if (family && mpi && mpi->kind == CX_JSON_STRING && !strstr(m, family) && speaker()) {
+        lib[strcspn(lib, "\n,")] = 0;
+        fprintf(stderr, "collx: rules file %s was measured with %s (%s), this program runs %s: "
+                "its choices may not be the fastest here (collx tune on this machine writes "
+                "rules for it)\n", path, m, t, lib);
+    }
+}
+
 /* The whole document; -1 (err says why) when it cannot be used at all. */
 static int parse(const char *path, const char *text, char *err, size_t len)
 {
@@ -319,6 +346,7 @@ static int parse(const char *path, const char *text, char *err, size_t len)
     } else if (!list || list->kind != CX_JSON_ARRAY) {
         snprintf(err, len, "the document must be an object with a \"rules\" array");
     } else {
+        read_provenance(path, cx_json_member(doc, "provenance"));
         int n = 0;
         for (const cx_json *r = list->child; r; r = r->next)
             n++;
@@ -367,6 +395,25 @@ int cx_rules_broken(void)
 {
     pthread_once(&load_once, load);
     return broken;
+}
+
+void cx_rules_describe(char *buf, size_t len)
+{
+    pthread_once(&load_once, load);
+    if (broken) {
+        snprintf(buf, len, "not used: see above");
+        return;
+    }
+    int n = snprintf(buf, len, "%d rule%s", nrules, nrules == 1 ? "" : "s");
+    for (int c = 0, first = 1; c < CX_COLL_COUNT && n >= 0 && (size_t)n < len; c++)
+        if (cx_rules_mention((cx_coll)c)) {
+            n += snprintf(buf + n, len - (size_t)n, "%s%s", first ? " for " : ", ",
+                          cx_coll_name((cx_coll)c));
+            first = 0;
+        }
+    if (n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "%s%s; native beyond their ranges",
+                 *where_tuned ? ", " : "", where_tuned);
 }
 
 int cx_rules_mention(cx_coll c)

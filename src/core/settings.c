@@ -264,11 +264,16 @@ static void banner(int p, int checked)
     for (char *c = lib; *c; c++)
         *c = *c == '\t' ? ' ' : *c;  /* MPICH: "MPICH Version:<tab>4.0.2" */
     const char *rules = cx_knob_env(CX_KNOB_RULES);
+    char described[400] = " (";
+    if (rules) {
+        cx_rules_describe(described + 2, sizeof described - 3);
+        strcat(described, ")");
+    }
     cx_say("%s, running on %s; %d ranks, settings %s; rules: %s%s", mine, lib, p,
            !checked ? "not checked (COLLX_CHECK_TIMEOUT=0)"
            : atomic_load(&all_native) ? "not answered by every rank: the MPI serves every call"
            : atomic_load(&poisoned) ? "DIFFER (above)" : "the same on every rank",
-           rules ? rules : "none", rules && cx_rules_broken() ? " (not used: see above)" : "");
+           rules ? rules : "none", rules ? described : "");
 }
 
 void cx_settings_check(void)
