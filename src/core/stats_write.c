@@ -121,6 +121,20 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
     CX_Get_library_version(collx, sizeof collx, NULL);
     fprintf(f, "{\n  \"collx\": ");
     cx_json_write_string(f, collx);
+    /* the rules file and what it serves, as the verbose banner says it */
+    const char *rules = cx_knob_env(CX_KNOB_RULES);
+    fprintf(f, ",\n  \"rules\": ");
+    if (rules) {
+        char described[400];
+        cx_rules_describe(described, sizeof described);
+        fprintf(f, "{\"file\": ");
+        cx_json_write_string(f, rules);
+        fprintf(f, ", \"serves\": ");
+        cx_json_write_string(f, described);
+        fprintf(f, "}");
+    } else {
+        fprintf(f, "null");
+    }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         fprintf(f, "%s\n    \"%s\": ", u ? "," : "", units[u][0]);
