@@ -477,8 +477,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--pap"))
             want = MPI_THREAD_MULTIPLE;
     /* collx's progress thread for nonblocking calls needs it too */
-    const char *progress = getenv("COLLX_PROGRESS");
-    if (progress && !strcmp(progress, "thread"))
+    char progress[32];
+    int given = 0;
+    CX_Setting_get("COLLX_PROGRESS", progress, sizeof progress, &given);
+    if (given && !strcmp(progress, "thread"))
         want = MPI_THREAD_MULTIPLE;
     MPI_Init_thread(&argc, &argv, want, &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &B->comm);

@@ -292,6 +292,11 @@ int CX_Algorithm_set(const char *coll, const char *alg);
 /* The algorithm that CX_Algorithm_set or the environment choose for coll,
  * else "native" (rules of COLLX_RULES decide per call and are not seen). */
 const char *CX_Algorithm_get(const char *coll);
+/* The value collx uses for the COLLX_ setting name (from the environment,
+ * else its default), as text, like MPI_Info_get: *flag = 0 when the name
+ * is no setting or it has no value. Needs no MPI_Init. Returns MPI_SUCCESS,
+ * or MPI_ERR_ARG for a NULL argument. (collx_info --vars lists them.) */
+int CX_Setting_get(const char *name, char *value, int len, int *flag);
 /* How many times alg ran for coll in this process (for tests and tools). */
 long CX_Algorithm_calls(const char *coll, const char *alg);
 /* How many calls that named alg for coll it handed to its fallback, in

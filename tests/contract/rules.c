@@ -80,6 +80,18 @@ static const char *bcast_ran(void)
 
 static void good(const char *bcast_alg)
 {
+    /* the settings as collx reads them (CX_Setting_get): the environment's,
+     * a default, and a name that is no setting */
+    char v[256];
+    int flag = -1;
+    const char *rpn = getenv("COLLX_RANKS_PER_NODE");
+    check(CX_Setting_get("COLLX_RANKS_PER_NODE", v, sizeof v, &flag) == MPI_SUCCESS && flag &&
+          rpn && !strcmp(v, rpn), "CX_Setting_get: COLLX_RANKS_PER_NODE from the environment");
+    check(CX_Setting_get("COLLX_FALLBACK", v, sizeof v, &flag) == MPI_SUCCESS && flag &&
+          !strcmp(v, "silent"), "CX_Setting_get: COLLX_FALLBACK's default, silent");
+    check(CX_Setting_get("COLLX_NO_SUCH", v, sizeof v, &flag) == MPI_SUCCESS && !flag,
+          "CX_Setting_get: no such setting, flag 0");
+    check(CX_Setting_get(NULL, v, sizeof v, &flag) == MPI_ERR_ARG, "CX_Setting_get(NULL)");
     /* 256 ints = 1024 B: the first rule's upper bound, inclusive */
     check(!strcmp(gather_with(256), "binomial"), "gather 1024 B -> binomial");
     check(!strcmp(gather_with(257), "linear"), "gather 1028 B -> linear");
