@@ -279,7 +279,13 @@ char *cx_json_read_file(const char *path, char *err, size_t len)
             s = t;
         }
     }
+    int failed = ferror(f);   /* a directory, an I/O error: not an empty file */
     fclose(f);
+    if (s && failed) {
+        free(s);
+        snprintf(err, len, "cannot read the file");
+        return NULL;
+    }
     if (!s)
         snprintf(err, len, "out of memory");
     else

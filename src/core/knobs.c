@@ -106,11 +106,13 @@ void cx_knob_range(cx_knob k, char *buf, size_t len)
     case CX_KNOB_INT:
     case CX_KNOB_SIZE:
         n = snprintf(buf, len, "%s ", d->type == CX_KNOB_SIZE ? "bytes" : "an integer");
+        if (n < 0 || (size_t)n >= len)   /* cut: the rest would not fit either */
+            break;
         if (d->max == LLONG_MAX || (d->max == INT_MAX && d->type == CX_KNOB_INT))
             n += snprintf(buf + n, len - (size_t)n, ">= %lld", d->min);
         else
             n += snprintf(buf + n, len - (size_t)n, "in %lld..%lld", d->min, d->max);
-        if (d->type == CX_KNOB_SIZE)
+        if (d->type == CX_KNOB_SIZE && n >= 0 && (size_t)n < len)
             snprintf(buf + n, len - (size_t)n, " (suffix K, M, G: KiB, MiB, GiB)");
         break;
     case CX_KNOB_REAL:

@@ -294,6 +294,8 @@ static void drop(const char *path, rule *r, const char *why)
         fprintf(stderr, "collx: COLLX_RULES=%s: %s: rule dropped, the others serve "
                 "(collx rules check %s)\n", path, why, path);
     if (r->params) {
+        for (int i = 0; i < r->params->n; i++)
+            cx_knob_value_free(&r->params->p[i].v);
         free(r->params->p);
         free(r->params);
     }
@@ -432,6 +434,7 @@ static int in(const range *r, long long v)
 
 int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node)
 {
+    pthread_once(&load_once, load);
     int *cands = malloc(sizeof(int) * (size_t)(nrules + 1)), n = 0;
     if (!cands)
         return NULL;
@@ -470,6 +473,7 @@ static int cmp_ll(const void *x, const void *y)
  * with the same pick in a row are merged. */
 int cx_rules_classes(const int *cands, cx_rules_class **out)
 {
+    pthread_once(&load_once, load);
     int n = 0, nb = 1, k = 0;
     while (cands[n] >= 0)
         n++;

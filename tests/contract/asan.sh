@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contract and PAP suites, hier's band tests and the RMA drop-in under AddressSanitizer with Open MPI
+# The contract and PAP suites, hier's band tests, the RMA drop-in and the unit tests under AddressSanitizer with Open MPI
 # (build/openmpi-asan); part of CI (.ci/run).
 #   tests/contract/asan.sh [ctest args...]
 # Collective tests run with leak detection off (Open MPI's own leaks at exit
@@ -29,6 +29,8 @@ LEAKY='contract\.(errors|lifecycle|nodes|interpose)'
 rc=0
 ASAN_OPTIONS=detect_leaks=0 \
   ctest -j "$JOBS" -R '^(contract|pap|hier\.bands|rma\.dropin)\.' -E "$LEAKY|$PERALG_SKIP" --output-on-failure "$@" || rc=1
+# the unit tests (no MPI; they set their own LeakSanitizer options)
+ctest -L unit --output-on-failure "$@" || rc=1
 OMPI_MCA_mca_base_component_disable_dlclose=1 \
 ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 LSAN_OPTIONS="suppressions=$ROOT/tests/contract/lsan.supp" \
