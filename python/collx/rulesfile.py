@@ -212,8 +212,14 @@ class Check:
         except (OSError, UnicodeDecodeError) as e:
             self.error(f"cannot read it: {e}", "give the path of a rules file")
             return self
+        twice = []
+
+        def no_twice(pairs):   # collx drops a rule that names a key twice
+            keys = [k for k, _ in pairs]
+            twice.extend(k for k in set(keys) if keys.count(k) > 1)
+            return dict(pairs)
         try:
-            self.doc = json.loads(text)
+            self.doc = json.loads(text, object_pairs_hook=no_twice)
         except json.JSONDecodeError as e:
             self.error(f"not JSON: line {e.lineno} column {e.colno}: {e.msg}",
                        "fix the JSON there (collx reads strict JSON: no comments, no "
@@ -226,6 +232,9 @@ class Check:
             self.skipped = "a JSON Schema (the format's description), not a rules file"
             return self
         self.lines = positions(text)
+        for k in sorted(set(twice)):
+            self.error(f"\"{k}\" given twice in one object",
+                       "keep one (collx drops a rule that names a key twice)")
         self.top()
         rules = self.doc.get("rules")
         if isinstance(rules, list):

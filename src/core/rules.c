@@ -63,6 +63,12 @@ static char where_tuned[256];   /* the file's provenance, in words ("" none) */
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
+/* "an allreduce", "a bcast" */
+static const char *article(const char *word)
+{
+    return strchr("aeiou", word[0]) ? "an" : "a";
+}
+
 /* Collectives whose block sizes only some ranks know. */
 static int is_v(cx_coll c)
 {
@@ -212,10 +218,10 @@ static int get_candidates(const cx_json *r, int index, rule *out, char *err, siz
     for (const cx_json *m = list->child; m; m = m->next) {
         if (m->kind != CX_JSON_STRING ||
             !(out->candidates[n++] = cx_algorithm_find(out->coll, m->string))) {
-            snprintf(err, len, "line %d: rules[%d].candidates: %s%s%s is not a %s algorithm; "
+            snprintf(err, len, "line %d: rules[%d].candidates: %s%s%s is not %s %s algorithm; "
                      "valid:", m->line, index, m->kind == CX_JSON_STRING ? "\"" : "",
                      m->kind == CX_JSON_STRING ? m->string : cx_json_kind_name(m->kind),
-                     m->kind == CX_JSON_STRING ? "\"" : "", coll);
+                     m->kind == CX_JSON_STRING ? "\"" : "", article(coll), coll);
             valid_names(coll, err, len);
             return -1;
         }
@@ -232,6 +238,12 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
         return -1;
     }
     for (const cx_json *m = r->child; m; m = m->next) {
+        /* twice: which counts? (collx would take the first, Python's json,
+         * and with it `collx rules check`, the last) */
+        if (cx_json_member(r, m->key) != m) {
+            snprintf(err, len, "line %d: \"%s\" given twice", m->line, m->key);
+            return -1;
+        }
         size_t i = 0;
         while (i < sizeof known / sizeof *known && strcmp(m->key, known[i]))
             i++;
@@ -255,14 +267,15 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
     }
     out->coll = (cx_coll)coll;
     if (!(out->alg = cx_algorithm_find(out->coll, a->string))) {
-        snprintf(err, len, "line %d: \"%s\" is not a %s algorithm; valid:", a->line,
-                 a->string, c->string);
+        snprintf(err, len, "line %d: \"%s\" is not %s %s algorithm; valid:", a->line,
+                 a->string, article(c->string), c->string);
         valid_names(c->string, err, len);
         return -1;
     }
     if (is_v(out->coll) && cx_json_member(r, "msg_size")) {
-        snprintf(err, len, "line %d: msg_size cannot select a %s algorithm (only the root "
-                 "knows the sizes; use comm_size or ranks_per_node)", r->line, c->string);
+        snprintf(err, len, "line %d: msg_size cannot select %s %s algorithm (only the root "
+                 "knows the sizes; use comm_size or ranks_per_node)", r->line,
+                 article(c->string), c->string);
         return -1;
     }
     if (get_range(r, "comm_size", &out->comm_size, err, len) ||

@@ -373,7 +373,7 @@ static void dropped(void)
         "{\"COLLX_HIER_SENDERS\": 2.5}}",
         "{\"collective\": \"bcast\", \"algorithm\": \"hier\", \"params\": {\"COLLX_HIER_INTER\": "
         "\"fastest\"}}",
-        /* leaks the first value's text when dropped (known bug: lsan.supp) */
+        /* the first value's text was leaked when the rule was dropped */
         "{\"collective\": \"bcast\", \"algorithm\": \"hier_ms\", \"params\": "
         "{\"COLLX_HIER_SENDERS\": 2, \"COLLX_HIER_SENDERS\": 3}}",
         "{\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\", \"candidates\": "
@@ -382,6 +382,7 @@ static void dropped(void)
         "{\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\", \"candidates\": "
         "[\"fastest\"]}",
         "{\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\", \"candidates\": [3]}",
+        "{\"collective\": \"bcast\", \"algorithm\": \"linear\", \"algorithm\": \"binomial\"}",
     };
     char why[40][1024];
     int n = 0;
@@ -416,10 +417,11 @@ static void dropped(void)
     WHY("line 22: rules[20].candidates must be an array of algorithm names");
     WHY("line 23: rules[21].candidates: online tuning does not tune gatherv (only the root "
         "knows the sizes)");
-    WHY("line 24: rules[22].candidates: \"fastest\" is not a allreduce algorithm; valid:%s",
+    WHY("line 24: rules[22].candidates: \"fastest\" is not an allreduce algorithm; valid:%s",
         valid("allreduce"));
-    WHY("line 25: rules[23].candidates: a number is not a allreduce algorithm; valid:%s",
+    WHY("line 25: rules[23].candidates: a number is not an allreduce algorithm; valid:%s",
         valid("allreduce"));
+    WHY("line 26: \"algorithm\" given twice");
 #undef WHY
     int nbad = (int)(sizeof bad / sizeof *bad);
     EXPECT_INT(n, nbad);
