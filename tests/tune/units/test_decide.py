@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""decide.py: the noise rule (native unless faster by the margin beyond
+the confidence intervals), predictions and their error, runners-up, the
+one-algorithm-per-size rule of the v-collectives, variants predicted as
+their algorithm plus an offset. From tests/tune/test_tune_units.py's
+sections partial nodes, noise rule, between grid points (v-collectives)
+and variants (params).
+
+    test_decide.py [REPO_ROOT]"""
+import math
+
+import helpers
+from collx.tune import grid, model
+from collx.tune.decide import IGNORANT, Decider, Est
+from collx.tune.store import Store
+
+
+def decider(samples, coll="allreduce", margin=0.02, floor=0.0):
+    st = Store(floor)
+    algs = sorted({a for a, _, _ in samples} | {"native"})
+    for a, m, xs in samples:
+        st.samples[(coll, a, 8, m)] = list(xs)
+        st.ran[(coll, a, 8, m)] = {a}
+    return Decider(st, {coll: algs}, margin)
+
+
+# ---------------------------------------------------------------- partial nodes
+def test_partial_nodes_domain():
+    assert Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(12) == 2 and \
+        Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(16) == 1, \
+        "decider: a communicator that ends in a part of a node is a layout of its own"
+
+
+# ---------------------------------------------------------------- noise rule
+def test_noise_clear_gain_chosen():
+    d = decider([("native", 64, [100, 101, 99]), ("close", 64, [97, 98, 96]),
+                 ("clear", 64, [90, 90.5, 89.5])])
+    assert d.choose_cell("allreduce", 8, 64) == "clear", \
+        "faster beyond both confidence intervals: chosen"
+
+
+def test_noise_intervals_overlap():
+    d = decider([("native", 64, [100, 101, 99]), ("close", 64, [97, 98, 96])])
+    assert d.choose_cell("allreduce", 8, 64) == "native", \
+        "3 % faster but the intervals overlap: native"
+
+
+def test_noise_below_margin():
+    d = decider([("native", 64, [100, 100]), ("slight", 64, [99, 99])])
+    assert d.choose_cell("allreduce", 8, 64) == "native", \
+        "1 % faster without noise, below the 2 % margin: native"
+
+
+def test_noise_one_sample_each():
+    d = decider([("native", 64, [100]), ("fast", 64, [80])], floor=0.005)
+    assert d.choose_cell("allreduce", 8, 64) == "fast", "one sample each, clear gain: chosen"
+
+
+def test_noise_fallback_never_chosen():
+    d = decider([("native", 64, [100]), ("fast", 64, [80])])
+    d.store.ran[("allreduce", "fast", 8, 64)] = {"native"}
+    assert d.choose_cell("allreduce", 8, 64) == "native", \
+        "an algorithm that fell back (column ran) is never chosen"
+
+
+def test_noise_unknown_difference_no_evidence():
+    # a prediction with nothing around it to say how wrong it is is no evidence
+    d = decider([("native", 64, [100.0]), ("fast", 128, [3.0])])
+    d.refit("allreduce", cells=[(8, 64), (8, 128)])
+    far = Est(math.log(3.0))   # predicted 33 times faster, no support: sigma IGNORANT
+    assert d.diff_sigma("allreduce", "fast", far, "native", Est(math.log(100.0), 0.01),
+                        8, 64) >= IGNORANT and \
+        not d.evidence("allreduce", "fast", far, Est(math.log(100.0), 0.01), 8, 64), \
+        "an unknown difference is no evidence, however large (33 times predicted)"
+
+
+def test_noise_predicted_regret():
+    # ... nor a regret: fast measured on 2 ranks only, predicted 31 times faster
+    # than native on 8
+    st = Store(0.005)
+    for a_, q_, m_, us_ in ([("fast", 2, m, 3.0) for m in (64, 128, 256, 512)] +
+                            [("native", 2, m, 50.0) for m in (64, 128, 256, 512)] +
+                            [("native", 8, 64, 100.0)]):
+        st.samples[("allreduce", a_, q_, m_)] = [us_]
+        st.ran[("allreduce", a_, q_, m_)] = {a_}
+    g = grid.Grid("allreduce", [2, 8], [64, 128, 256, 512])
+    d = Decider(st, {"allreduce": ["fast", "native"]}, 0.02, {"allreduce": g})
+    d.refit("allreduce")
+    est = d.estimates("allreduce", 8, 64)
+    pr = d.predicted_regret("allreduce", 8, 64, "native")
+    assert "fast" in est and est["fast"].us < 10 and pr == 1.0, \
+        f"predicted regret leaves a prediction of unknown error out (fast predicted " \
+        f"{est['fast'].us if 'fast' in est else None:.1f} us on 8 ranks): {pr}"
+
+
+# candidates for online tuning: measured runners-up within 10 %, native if not chosen
+def test_noise_runners_up():
+    d = decider([("native", 64, [100.0]), ("clear", 64, [80.0]), ("near", 64, [86.0]),
+                 ("far", 64, [95.0])], floor=0.005)
+    ru = d.runners_up("allreduce", 8, 64, "clear")
+    assert sorted(ru) == ["native", "near"] and abs(ru["near"] - 86 / 80) < 1e-9, \
+        f"runners-up of clear (80 us): near (86, within 10 %) and native, not far (95): {ru}"
+
+
+def test_noise_runners_up_native_chosen():
+    d = decider([("native", 64, [100.0]), ("near", 64, [104.0]), ("far", 64, [120.0])])
+    assert list(d.runners_up("allreduce", 8, 64, "native")) == ["near"], \
+        "native chosen: the measured algorithms within 10 % of it"
+
+
+def test_noise_no_candidates_v_collectives():
+    d = decider([("native", 64, [100.0]), ("near", 64, [104.0]), ("far", 64, [120.0])])
+    assert d.candidates("gatherv", grid.Grid("gatherv", [8], [64]), {(8, 64): "native"}) == {}, \
+        "no candidates where online tuning does not tune (v-collectives)"
+
+
+# ---------------------------------------------------------------- between grid points
+# v-collectives: one algorithm for every size, never 5 % slower anywhere
+VS = [("native", m, [100.0]) for m in (8, 16, 32)]
+
+
+def test_v_collective_slower_at_one_size():
+    d = decider(VS + [("tuw", 8, [50.0]), ("tuw", 16, [50.0]), ("tuw", 32, [108.0])],
+                coll="gatherv", floor=0.005)
+    assert d.choose_bin("gatherv", 8, [8, 16, 32]) == "native", \
+        "v-collective: 8 % slower at one size: native"
+
+
+def test_v_collective_faster_in_geometric_mean():
+    d = decider(VS + [("tuw", 8, [50.0]), ("tuw", 16, [50.0]), ("tuw", 32, [101.0])],
+                coll="gatherv", floor=0.005)
+    assert d.choose_bin("gatherv", 8, [8, 16, 32]) == "tuw", \
+        "v-collective: faster in geometric mean, at most 1 % slower anywhere: chosen"
+
+
+# ---------------------------------------------------------------- variants (params)
+# a variant is predicted as its algorithm plus its offset (model.Offset)
+VQ, VM = (8, 16, 32), (64, 256, 1024, 4096)
+
+
+def variant_decider(fast_at, slow_alg_factor=3.0, offset=0.8):
+    """native 100 us, tree 3x slower, hier 90 us everywhere; hier@K=1 and
+    tree@K=1 measured only at fast_at, offset times their algorithm."""
+    st = Store(0.005)
+    algs = ["native", "tree", "tree@K=1", "hier", "hier@K=1"]
+    for q in VQ:
+        for m in VM:
+            for a, t in (("native", 100.0), ("tree", 100.0 * slow_alg_factor), ("hier", 90.0)):
+                st.samples[("bcast", a, q, m)] = [t]
+                st.ran[("bcast", a, q, m)] = {a}
+    for q, m in fast_at:
+        for a, t in (("hier@K=1", 90.0 * offset),
+                     ("tree@K=1", 100.0 * slow_alg_factor * offset)):
+            st.samples[("bcast", a, q, m)] = [t]
+            st.ran[("bcast", a, q, m)] = {a}
+    g = grid.Grid("bcast", VQ, VM)
+    d = Decider(st, {"bcast": algs}, 0.02, grids={"bcast": g})
+    d.refit("bcast")
+    return d
+
+
+def test_variant_unmeasured_estimate():
+    d = variant_decider([(8, 64), (16, 256)])
+    e = d.estimate("bcast", "hier@K=1", 32, 4096)
+    assert e is not None and not e.measured and e.via and e.via[0] == "hier" and \
+        math.exp(e.ln) < 90.0 and e.via[2] > 0.01, \
+        f"an unmeasured variant: its algorithm's time plus the offset seen where both ran " \
+        f"({math.exp(e.ln):.1f} us, hier 90, sigma {e.via[2]:.3f})"
+
+
+def test_variant_at_risk():
+    d = variant_decider([(8, 64), (16, 256)])
+    risk = {a: p for a, p, _ in d.comparisons("bcast", 32, 4096, "hier")}
+    assert risk.get("hier@K=1", 0) > 0.05 and risk.get("tree@K=1", 1) < 0.05, \
+        f"a variant is at risk where its algorithm contends (hier@K=1 " \
+        f"{risk.get('hier@K=1')}), not where its algorithm is 3 times slower (tree@K=1 " \
+        f"{risk.get('tree@K=1')})"
+
+
+def test_variant_never_measured():
+    d0 = variant_decider([], offset=1.0)
+    e0 = d0.estimate("bcast", "hier@K=1", 32, 4096)
+    assert e0 is not None and abs(math.exp(e0.ln) - 90.0) < 1e-6 and \
+        abs(e0.via[2] - model.SPREAD) < 1e-9 and "hier@K=1" not in \
+        {k[1] for k in d0.store.samples}, \
+        f"never measured: its algorithm's time, the prior spread ({e0.via[2]:.3f})"
+
+
+def test_variant_spread_shrinks():
+    same = variant_decider([(q, m) for q in VQ for m in VM[:3]], offset=1.0)
+    off = same.offsets[("bcast", "hier@K=1")][1]
+    assert off.spread < 0.5 * model.SPREAD, \
+        f"a knob that changed nothing where measured: its spread shrinks ({off.spread:.3f})"
+
+
+if __name__ == "__main__":
+    helpers.run_module(globals())

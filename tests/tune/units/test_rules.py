@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""rules.py: the ranges merged into rules, first-match lookup, candidates
+for online tuning, rules with params. From tests/tune/test_tune_units.py's
+sections partial nodes, merging and variants (params).
+
+    test_rules.py [REPO_ROOT]"""
+import helpers
+from collx.tune import grid, rules, target
+
+
+# ---------------------------------------------------------------- partial nodes
+def test_partial_nodes_rules():
+    pg = grid.Grid("allreduce", [4, 8, 12, 16], [64])
+    pr = rules.build("allreduce", pg, {(4, 64): "native", (8, 64): "native",
+                                        (12, 64): "hier", (16, 64): "native"}, node=8)
+    assert [rules.match(pr, "allreduce", q, 64, min(q, 8)) for q in (8, 9, 12, 15, 16)] == \
+        ["native", "hier", "hier", "hier", "native"] and len(pr) == 3, \
+        f"rules: 9..15 ranks (one node and a part) apart from 16: {pr}"
+
+
+# ---------------------------------------------------------------- merging
+def merging_choices():
+    """The grid, the choices at its points and the rules they merge into."""
+    g = grid.Grid("allreduce", [2, 4, 8], [8, 16, 32, 64])
+    ch = {}
+    for q in (2, 4, 8):
+        for m in (8, 16, 32, 64):
+            ch[(q, m)] = "ring" if m <= 16 else "native"
+    ch[(8, 64)] = "rabenseifner"
+    want = [
+        {"collective": "allreduce", "algorithm": "ring", "comm_size": {"max": 4},
+         "msg_size": {"max": 22}, "ranks_per_node": {"min": 1, "max": 4}},
+        {"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 4},
+         "msg_size": {"min": 23, "max": 64}, "ranks_per_node": {"min": 1, "max": 4}},
+        {"collective": "allreduce", "algorithm": "ring", "comm_size": {"min": 5, "max": 8},
+         "msg_size": {"max": 22}, "ranks_per_node": {"min": 4, "max": 4}},
+        {"collective": "allreduce", "algorithm": "native", "comm_size": {"min": 5, "max": 8},
+         "msg_size": {"min": 23, "max": 45}, "ranks_per_node": {"min": 4, "max": 4}},
+        {"collective": "allreduce", "algorithm": "rabenseifner",
+         "comm_size": {"min": 5, "max": 8},
+         "msg_size": {"min": 46, "max": 64}, "ranks_per_node": {"min": 4, "max": 4}}]
+    return g, ch, want
+
+
+def test_merging_equal_neighbours():
+    g, ch, want = merging_choices()
+    rs = rules.build("allreduce", g, ch, node=4)
+    assert rs == want, "equal neighbours merge (sizes, then communicator sizes):\n  " + \
+        "\n  ".join(map(str, rs))
+
+
+def test_merging_match():
+    g, ch, _ = merging_choices()
+    rs = rules.build("allreduce", g, ch, node=4)
+    assert rules.match(rs, "allreduce", 3, 20, 3) == "ring" and \
+        rules.match(rs, "allreduce", 7, 50, 4) == "rabenseifner" and \
+        rules.match(rs, "allreduce", 7, 50, 2) is None and \
+        rules.match(rs, "allreduce", 9, 8, 4) is None and \
+        rules.match(rs, "allreduce", 8, 65, 4) is None, \
+        "match: sizes between grid points served, nothing beyond the grid or at another " \
+        "ranks per node"
+
+
+def test_merging_nothing_faster():
+    g, ch, _ = merging_choices()
+    every = {k: "native" for k in ch}
+    one = rules.build("allreduce", g, every)
+    assert one == [{"collective": "allreduce", "algorithm": "native", "comm_size": {"max": 8},
+                    "msg_size": {"max": 64}}], f"nothing faster: one native rule: {one}"
+
+
+def test_merging_v_collectives():
+    gv = rules.build("gatherv", grid.Grid("gatherv", [2, 4], [8, 16]),
+                     {(2, 8): "tuw", (2, 16): "tuw", (4, 8): "linear", (4, 16): "linear"})
+    assert all("msg_size" not in r for r in gv) and len(gv) == 2, \
+        f"v-collectives: no msg_size: {gv}"
+
+
+def test_merging_candidates():
+    g, ch, want = merging_choices()
+    close = {(q, m): {} for q in (2, 4, 8) for m in (8, 16, 32, 64)}
+    close[(2, 8)] = {"native": 1.2, "recursive_doubling": 1.05}
+    close[(4, 16)] = {"native": 1.3, "rabenseifner": 1.08, "recursive_doubling": 1.02}
+    close[(8, 64)] = {"native": 1.01, "ring": 1.04}
+    rc = rules.build("allreduce", g, ch, node=4, close=close)
+    assert [r.get("candidates") for r in rc] == \
+        [["native", "recursive_doubling", "rabenseifner"], None, None, None,
+         ["native", "ring"]] and \
+        [{k: v for k, v in r.items() if k != "candidates"} for r in rc] == want, \
+        "candidates: native first where another is chosen, then those close at the most " \
+        "grid points the rule covers; the ranges unchanged:\n  " + "\n  ".join(map(str, rc))
+
+
+def test_merging_rule_with_params():
+    assert rules.rule_of("bcast", ("binomial", {"segment": 8192}))["params"] == \
+        {"segment": 8192}, "a choice with params gives a rule with params"
+
+
+# ---------------------------------------------------------------- variants (params)
+def test_variant_rule_with_params():
+    lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+    r = rules.rule_of("bcast", lab)
+    assert r == {"collective": "bcast", "algorithm": "pipeline_chain",
+                 "params": {"COLLX_BCAST_SEGMENTS": 32}} and \
+        rules.match([r], "bcast", 8, 64, 8) == lab, \
+        f"a variant chosen becomes a rule with params, and matches back as its label: {r}"
+
+
+def test_variants_never_candidates():
+    lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+    assert rules.pick_candidates("binomial", [(8, 64)],
+                                 {(8, 64): {lab: 1.01, "native": 1.05}}) == ["native"], \
+        "variants are never candidates (online tuning tries names)"
+
+
+if __name__ == "__main__":
+    helpers.run_module(globals())
