@@ -66,7 +66,8 @@ void info_man(void)
            "through its own CX_ functions (\\fB#include <collx.h>\\fR) or, for an "
            "unmodified program, the interposer \\fBlibcollx_pmpi.so\\fR, which "
            "\\fBcollxrun\\fR(1) preloads. What runs is chosen, identically on every rank, "
-           "by (in order) \\fBCX_Algorithm_set\\fR(), \\fBCOLLX_\\fR\\fICOLL\\fR\\fB_ALGORITHM\\fR, "
+           "by (in order) \\fBCX_Algorithm_set\\fR(), "
+           "\\fBCOLLX_\\fR\\fICOLL\\fR\\fB_ALGORITHM\\fR, "
            "the first matching rule of \\fBCOLLX_RULES\\fR, online tuning, and the "
            "default, native (the MPI's own PMPI_ call). Whatever collx cannot serve goes "
            "to the MPI, with the reason under \\fBCOLLX_VERBOSE\\fR.\n");

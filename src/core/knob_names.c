@@ -37,22 +37,12 @@ static int distance(const char *a, size_t m, const char *b)
     return d[m][n];
 }
 
-static int world_rank_zero(void)
-{
-    int init = 0, fin = 0, rank = 0;
-    PMPI_Initialized(&init);
-    PMPI_Finalized(&fin);
-    if (init && !fin)
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank == 0;
-}
-
 void cx_knobs_check_names(int verbose)
 {
     static atomic_int done;
     int init = 0;
     PMPI_Initialized(&init);
-    if (!init || !world_rank_zero() || atomic_exchange(&done, 1))
+    if (!init || !cx_world_rank_zero() || atomic_exchange(&done, 1))
         return;
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');

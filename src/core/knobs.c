@@ -254,9 +254,7 @@ void cx_knob_format(cx_knob k, const cx_knob_value *v, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------ the environment */
-/* Messages once per process, from world rank 0 only when MPI runs (every
- * rank reads the same environment). */
-static int should_say(void)
+int cx_world_rank_zero(void)
 {
     int init = 0, fin = 0, rank = 0;
     PMPI_Initialized(&init);
@@ -309,7 +307,7 @@ static void read_one(cx_knob k)
         then = "as if unset: ";
         what = d->unset ? d->unset : "";
     }
-    if (should_say())
+    if (cx_world_rank_zero())
         fprintf(stderr, "collx: %s=%s %s; %s%s\n", d->name, text, why, then, what);
 }
 

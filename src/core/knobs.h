@@ -181,6 +181,10 @@ const char *cx_env_system(const char *name);
 
 /* Reads the environment again (tests that change it between calls). */
 void cx_knobs_reread(void);
+/* Whether this process speaks for all: world rank 0 while MPI runs, every
+ * process before MPI_Init or after MPI_Finalize. What every rank reads
+ * alike (the environment, a rules file) is said once, from here. */
+int cx_world_rank_zero(void);
 /* Rank 0, once, after MPI_Init: warns of COLLX_ names no knob has, naming
  * the nearest; with verbose > 0 lists the others too (knob_names.c). */
 void cx_knobs_check_names(int verbose);

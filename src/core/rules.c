@@ -288,22 +288,10 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
     return 0;
 }
 
-/* Rank 0 speaks for all (every rank reads the same file: the settings
- * check compares its content); before MPI_Init, every rank. */
-static int speaker(void)
-{
-    int init = 0, fin = 0, rank = 0;
-    PMPI_Initialized(&init);
-    PMPI_Finalized(&fin);
-    if (init && !fin)
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank == 0;
-}
-
 /* A rule that cannot serve: said, and its allocations freed. */
 static void drop(const char *path, rule *r, const char *why)
 {
-    if (speaker())
+    if (cx_world_rank_zero())
         fprintf(stderr, "collx: COLLX_RULES=%s: %s: rule dropped, the others serve "
                 "(collx rules check %s)\n", path, why, path);
     if (r->params) {
@@ -333,8 +321,11 @@ static void read_provenance(const char *path, const cx_json *prov)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     PMPI_Get_library_version(lib, &len);
-    const char *family = strstr(lib, "Open MPI") ? "Open MPI" : strstr(lib, "MPICH") ? "MPICH" : NULL;
-    if (family && mpi && mpi->kind == CX_JSON_STRING && !strstr(m, family) && speaker()) {
+    const char *family = strstr(lib, "Open MPI") ? "Open MPI"
+                         : strstr(lib, "MPICH")  ? "MPICH"
+                                                 : NULL;
+    if (family && mpi && mpi->kind == CX_JSON_STRING && !strstr(m, family) &&
+        cx_world_rank_zero()) {
         lib[strcspn(lib, "\n,")] = 0;
         fprintf(stderr, "collx: rules file %s was measured with %s (%s), this program runs %s: "
                 "its choices may not be the fastest here (collx tune on this machine writes "
@@ -392,7 +383,7 @@ static void load(void)
     if (!text || parse(path, text, err, sizeof err)) {
         broken = 1;
         nrules = 0;
-        if (speaker())
+        if (cx_world_rank_zero())
             fprintf(stderr, "collx: COLLX_RULES=%s: %s; the file is not used: every call runs "
                     "as without it (collx rules check %s says what is wrong)\n", path, err,
                     path);
