@@ -88,9 +88,10 @@ typedef struct cx_args {
      * nonblocking call then runs behind a schedule that keeps copies
      * (collx's schedules always copy them: cx_hold_args). */
     int scratch_arrays;
-    /* COLLX_STATS: the record of the call these arguments belong to
-     * (stats.h; copies point at it too), NULL when not measured. */
-    struct cx_stats_call *stats;
+    /* COLLX_STATS: where the algorithm that ran the call is written (the
+     * call's record, stats.h; copies point at it too), NULL when the call
+     * is not measured. */
+    const struct cx_algorithm **ran;
     /* COLLX_TUNE_ONLINE: the call site this call is a timed trial of
      * (online.c), NULL when it is not one. */
     struct cx_online_key *tune;

@@ -91,6 +91,23 @@ static void forget_all(void)
 }
 #endif
 
+static void (*_Atomic room_release[CX_ROOMS])(void *state);
+
+void cx_comm_room_release(int room, void (*release)(void *state))
+{
+    atomic_store(&room_release[room], release);
+}
+
+void cx_comm_release_rooms(cx_comm *c)
+{
+    for (int i = 0; i < CX_ROOMS; i++) {
+        void (*release)(void *) = atomic_load(&room_release[i]);
+        if (c->room_state[i] && release)
+            release(c->room_state[i]);
+        c->room_state[i] = NULL;
+    }
+}
+
 static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
@@ -100,10 +117,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     for (int i = 0; cx_families[i]; i++)
         if (c->family_state[i] && cx_families[i]->release)
             cx_families[i]->release(c->family_state[i]);
-    for (int i = 0; i < CX_COLL_COUNT; i++)
-        free(c->sel[i].classes);
-    if (c->online_free)
-        c->online_free(c);
+    cx_comm_release_rooms(c);
     cx_plan_comms_release(c);
     cx_comm_free_shm(c);
     cx_comm_free_nodes(c);

@@ -8,9 +8,10 @@
 
 #include <mpi.h>
 #include "colls.h"
-#include "decision.h"
-
 #include "family.h"
+
+/* The rooms above the engine that keep per-communicator state. */
+enum { CX_ROOM_SELECT, CX_ROOM_ONLINE, CX_ROOMS };
 
 struct cx_algorithm;
 
@@ -52,10 +53,9 @@ typedef struct cx_comm {
     MPI_Win ctl_win;      /* the node's control block (counters, flags) */
     char *ctl_base;
 
-    cx_rules_cache sel[CX_COLL_COUNT];          /* select.c */
-    cx_decision_cache decided[CX_COLL_COUNT];   /* decide.c */
-    struct cx_online_comm *online;              /* online.c, NULL: none yet */
-    void (*online_free)(struct cx_comm *c);     /* frees it (set with it) */
+    /* The rooms above the engine keep their state of the communicator
+     * here (cx_comm_room), which the engine frees with it unseen. */
+    void *room_state[CX_ROOMS];
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
     int inflight;         /* nonblocking schedules not finished (atomics) */
@@ -106,6 +106,12 @@ int cx_comm_next_tag(cx_comm *c);
  * and segments). NULL: no state (the MPI's own call in a schedule). */
 void cx_comm_enter(cx_comm *c);
 void cx_comm_leave(cx_comm *c);
+/* Room room's state of c: NULL until the room sets it; release, which
+ * the room gives once before, frees it with the communicator. */
+static inline void **cx_comm_room(cx_comm *c, int room) { return &c->room_state[room]; }
+void cx_comm_room_release(int room, void (*release)(void *state));
+/* Frees every room's state of c (with the communicator; tests). */
+void cx_comm_release_rooms(cx_comm *c);
 /* Runs every family's after_call hook (end of a blocking call). */
 void cx_comm_after_call(cx_comm *c);
 /* Before a collective set-up on c's private, node or leader

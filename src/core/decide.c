@@ -156,7 +156,10 @@ static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
                    const cx_knob_params *params, cx_decision *d)
 {
     int cacheable, err;
-    cx_decision_cache *k = &c->decided[a->coll];
+    cx_select_comm *st = cx_select_of(c);
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    cx_decision_cache *k = &st->decided[a->coll];
     int nb = a->nonblocking;
     /* Keyed by what the decision reads of the operation, not its handle:
      * a freed user-defined operation's handle comes back for the next one

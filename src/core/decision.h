@@ -4,6 +4,7 @@
 #define CX_DECISION_H
 
 #include <mpi.h>
+#include "colls.h"
 
 struct cx_algorithm;
 struct cx_knob_params;
@@ -46,5 +47,16 @@ typedef struct cx_rules_cache {
     int n;                     /* 1: the same pick for every size */
     int last;                  /* the class of the last call */
 } cx_rules_cache;
+
+/* The selection's state of a communicator (its room's slot, comm.h): the
+ * rules' classes (select.c) and the last decision (decide.c) per
+ * collective. */
+struct cx_comm;
+typedef struct cx_select_comm {
+    cx_rules_cache sel[CX_COLL_COUNT];
+    cx_decision_cache decided[CX_COLL_COUNT];
+} cx_select_comm;
+/* c's, made on first use; NULL: out of memory. */
+cx_select_comm *cx_select_of(struct cx_comm *c);
 
 #endif

@@ -121,6 +121,7 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
     *run = NULL;
+    cx_stats_on();   /* COLLX_STATS watches the hand-overs before the first */
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Settings that differ between ranks would run different schedules:
@@ -234,11 +235,12 @@ static int dispatch_measured(cx_args *a, const out *o, const cx_algorithm *want)
         return dispatch(a, o, want);
     cx_stats_report_at_finalize();
     cx_stats_begin(k, a, o->req || o->mreq);
-    a->stats = k;
+    a->ran = &k->ran;
     int err = dispatch(a, o, want);
     if (o->req && *o->req) {   /* the request keeps measuring */
         cx_stats_pause(k);
-        (*o->req)->stats = k;
+        (*o->req)->timer = &cx_stats_timer;
+        (*o->req)->clock = k;
         return err;
     }
     cx_stats_end(k);

@@ -32,12 +32,15 @@ typedef struct cx_online_comm {
     key *keys[CX_COLL_COUNT][CX_TUNE_CLASSES];
 } online_comm;
 
-/* c's state, freed with c (comm.c calls it). */
-static void release(cx_comm *c)
+/* c's state (its room's slot), freed with c. */
+static online_comm *online_of(cx_comm *c)
 {
-    online_comm *o = c->online;
-    if (!o)
-        return;
+    return *cx_comm_room(c, CX_ROOM_ONLINE);
+}
+
+static void release(void *state)
+{
+    online_comm *o = state;
     for (int i = 0; i < CX_COLL_COUNT; i++)
         for (int k = 0; k < CX_TUNE_CLASSES; k++)
             if (o->keys[i][k]) {
@@ -46,8 +49,6 @@ static void release(cx_comm *c)
             }
     PMPI_Comm_free(&o->agree);
     free(o);
-    c->online = NULL;
-    c->online_free = NULL;
 }
 
 /* c's state: the node layout (ranks per node keys the cache) and the
@@ -64,8 +65,8 @@ static int setup(cx_comm *c)
         return err;
     }
     PMPI_Comm_set_errhandler(o->agree, MPI_ERRORS_RETURN);
-    c->online = o;
-    c->online_free = release;
+    cx_comm_room_release(CX_ROOM_ONLINE, release);
+    *cx_comm_room(c, CX_ROOM_ONLINE) = o;
     return MPI_SUCCESS;
 }
 
@@ -251,7 +252,7 @@ static int settle(key *k, const cx_args *a, cx_comm *c)
     int n = k->site.ncand, best = 0;
     for (int i = 0; i < n; i++)
         mine[i] = median(k->t[i], k->nt[i]) * 1e6;
-    int err = PMPI_Allreduce(mine, all, n, MPI_DOUBLE, MPI_MAX, c->online->agree);
+    int err = PMPI_Allreduce(mine, all, n, MPI_DOUBLE, MPI_MAX, online_of(c)->agree);
     for (int i = 1; !err && i < n; i++)
         if (all[i] >= 0 && (all[best] < 0 || all[i] < all[best]))
             best = i;
@@ -297,10 +298,10 @@ const cx_algorithm *cx_online_pick(cx_args *a, cx_comm *c, const cx_algorithm *u
 {
     *err = MPI_SUCCESS;
     a->tune = NULL;
-    if (!c->online && (*err = setup(c)))
+    if (!online_of(c) && (*err = setup(c)))
         return NULL;
     int cls = cx_online_class(cx_rules_msg_size(a));
-    key **slot = &c->online->keys[a->coll][cls], *k = *slot;
+    key **slot = &online_of(c)->keys[a->coll][cls], *k = *slot;
     if (!k && !(k = *slot = new_key(a, c, cls))) {
         *err = MPI_ERR_NO_MEM;
         return NULL;
@@ -334,7 +335,7 @@ const char *CX_Tune_site(MPI_Comm comm, const char *coll, long long msg_bytes,
 {
     int c = cx_coll_from_name(coll);
     cx_comm *state = c < 0 ? NULL : cx_comm_find(comm);
-    online_comm *o = state ? state->online : NULL;
+    online_comm *o = state ? online_of(state) : NULL;
     key *k = o ? o->keys[c][cx_online_class(msg_bytes)] : NULL;
     if (trial_calls)
         *trial_calls = k ? k->site.trials : 0;

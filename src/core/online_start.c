@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include "cx_internal.h"
 #include "online.h"
+#include "stats_write.h"
 
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
@@ -23,10 +24,15 @@ static int hook_end(void)
     return err ? err : PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
 }
 
+/* Its sites are a section of COLLX_STATS's report; finishing first (once,
+ * whoever is first: here or the report) gathers them. */
+static const cx_stats_section report_section = {cx_online_finish, cx_online_report};
+
 static void start(void)
 {
     cx_comm *w;
     int n = 0, ok;
+    cx_stats_add_section(&report_section);
     if (cx_comm_get(MPI_COMM_WORLD, &w) || cx_comm_nodes(w)) {
         cx_online_set_started(0);
         cx_say("online tuning: cannot learn MPI_COMM_WORLD's nodes; off");

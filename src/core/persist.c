@@ -157,6 +157,7 @@ static int plan_new(cx_args *a, const cx_algorithm *alg, struct cx_request **out
         return cx_error(user, MPI_ERR_NO_MEM, "%s_init: out of memory", what);
     }
     r->plan = p;
+    r->active = &p->active;
     r->completed = plan_completed;
     p->a = call;
     p->a.alg = alg;

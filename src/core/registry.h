@@ -4,6 +4,7 @@
 
 #include "colls.h"
 #include "comm.h"
+#include "decision.h"
 #include "sched.h"
 
 struct cx_knob_params;
@@ -89,6 +90,11 @@ void cx_count_fallback(const cx_args *a, const cx_algorithm *asked, const cx_alg
 /* Counts a collective that alg runs as a step of another algorithm
  * (cx_sched_collective: e.g. hier's leaders). */
 void cx_count_inner(const cx_algorithm *alg);
+/* Who watches the hand-overs besides the counters (COLLX_STATS): told of
+ * each, with the catalogue index of the algorithm asked for. */
+typedef void (*cx_fallback_watch)(const cx_args *a, int asked, const cx_algorithm *to,
+                                  unsigned bit, const char *why);
+void cx_counts_watch_fallbacks(cx_fallback_watch w);
 
 /* Selection (select.c): the algorithm named for this call by explicit
  * choice > environment > rules > default, decided once per communicator

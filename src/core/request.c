@@ -12,9 +12,7 @@
  * list that the next collx call or completion call empties. */
 #include <stdlib.h>
 #include "cx_internal.h"
-#include "persist.h"   /* a persistent request's plan->active (data only) */
 #include "request.h"
-#include "stats.h"
 
 static int mpi_in_flight;   /* generalized requests not yet complete */
 
@@ -203,10 +201,8 @@ int cx_request_mpi_in_flight(void)
 static void release(CX_Request *request)
 {
     struct cx_request *r = *request;
-    if (r->stats) {
-        cx_stats_end(r->stats);
-        free(r->stats);
-    }
+    if (r->timer)
+        r->timer->end(r->clock);
     if (!r->native)
         cx_sched_free(&r->sched);
     free(r);
@@ -227,10 +223,10 @@ int CX_Test(CX_Request *request, int *flag)
     int err = MPI_SUCCESS, polling = 0;
     struct cx_request *r = *request;
     *flag = 1;
-    if (!r || (r->plan && !r->plan->active))
+    if (!r || (r->active && !*r->active))
         return MPI_SUCCESS;
-    if (r->stats)
-        cx_stats_resume(r->stats);
+    if (r->timer)
+        r->timer->resume(r->clock);
     if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
         *flag |= err != MPI_SUCCESS;
@@ -252,8 +248,8 @@ int CX_Test(CX_Request *request, int *flag)
     }
     if (*flag)
         completed(request);
-    else if (r->stats)
-        cx_stats_pause(r->stats);
+    else if (r->timer)
+        r->timer->pause(r->clock);
     return err;
 }
 
@@ -261,10 +257,10 @@ int CX_Wait(CX_Request *request)
 {
     int err;
     struct cx_request *r = *request;
-    if (!r || (r->plan && !r->plan->active))
+    if (!r || (r->active && !*r->active))
         return MPI_SUCCESS;
-    if (r->stats)
-        cx_stats_resume(r->stats);
+    if (r->timer)
+        r->timer->resume(r->clock);
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
     } else if (cx_progress_remove(&r->job)) {

@@ -13,7 +13,15 @@
 
 struct cx_comm;
 struct cx_plan;
-struct cx_stats_call;
+
+/* A clock on a CX_I call (COLLX_STATS keeps one, stats.h): stopped while
+ * the program is away from CX_Test and CX_Wait, ended (and freed) when the
+ * request completes. The engine runs it without knowing what it counts. */
+typedef struct cx_request_timer {
+    void (*pause)(void *clock);
+    void (*resume)(void *clock);
+    void (*end)(void *clock);
+} cx_request_timer;
 
 struct cx_request {
     int native;           /* a CX_Request of the MPI's own call: in mpi */
@@ -26,11 +34,14 @@ struct cx_request {
     MPI_Request greq;     /* MPI face: the generalized request */
     int holds;            /* MPI face: collx's hold and MPI's (free_fn) */
     struct cx_request *next_buried;
-    struct cx_plan *plan; /* persistent: what each start runs (persist.h) */
+    struct cx_plan *plan; /* persistent: what each start runs (persist.h;
+                             the engine never looks into it) */
+    const int *active;    /* persistent: its plan's "started and not
+                             complete" flag; NULL otherwise */
     /* persistent: called when a start completed, instead of freeing r */
     void (*completed)(struct cx_request *r);
-    struct cx_stats_call *stats;   /* COLLX_STATS: the CX_I call's record
-                                      (heap), else NULL */
+    const cx_request_timer *timer;   /* the CX_I call's clock, NULL: none */
+    void *clock;
 };
 
 /* A request for a schedule on c (calloc'ed; NULL when out of memory). */

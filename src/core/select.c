@@ -66,9 +66,30 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
 
 /* The rules' pick for a on c: its size's class, found from the last
  * call's (the common case: the same sizes again) or by bisection. */
+static void release_select(void *state)
+{
+    cx_select_comm *st = state;
+    for (int i = 0; i < CX_COLL_COUNT; i++)
+        free(st->sel[i].classes);
+    free(st);
+}
+
+cx_select_comm *cx_select_of(cx_comm *c)
+{
+    void **slot = cx_comm_room(c, CX_ROOM_SELECT);
+    if (!*slot && (*slot = calloc(1, sizeof(cx_select_comm))))
+        cx_comm_room_release(CX_ROOM_SELECT, release_select);
+    return *slot;
+}
+
 static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, int *err)
 {
-    cx_rules_cache *k = &c->sel[a->coll];
+    cx_select_comm *st = cx_select_of(c);
+    if (!st) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    cx_rules_cache *k = &st->sel[a->coll];
     if (!k->classes) {
         int ppn = 0, *cands;
         if (cx_rules_need_nodes()) {

@@ -1,16 +1,14 @@
-/* The counters of what collx served (stats.h): always the calls and
- * hand-overs per algorithm; under COLLX_STATS also each call's payload and
- * time, per (algorithm that ran, blocking or nonblocking), and the
- * hand-overs per (algorithm asked for, blocking or not, requirement
- * missed) with the reason in words. COLLX_STATS unset costs one branch per call and no clock. */
+/* COLLX_STATS (stats.h): each call's payload and time, per (algorithm
+ * that ran, blocking or nonblocking), and the hand-overs per (algorithm
+ * asked for, blocking or not, requirement missed) with the reason in
+ * words, which the always-on counters (counts.c) show this room through
+ * their watch. COLLX_STATS unset costs one branch per call and no clock. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cx_internal.h"
-
-static atomic_long calls[CX_MAX_ALGS], fallbacks[CX_MAX_ALGS], inner[CX_MAX_ALGS];
-static atomic_int shown[CX_MAX_ALGS][3];   /* blocking, nonblocking, persistent */
+#include "request.h"
 
 /* COLLX_STATS tables, allocated when it is on: [alg][blocking 0, nonblocking 1]
  * and [alg][blocking 0, nonblocking 1][reason]. */
@@ -34,6 +32,9 @@ const char *cx_stats_setting(void)
     return v && *v && strcmp(v, "0") != 0 ? v : NULL;
 }
 
+static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, unsigned bit,
+                            const char *why);
+
 static void read_setting(void)
 {
     int on = cx_stats_setting() != NULL, n = cx_algorithm_total();
@@ -45,6 +46,8 @@ static void read_setting(void)
             on = 0;
         }
     }
+    if (on)
+        cx_counts_watch_fallbacks(record_fallback);
     atomic_store(&cx_stats_state, on);
 }
 
@@ -52,46 +55,6 @@ int cx_stats_start(void)
 {
     pthread_once(&stats_once, read_setting);
     return atomic_load(&cx_stats_state);
-}
-
-void cx_count_call(const cx_algorithm *alg, const cx_args *a)
-{
-    int i = cx_algorithm_index(alg), verbose = cx_verbose();
-    if (i < 0)
-        return;
-    atomic_fetch_add_explicit(&calls[i], 1, memory_order_relaxed);
-    if (a->stats)
-        a->stats->ran = alg;
-    if (verbose <= 0)
-        return;
-    int rank = a->rank, size = a->size;
-    if (a->comm != MPI_COMM_NULL && !a->size) {  /* fast native path */
-        PMPI_Comm_rank(a->comm, &rank);
-        PMPI_Comm_size(a->comm, &size);
-    }
-    /* Once per algorithm and form of the call (named MPI_<Name>,
-     * MPI_I<lower-case name> or MPI_<Name>_init), and once per rule's
-     * params: they change the call. */
-    int form = a->persistent ? 2 : a->nonblocking ? 1 : 0;
-    if (rank == 0 && (verbose > 1 || (a->params ? cx_knob_params_first_show(a->params)
-                                                : !atomic_exchange(&shown[i][form], 1)))) {
-        char with[512] = "";
-        if (a->params) {
-            int n = snprintf(with, sizeof with, " with rules[%d].params ", a->params->rule);
-            cx_knob_params_text(a->params, with + n, sizeof with - (size_t)n);
-        }
-        fprintf(stderr, "collx: %s%s%s -> %s%s (p=%d%s)\n", form == 1 ? "MPI_I" : "",
-                form == 1 ? cx_coll_name(a->coll) : cx_coll_mpi_name(a->coll),
-                form == 2 ? "_init" : "", alg->name, with, size,
-                verbose > 1 ? "" : ", shown once");
-    }
-}
-
-void cx_count_inner(const cx_algorithm *alg)
-{
-    int i = cx_algorithm_index(alg);
-    if (i >= 0)
-        atomic_fetch_add_explicit(&inner[i], 1, memory_order_relaxed);
 }
 
 static int reason_of(unsigned bit)
@@ -107,15 +70,10 @@ unsigned cx_stats_reason_bit(int reason)
     return reason >= 0 && reason < CX_STATS_NO_BIT ? 1u << reason : 0u;
 }
 
-void cx_count_fallback(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
-                       unsigned bit, const char *why)
+/* The counters' watch (counts.c): a hand-over, recorded per reason. */
+static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, unsigned bit,
+                            const char *why)
 {
-    int i = cx_algorithm_index(asked);
-    if (i < 0)
-        return;
-    atomic_fetch_add_explicit(&fallbacks[i], 1, memory_order_relaxed);
-    if (!cx_stats_on())
-        return;
     handed_slot *h = &handed[i][a->nonblocking != 0][reason_of(bit)];
     atomic_fetch_add_explicit(&h->calls, 1, memory_order_relaxed);
     if (atomic_load_explicit(&h->why, memory_order_acquire))
@@ -161,6 +119,15 @@ void cx_stats_end(cx_stats_call *k)
                               memory_order_relaxed);
 }
 
+static void timer_pause(void *k) { cx_stats_pause(k); }
+static void timer_resume(void *k) { cx_stats_resume(k); }
+static void timer_end(void *k)
+{
+    cx_stats_end(k);
+    free(k);
+}
+const cx_request_timer cx_stats_timer = {timer_pause, timer_resume, timer_end};
+
 /* ------------------------------------------------------------- reading */
 cx_stats_served cx_stats_served_get(int alg, int nonblocking)
 {
@@ -185,27 +152,3 @@ long long cx_stats_fallback_get(int alg, int nonblocking, int reason, int *to,
     return atomic_load(&h->calls);
 }
 
-/* ------------------------------------------------------------ public API */
-long CX_Algorithm_calls(const char *coll, const char *alg)
-{
-    int c = cx_coll_from_name(coll);
-    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
-    int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&calls[i]);
-}
-
-long CX_Algorithm_inner_calls(const char *coll, const char *alg)
-{
-    int c = cx_coll_from_name(coll);
-    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
-    int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&inner[i]);
-}
-
-long CX_Algorithm_fallbacks(const char *coll, const char *alg)
-{
-    int c = cx_coll_from_name(coll);
-    const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
-    int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&fallbacks[i]);
-}

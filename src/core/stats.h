@@ -49,6 +49,11 @@ void cx_stats_pause(cx_stats_call *k);
 void cx_stats_resume(cx_stats_call *k);
 void cx_stats_end(cx_stats_call *k);
 
+/* The clock a CX_I call's request runs (request.h): its record, paused,
+ * resumed and ended with the request. */
+struct cx_request_timer;
+extern const struct cx_request_timer cx_stats_timer;
+
 /* Bytes of a call on the calling rank (payload.c). */
 long long cx_call_payload(const cx_args *a);
 

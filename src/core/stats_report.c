@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cx_internal.h"
-#include "online.h"
 #include "stats_write.h"
 
 #define WHY_MAX 256   /* a reason's bytes on its way to rank 0 */
@@ -124,8 +123,7 @@ static void report(void)
 {
     MPI_Comm world;
     int rank, size;
-    if (cx_online_on())
-        cx_online_finish();   /* its sites are in the report; once, whoever is first */
+    cx_stats_prepare_sections();   /* online tuning's sites are in the report */
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         return;
     PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);

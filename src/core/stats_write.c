@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include "cx_internal.h"
 #include "json.h"
-#include "online.h"
 #include "stats_write.h"
 
 static const char *const units[][2] = {
@@ -160,7 +159,7 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
                 r->fallback_ranks[b[i].at]);
     }
     fprintf(f, "\n  ]");
-    cx_online_report(f, CX_STATS_JSON);
+    cx_stats_write_sections(f, CX_STATS_JSON);
     fprintf(f, "\n}\n");
 }
 
@@ -179,7 +178,39 @@ void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
         json(f, r, s, ns, b, nb);
     } else {
         (format == CX_STATS_CSV ? csv : table)(f, r, s, ns, b, nb);
-        cx_online_report(f, format);   /* COLLX_TUNE_ONLINE's sites, if on */
+        cx_stats_write_sections(f, format);
     }
     free(s);
+}
+
+/* ------------------------------------------------- sections of rooms above */
+#define MAX_SECTIONS 4
+static const cx_stats_section *_Atomic sections[MAX_SECTIONS];
+
+void cx_stats_add_section(const cx_stats_section *sec)
+{
+    for (int i = 0; i < MAX_SECTIONS; i++) {
+        const cx_stats_section *none = NULL;
+        if (atomic_load(&sections[i]) == sec ||
+            atomic_compare_exchange_strong(&sections[i], &none, sec))
+            return;
+    }
+}
+
+void cx_stats_prepare_sections(void)
+{
+    for (int i = 0; i < MAX_SECTIONS; i++) {
+        const cx_stats_section *sec = atomic_load(&sections[i]);
+        if (sec && sec->prepare)
+            sec->prepare();
+    }
+}
+
+void cx_stats_write_sections(FILE *f, int format)
+{
+    for (int i = 0; i < MAX_SECTIONS; i++) {
+        const cx_stats_section *sec = atomic_load(&sections[i]);
+        if (sec && sec->write)
+            sec->write(f, format);
+    }
 }

@@ -23,4 +23,17 @@ typedef struct cx_stats_report {
 enum { CX_STATS_TABLE, CX_STATS_CSV, CX_STATS_JSON };
 void cx_stats_write(FILE *f, const cx_stats_report *r, int format);
 
+/* A part of the report that a room above adds (online tuning's sites),
+ * so that statistics never call up into it: prepare runs on every rank at
+ * MPI_Finalize before the counters are gathered (collective over the
+ * world); write adds rank 0's part to the file, in the report's format
+ * (JSON: a member of the top object, led by a comma). */
+typedef struct cx_stats_section {
+    void (*prepare)(void);
+    void (*write)(FILE *f, int format);
+} cx_stats_section;
+void cx_stats_add_section(const cx_stats_section *s);
+void cx_stats_prepare_sections(void);
+void cx_stats_write_sections(FILE *f, int format);
+
 #endif

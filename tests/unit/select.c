@@ -29,13 +29,10 @@ static cx_comm comm_of(int size, int ppn, int r)
     return c;
 }
 
-/* What the selection cached on c (select.c's classes). */
+/* What the selection cached on c (its room's state: select.c's classes). */
 static void comm_free(cx_comm *c)
 {
-    for (int i = 0; i < CX_COLL_COUNT; i++) {
-        free(c->sel[i].classes);
-        c->sel[i].classes = NULL;
-    }
+    cx_comm_release_rooms(c);
 }
 
 /* A call of coll by rank r: count elements of type on both sides, root 0. */
@@ -278,7 +275,7 @@ static void rules_any_order(void)
             a = call_of(CX_COLL_GATHER, want[i].ints, MPI_INT, 1, 3);   /* the same again */
             SELECTS(a, &c, want[i].alg);
         }
-    EXPECT_INT(c.sel[CX_COLL_GATHER].n, 6);
+    EXPECT_INT(cx_select_of(&c)->sel[CX_COLL_GATHER].n, 6);
     comm_free(&c);
 }
 
@@ -376,7 +373,7 @@ static void decide_expect_at(const cx_args *a, cx_comm *c, const char *asked, co
     if (!want)
         return;
     int serves = cx_decide_serves(a, c, want, NULL, &err);
-    const cx_decision_cache *k = &c->decided[a->coll];
+    const cx_decision_cache *k = &cx_select_of(c)->decided[a->coll];
     EXPECT(!err, "%s %s: no error (got %d)", cx_coll_name(a->coll), asked, err);
     EXPECT(serves == !why, "%s %s: serves %d, expected %d", cx_coll_name(a->coll), asked,
            serves, !why);
