@@ -19,6 +19,7 @@ COMMANDS = {
     ("tables", "cluster"): "collx.tables.cluster",
     ("model", "rma"): "collx.models.rma",
     "tune": "collx.tune.main",
+    ("tune", "validate"): "collx.tune.validate",
     "rules": "collx.rulesfile",
 }
 

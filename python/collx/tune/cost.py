@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
+from collx.tune.labels import base_of, runs
 from collx.tune.model import AlgModel
-from collx.tune.target import base_of, runs
 
 DEFAULT_CASE = 0.01     # seconds, before anything is known
 DEFAULT_LAUNCH = 0.2
@@ -109,7 +109,7 @@ class CostModel:
 
     def batch(self, coll, q, algs, sizes):
         """Predicted cost of measuring algs x sizes, reps samples each: the
-        cases and a launch per run (target.runs; on a real MPI one per
+        cases and a launch per run (labels.runs; on a real MPI one per
         sample)."""
         return self.overhead(q) * len(runs(algs)) * self.launches + \
             self.reps * sum(self.case(coll, a, q, m) for a in algs for m in sizes)

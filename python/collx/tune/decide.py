@@ -55,8 +55,8 @@ import math
 import numpy as np
 
 from collx.tune import grid as gridmod
+from collx.tune.labels import base_of
 from collx.tune.model import AlgModel, Offset
-from collx.tune.target import base_of
 
 Z = 1.96          # 95 % two-sided
 EPS = 0.03        # a difference this small is not worth a measurement

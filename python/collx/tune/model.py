@@ -138,7 +138,7 @@ class AlgModel:
 
 class Offset:
     """ln(T_variant / T_algorithm) of an algorithm's variant (knobs set,
-    target.label_of), from the points where both were measured: a
+    labels.label_of), from the points where both were measured: a
     variant is predicted as its algorithm plus this offset, so it is
     measured where its algorithm is a contender, not wherever an own model
     of a few points leaves it unknown (gige-18x8, 72 ranks: 23 bcast labels

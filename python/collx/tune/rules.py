@@ -19,7 +19,7 @@ nothing faster. Where the target has nodes, each rule also bounds
 ranks_per_node to what its communicator sizes had under block placement.
 
 A choice is an algorithm name, a label with per-call knobs set
-(NAME@KNOB=VALUE, target.label_of: the tuner's variants) or (name,
+(NAME@KNOB=VALUE, labels.label_of: the tuner's variants) or (name,
 params): a rule is a dict, and params, when a choice has them, become its
 "params" key (match gives such a rule's choice back as its label).
 Variants are never candidates (online tuning tries algorithms by name).
@@ -32,7 +32,7 @@ import json
 
 from collx import rulesfile
 from collx.tune import grid as gridmod
-from collx.tune.target import PARAM_SEP, label_of, split_label
+from collx.tune.labels import PARAM_SEP, label_of, split_label
 
 MAX_CANDIDATES = 3   # online tuning tries each for a few calls: keep it short
 

@@ -4,7 +4,7 @@ rounds and the exhaustive grid.
 A run (a batch) is one collbench process: one collective on q ranks, some
 algorithms at some sizes, each algorithm listed `reps` times (interleaved
 samples of the same point); an algorithm that leaves work behind in the
-process (target.runs: RMA bcast) runs in a run of its own. When a run fails (exit, timeout, memory
+process (labels.runs: RMA bcast) runs in a run of its own. When a run fails (exit, timeout, memory
 limit), the cases it finished count (collbench's CSV grows case by case),
 the case it was in is recorded as failed (out of memory or time: the
 algorithm is presumed to fail at larger sizes and communicator sizes too;
@@ -37,8 +37,8 @@ import time
 from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
+from collx.tune.labels import base_of, interleaved, runs
 from collx.tune.store import case_cost, grows
-from collx.tune.target import base_of, interleaved, runs
 
 MAX_LIST = 32        # collbench's --algs and -m lists
 INIT_COMMS = 3       # without nodes: the smallest and middle of 3 spread ones
@@ -133,7 +133,7 @@ class Sampler:
         through). If it fails, the cases it finished count, the case it was
         in is recorded as failed, and the rest is left: the other
         algorithms from that size on, that algorithm at larger sizes.
-        The algorithms' order alternates (target.interleaved; by turn
+        The algorithms' order alternates (labels.interleaved; by turn
         between the launches of a real MPI)."""
         labels = interleaved(algs, reps, turn)
         args = ["--coll", coll, "--algs", ",".join(labels),

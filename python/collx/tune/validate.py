@@ -7,7 +7,7 @@ what the rules choose, column ran saying what served) in a run of its own,
 as a program with the rules runs (on a real MPI in native's run: launches
 differ), and every registered algorithm forced,
 native included, in one run (those that leave work behind in the process,
-target.runs, each in a run of its own). Per point:
+labels.runs, each in a run of its own). Per point:
 
     tuned / oracle   (oracle: the fastest algorithm that served itself)
     tuned / native
@@ -31,9 +31,9 @@ import time
 
 from collx.csvio import write_rows
 from collx.tune import grid as gridmod, rules as rulesmod, store
-from collx.tune.main import make_target, registry, target_args
+from collx.tune.labels import interleaved, runs, same_alg
+from collx.tune.options import make_target, registry, target_args
 from collx.tune.store import Stat, t_upper
-from collx.tune.target import interleaved, runs, same_alg
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 

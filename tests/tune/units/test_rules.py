@@ -5,7 +5,7 @@ sections partial nodes, merging and variants (params).
 
     test_rules.py [REPO_ROOT]"""
 import helpers
-from collx.tune import grid, rules, target
+from collx.tune import grid, labels, rules
 
 
 # ---------------------------------------------------------------- partial nodes
@@ -98,7 +98,7 @@ def test_merging_rule_with_params():
 
 # ---------------------------------------------------------------- variants (params)
 def test_variant_rule_with_params():
-    lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+    lab = labels.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
     r = rules.rule_of("bcast", lab)
     assert r == {"collective": "bcast", "algorithm": "pipeline_chain",
                  "params": {"COLLX_BCAST_SEGMENTS": 32}} and \
@@ -107,7 +107,7 @@ def test_variant_rule_with_params():
 
 
 def test_variants_never_candidates():
-    lab = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+    lab = labels.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
     assert rules.pick_candidates("binomial", [(8, 64)],
                                  {(8, 64): {lab: 1.01, "native": 1.05}}) == ["native"], \
         "variants are never candidates (online tuning tries names)"

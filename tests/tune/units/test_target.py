@@ -1,70 +1,54 @@
 #!/usr/bin/python3
-"""target.py: the runs an algorithm list splits into, the launch order,
-variants' labels and their params passed to collbench. From
-tests/tune/test_tune_units.py's sections runs, launch order and variants
-(params).
+"""target.py: what it reads from collx_info and the knob table, the ranks
+a launcher starts, the slots of a hostfile, and a CSV cut mid-line (the
+labels and runs it measures: test_labels.py).
 
     test_target.py [REPO_ROOT]"""
+import os
+import tempfile
+
 import helpers
 from collx.tune import target
 
-LAB = target.label_of("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"})
+
+def test_parse_info():
+    text = "bcast\n  binomial\n    needs: commutative\n  rma_linear\n\nallreduce\n  ring\n"
+    assert target.parse_info(text) == [("bcast", ["binomial", "rma_linear"]),
+                                       ("allreduce", ["ring"])], \
+        "collx_info's listing: collectives in order, algorithms under each, needs: skipped"
 
 
-# ---------------------------------------------------------------- runs
-def test_runs_rma_alone():
-    got = target.runs(["native", "binomial", "rma_linear", "hier", "rma_binomial"])
-    assert got == [["native", "binomial", "hier"], ["rma_linear"], ["rma_binomial"]], \
-        f"an algorithm that leaves work behind (RMA bcast) runs alone: {got}"
+def test_tune_values():
+    assert target.tune_values("2,32") == {"*": ["2", "32"]} and \
+        target.tune_values("bcast:a,b;allgather,allgatherv:c") == \
+        {"bcast": ["a", "b"], "allgather": ["c"], "allgatherv": ["c"]}, \
+        "a knob's tune values: for every collective, or per collective"
 
 
-# ---------------------------------------------------------------- launch order
-def test_interleaved():
-    seq = target.interleaved(["selected", "native", "x"], 3)
-    assert seq == ["selected", "native", "x", "x", "native", "selected",
-                   "selected", "native", "x"] and \
-        target.interleaved(["a", "b"], 1, turn=1) == ["b", "a"], \
-        f"the labels' order alternates (ABBA: a drift within a launch cancels): {seq}"
+def test_launched_ranks():
+    assert target.launched_ranks(["mpirun", "-np", "6", "--oversubscribe"]) == 6 and \
+        target.launched_ranks(["srun", "-n", "4"]) == 4, "the ranks a launcher starts"
+    try:
+        target.launched_ranks(["mpirun"])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a launcher without a rank count is refused")
 
 
-# ---------------------------------------------------------------- variants (params)
-def test_variant_label():
-    lab = LAB
-    assert lab == "pipeline_chain@COLLX_BCAST_SEGMENTS=32" and \
-        target.split_label(lab) == ("pipeline_chain", {"COLLX_BCAST_SEGMENTS": "32"}) and \
-        target.split_label("binomial") == ("binomial", {}), \
-        f"a variant's label and back: {lab}"
-
-
-def test_variant_runs():
-    lab = LAB
-    got = target.runs(["native", "pipeline_chain", lab, "pipeline_binary@COLLX_BCAST_SEGMENTS=32",
-                       "pipeline_chain@COLLX_BCAST_SEGMENTS=2", "rma_linear"])
-    assert got == [["native", "pipeline_chain"],
-                   [lab, "pipeline_binary@COLLX_BCAST_SEGMENTS=32"],
-                   ["pipeline_chain@COLLX_BCAST_SEGMENTS=2"], ["rma_linear"]], \
-        f"runs: one per set of params (the knobs go to the run's environment): {got}"
-
-
-def test_variant_with_params():
-    lab = LAB
-    seen = {}
-
-    def fake_run(args, env):
-        seen["args"], seen["env"] = args, env
-        algs = args[args.index("--algs") + 1].split(",")
-        return [{"alg": a, "ran": a if a != "pipeline_binary" else "binomial"}
-                for a in algs], None
-
-    rows, _ = target.with_params(["--coll", "bcast", "--algs", lab + ",pipeline_binary@"
-                                  "COLLX_BCAST_SEGMENTS=32", "-m", "8"], {"COLLX_X": "1"},
-                                 fake_run)
-    assert seen["args"][3] == "pipeline_chain,pipeline_binary" and \
-        seen["env"] == {"COLLX_X": "1", "COLLX_BCAST_SEGMENTS": "32"} and \
-        [(r["alg"], r["ran"]) for r in rows] == \
-        [(lab, lab), ("pipeline_binary@COLLX_BCAST_SEGMENTS=32", "binomial")], \
-        f"collbench gets names and the knobs in its environment, rows come back under the " \
-        f"labels (ran too where the algorithm itself served): {seen} {rows}"
+def test_hostfile_and_partial_csv():
+    with tempfile.TemporaryDirectory() as d:
+        hf = os.path.join(d, "h")
+        with open(hf, "w") as f:
+            f.write("node-0:16\nnode-1\n\n")
+        assert target.hostfile_slots(hf) == [16, 1], "a hostfile's slots per line"
+        csv_ = os.path.join(d, "out.csv")
+        with open(csv_, "w") as f:
+            f.write("kind,metric,alg,median_us\ntime,r,native,1.5\ntime,r,ring,2")
+        rows = target.finished_rows(csv_)
+        assert [r["alg"] for r in rows] == ["native"], \
+            f"a CSV cut mid-line: its complete rows only: {rows}"
+        assert target.finished_rows(os.path.join(d, "none.csv")) == [], "no CSV: no rows"
 
 
 if __name__ == "__main__":
