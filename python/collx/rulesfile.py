@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 
-from collx import tools
+from collx import info as collx_info, tools
 from collx._version import __version__
 
 FORMAT_VERSION = 1
@@ -109,8 +109,7 @@ class Registry:
             self.why = str(e)
             return
         try:
-            from collx.sweep.check import registry
-            self.algs = registry(path, {})
+            self.algs = collx_info.registry(path)
             vars_ = json.loads(self.run(path, "--vars", "--json"))["vars"]
             self.knobs = {v["name"]: v for v in vars_ if v.get("per_call")}
         except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:

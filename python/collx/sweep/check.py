@@ -12,20 +12,6 @@ from collx.sweep.spec import SpecError
 ALG_OPTIONS = ("--algs", "--guide-algs", "--g2-algs")
 
 
-def registry(info, env):
-    """{collective: {algorithm, ...}} from collx_info's listing."""
-    out = subprocess.run([info], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, **env}, check=True).stdout
-    reg, coll = {}, None
-    for line in out.splitlines():
-        if not line.startswith(" "):
-            coll = line.split()[0] if line.strip() else None
-            reg[coll] = set()
-        elif coll and not line.strip().startswith("needs:"):
-            reg[coll].add(line.split()[0])
-    return reg
-
-
 def option(args, name):
     return [args[i + 1] for i, a in enumerate(args[:-1]) if a == name]
 

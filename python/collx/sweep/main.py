@@ -5,7 +5,7 @@ import os
 import shlex
 import sys
 
-from collx import tools
+from collx import info as collx_info, tools
 from collx.sweep import check, launch, spec
 from collx.sweep.runner import Runner, assign_cells
 
@@ -132,7 +132,7 @@ def run_checks(cat, sweeps, info):
     except tools.ToolNotFound as e:
         print(f"collx sweep --check: {e}", file=sys.stderr)
         return 2
-    reg = check.registry(info, launch.mpi_setup(ROOT, mpi)[1] if tools.checkout() else {})
+    reg = collx_info.registry(info, launch.mpi_setup(ROOT, mpi)[1] if tools.checkout() else {})
     assign_cells(sweeps, "$TMP")
     from collx.cli import COMMANDS
     problems = []

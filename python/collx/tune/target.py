@@ -12,6 +12,7 @@ import tempfile
 from collx import tools
 from collx._version import __version__
 from collx.csvio import read_rows, time_rows
+from collx.info import parse_info
 from collx.sweep import launch
 from collx.tune import limits, rules as rulesmod
 from collx.tune.labels import with_params
@@ -142,17 +143,6 @@ def finished_rows(path):
     with open(tmp, "w") as f:
         f.write(text)
     return time_rows(read_rows(tmp), "r") if text else []
-
-
-def parse_info(text):
-    reg, coll = [], None
-    for line in text.splitlines():
-        if line.strip() and not line.startswith(" "):
-            coll = (line.split()[0], [])
-            reg.append(coll)
-        elif coll and line.strip() and not line.strip().startswith("needs:"):
-            coll[1].append(line.split()[0])
-    return reg
 
 
 class Smpi(Target):
