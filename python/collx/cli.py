@@ -4,15 +4,15 @@ each a module's main(argv) (imported only when used)."""
 import importlib
 import sys
 
-# (command, family) or command -> module
+# (command, family) or command -> module[:function] (default main)
 COMMANDS = {
     "sweep": "collx.sweep.main",
     "report": "collx.report",
     ("report", "demo"): "collx.report",
     ("report", "hier"): "collx.tables.hier",
-    ("plots", "pap"): "collx.plots.pap",
-    ("plots", "rma"): "collx.plots.rma",
-    ("plots", "topo"): "collx.plots.topo",
+    ("plots", "pap"): "collx.tables.pap:plot_main",
+    ("plots", "rma"): "collx.tables.rma:plot_main",
+    ("plots", "topo"): "collx.tables.topo:plot_main",
     ("tables", "pap"): "collx.tables.pap",
     ("tables", "fft"): "collx.tables.fft",
     ("tables", "topo-demo"): "collx.tables.topo",
@@ -69,6 +69,7 @@ def dispatch(argv):
     else:
         sys.stderr.write(USAGE)
         return 2
+    module, _, func = module.partition(":")
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as e:   # a third-party package this command needs
@@ -79,7 +80,7 @@ def dispatch(argv):
                          f"python3-{e.name}), or run collx with a Python that has it "
                          "(COLLX_PYTHON=/usr/bin/python3 for bin/collx)\n")
         return 2
-    return mod.main(rest) or 0
+    return getattr(mod, func or "main")(rest) or 0
 
 
 def main():

@@ -1,21 +1,18 @@
 """Plots of the one-sided broadcast sweeps: time vs m at the largest p and
-time vs p at the largest m, per platform (OUTDIR/<platform>.png), beside
-the tables of tables/rma.py (OUTDIR/tables.md).
-
-    python3 -m collx plots rma CSV OUTDIR
-"""
-import os
-
+time vs p at the largest m, per platform (OUTDIR/<platform>.png). The
+command that reads the sweep and writes them beside its tables is
+tables/rma.py's (collx plot rma)."""
 from collx.plotting import pyplot
-from collx.tables import rma as tables
 
 
-def figure(data, plat, path):
+def figure(data, plat, ps, ms, unit, algs, path):
+    """path: the algorithms algs of data[(platform, alg)] = {(p, m): us} on
+    platform plat, at the process counts ps and sizes ms measured there;
+    unit: (bytes per unit, its name) for the m axis."""
     plt = pyplot()
-    ps, ms = tables.grid(data, plat)
-    div, uname = tables.UNIT.get(plat, (1, "B"))
+    div, uname = unit
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-    for a in tables.ALGS:
+    for a in algs:
         d = data.get((plat, a), {})
         if not d:
             continue
@@ -32,15 +29,3 @@ def figure(data, plat, path):
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
-
-
-def main(argv):
-    if len(argv) != 2:
-        raise SystemExit("usage: python3 -m collx plots rma CSV OUTDIR")
-    data = tables.load(argv[0])
-    for plat in tables.platforms(data):
-        figure(data, plat, os.path.join(argv[1], f"{plat}.png"))
-    md = tables.tables(data)
-    with open(os.path.join(argv[1], "tables.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("\n".join(md))

@@ -1,14 +1,8 @@
-"""Figures and tables of sweep `topo` (Bhowmik & Bodele 2019, Figs. 2-6
-shape): allgather time vs message size, ring and recursive doubling with and
-without topology reordering, per placement and node count.
-
-    python3 -m collx plots topo [DIR]   (DIR/topo.csv, DIR/cost.csv -> DIR/*.png, DIR/tables.md)
-"""
-import os
-
-from collx.plotting import pyplot
-from collx.tables import topo as tables
-
+"""Figures of sweep `topo` (Bhowmik & Bodele 2019, Figs. 2-6 shape):
+allgather time vs message size, ring and recursive doubling with and
+without topology reordering, per placement and node count. The command
+that reads the sweep and writes them with its tables is tables/topo.py's
+(collx plot topo)."""
 STYLE = {"native": ("k", ":", "native"), "ring": ("C0", "-", "ring (rank order)"),
          "ring_topo": ("C1", "-", "ring_topo (paper map)"),
          "ring_topo_hier": ("C2", "--", "ring_topo (hier map)"),
@@ -17,8 +11,11 @@ STYLE = {"native": ("k", ":", "native"), "ring": ("C0", "-", "ring (rank order)"
          "rd_topo_hier": ("C2", "--", "rd_topo (hier map)")}
 
 
-def figure(plt, time, fam, algs, path):
-    placements, nodes, sizes = tables.dims(time)
+def figure(plt, time, dims, fam, algs, path):
+    """path: one panel per placement and node count from
+    time[(placement, nodes, series, size)] = us; dims: (placements, nodes,
+    sizes) to draw."""
+    placements, nodes, sizes = dims
     fig, axes = plt.subplots(len(placements), len(nodes), figsize=(4 * len(nodes),
                              3.2 * len(placements)), squeeze=False)
     for i, pl in enumerate(placements):
@@ -43,18 +40,3 @@ def figure(plt, time, fam, algs, path):
     fig.savefig(path, dpi=90)
     plt.close(fig)
     print("wrote", path)
-
-
-def main(argv):
-    d = argv[0] if argv else "docs/results/topo"
-    time = tables.load(d)
-    with open(os.path.join(d, "tables.md"), "w") as f:
-        f.write("\n".join(tables.tables(d, time)) + "\n")
-    print("wrote", os.path.join(d, "tables.md"))
-    try:
-        plt = pyplot()
-    except ImportError:
-        print("no matplotlib: tables only")
-        return
-    for fam, algs in tables.FAM.items():
-        figure(plt, time, fam, algs, os.path.join(d, "allgather_%s.png" % fam))

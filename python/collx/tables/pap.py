@@ -3,14 +3,20 @@
 Table 3 shape: r(BSLN) - r(LIN) in ms and r(LIN)/r(BSLN), rows = total
 vector size (K floats), columns = max delay (ms); Table 4 the same for BSLS
 vs LS, each followed by the paper's published cells
-(published/proficz_published.csv); then r and e of every algorithm.
+(published/proficz_published.csv); then r and e of every algorithm. And
+the paper's figures (plots/pap.py) with pap_scaling.md, r per process
+count as a table.
 
-    python3 -m collx tables pap PAP_CSV [-o OUT.md]
+    collx tables pap PAP_CSV [-o OUT.md]
+    collx plot pap SWEEP_CSV OUTDIR [SCALING_CSV] [--size K] [--delay MS]
 """
+import argparse
+import os
 from collections import defaultdict
 
 from collx import published
 from collx.csvio import read_rows, time_rows
+from collx.plots import pap as figures
 from collx.tables import command
 
 ALGS = {"scatter": ["linear", "binomial", "slin", "sbn", "bsln", "bsbn"],
@@ -114,3 +120,58 @@ def tables(path):
 
 def main(argv):
     command("collx tables pap", "csv", tables, argv)
+
+
+# ---------------------------------------------------------------- figures
+
+def load_r(path):
+    """(coll, alg, p, kfloats, delay) -> mean r in ms."""
+    return {(r["coll"], r["alg"], int(r["p"]), size_kfloats(r), delay_ms(r)):
+            float(r["mean_us"]) / 1e3 for r in time_rows(read_rows(path), "r")}
+
+
+def scaling_table(val, size, delay, out):
+    """Markdown: mean r [ms] of every algorithm per process count."""
+    label = figures.LABEL
+    with open(out, "w") as f:
+        for coll in ("scatter", "gather"):
+            algs = ALGS[coll]
+            f.write(f"### {coll}: mean r [ms] vs processes (N={size}K floats, "
+                    f"max delay {delay} ms)\n\n| p | " + " | ".join(label[a] for a in algs) +
+                    f" | {label[algs[0]]} / {label[algs[4]]} |\n" + "|---" * (len(algs) + 2) + "|\n")
+            for p in sorted({k[2] for k in val if k[0] == coll}):
+                r = [val.get((coll, a, p, size, delay)) for a in algs]
+                cells = ["-" if x is None else f"{x:.1f}" for x in r]
+                ratio = f"{r[0] / r[4]:.2f}" if r[0] and r[4] else "-"
+                f.write(f"| {p} | " + " | ".join(cells) + f" | {ratio} |\n")
+            f.write("\n")
+    print("pap_plots:", out)
+
+
+def plot_main(argv):
+    """collx plot pap: the paper's figures from sweep `pap` (and
+    `pap-scaling`)."""
+    ap = argparse.ArgumentParser(prog="collx plot pap",
+                                 description="PAP Figs. 14-17 (pap_delay.png, pap_size.png; "
+                                 "with SCALING_CSV pap_scaling.png and pap_scaling.md)")
+    ap.add_argument("sweep", metavar="SWEEP_CSV")
+    ap.add_argument("outdir", metavar="OUTDIR")
+    ap.add_argument("scaling", nargs="?", metavar="SCALING_CSV")
+    ap.add_argument("--size", type=int, default=2048, help="K floats (default 2048)")
+    ap.add_argument("--delay", type=int, default=50, help="maximum delay, ms (default 50)")
+    o = ap.parse_args(argv)
+    os.makedirs(o.outdir, exist_ok=True)
+    val = load_r(o.sweep)
+    p = max(k[2] for k in val)
+    figures.figure(val, ALGS, {2: p, 3: o.size}, 4, "maximum delay [ms]",
+                   f"p={p}, N={o.size}K floats", os.path.join(o.outdir, "pap_delay.png"),
+                   logx=True, logy=True)
+    figures.figure(val, ALGS, {2: p, 4: o.delay}, 3, "total vector N [K floats]",
+                   f"p={p}, max delay {o.delay} ms", os.path.join(o.outdir, "pap_size.png"),
+                   logx=True)
+    if o.scaling:
+        sval = load_r(o.scaling)
+        figures.figure(sval, ALGS, {3: o.size, 4: o.delay}, 2, "processes (nodes)",
+                       f"N={o.size}K floats, max delay {o.delay} ms",
+                       os.path.join(o.outdir, "pap_scaling.png"))
+        scaling_table(sval, o.size, o.delay, os.path.join(o.outdir, "pap_scaling.md"))

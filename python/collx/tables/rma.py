@@ -2,14 +2,21 @@
 min,median,mean,max in us; sweeps `rma`, `rma-real`, `rma-demo`): mean time
 per (p, m), the crossover of rma_binomial over rma_linear, rma_binomial over
 two-sided binomial and native, and a LogGP fit of rma_binomial. rma_*_put
-rows (if any): the paper's PutRequest for every size (COLLX_RMA_LL_MAX=0)."""
+rows (if any): the paper's PutRequest for every size (COLLX_RMA_LL_MAX=0).
+With the plots of plots/rma.py:
+
+    collx plot rma CSV OUTDIR   (OUTDIR/tables.md, OUTDIR/<platform>.png)
+"""
+import argparse
 import math
+import os
 from collections import defaultdict
 
 import numpy as np
 
 from collx import published
 from collx.csvio import read_rows
+from collx.plots import rma as figures
 
 ALGS = ["rma_linear", "rma_binomial", "binomial", "native", "rma_binomial_put"]
 UNIT = {"ib-6x8": (1 << 20, "MiB"), "gige-18x8": (1 << 10, "KiB")}
@@ -148,3 +155,21 @@ def tables(data):
     for plat in platforms(data):
         md += loggp_fit(data, plat)
     return md
+
+
+def plot_main(argv):
+    """collx plot rma: a figure per platform and the tables beside them."""
+    ap = argparse.ArgumentParser(prog="collx plot rma", description="OUTDIR/<platform>.png "
+                                 "and OUTDIR/tables.md of the one-sided broadcast sweeps")
+    ap.add_argument("csv", metavar="CSV")
+    ap.add_argument("outdir", metavar="OUTDIR")
+    o = ap.parse_args(argv)
+    data = load(o.csv)
+    for plat in platforms(data):
+        ps, ms = grid(data, plat)
+        figures.figure(data, plat, ps, ms, UNIT.get(plat, (1, "B")), ALGS,
+                       os.path.join(o.outdir, f"{plat}.png"))
+    md = tables(data)
+    with open(os.path.join(o.outdir, "tables.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))

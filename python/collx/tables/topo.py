@@ -1,15 +1,20 @@
 """Tables of the topology-aware allgather (Bhowmik & Bodele 2019, Figs. 2-6
 shape): gains of ring and recursive doubling with topology reordering per
 placement and node count beside the paper's 12-40 %, absolute times, the
-cost of measuring the distances (sweep `topo`: DIR/topo.csv, DIR/cost.csv);
-and the short summary of sweep `topo-demo`.
+cost of measuring the distances (sweep `topo`: DIR/topo.csv, DIR/cost.csv),
+with the figures of plots/topo.py; and the short summary of sweep
+`topo-demo`.
 
-    python3 -m collx tables topo-demo DIR     (DIR/summary.md)
+    collx plot topo [DIR]        (DIR/tables.md, DIR/allgather_{ring,rd}.png)
+    collx tables topo-demo DIR   (DIR/summary.md)
 """
+import argparse
 import os
 
 from collx import published
 from collx.csvio import read_rows, time_rows
+from collx.plots import topo as figures
+from collx.plotting import pyplot
 
 PLACE = {"block": "block (ranks fill nodes)", "scattered": "scattered (nodes alternate switches)",
          "rr": "round-robin (--map-by node)"}
@@ -150,9 +155,34 @@ def demo_summary(d):
 
 
 def main(argv):
-    if len(argv) != 1:
-        raise SystemExit("usage: python3 -m collx tables topo-demo DIR")
-    text = "\n".join(demo_summary(argv[0])) + "\n"
-    with open(os.path.join(argv[0], "summary.md"), "w") as f:
+    """collx tables topo-demo DIR."""
+    ap = argparse.ArgumentParser(prog="collx tables topo-demo",
+                                 description="DIR/summary.md of sweep topo-demo")
+    ap.add_argument("dir", metavar="DIR")
+    d = ap.parse_args(argv).dir
+    text = "\n".join(demo_summary(d)) + "\n"
+    with open(os.path.join(d, "summary.md"), "w") as f:
         f.write(text)
     print(text, end="")
+
+
+def plot_main(argv):
+    """collx plot topo [DIR]: the tables and figures of sweep `topo`."""
+    ap = argparse.ArgumentParser(prog="collx plot topo", description="DIR/tables.md and "
+                                 "DIR/allgather_{ring,rd}.png of sweep topo (DIR/topo.csv, "
+                                 "DIR/cost.csv)")
+    ap.add_argument("dir", nargs="?", default="docs/results/topo", metavar="DIR",
+                    help="default docs/results/topo")
+    d = ap.parse_args(argv).dir
+    time = load(d)
+    with open(os.path.join(d, "tables.md"), "w") as f:
+        f.write("\n".join(tables(d, time)) + "\n")
+    print("wrote", os.path.join(d, "tables.md"))
+    try:
+        plt = pyplot()
+    except ImportError:
+        print("no matplotlib: tables only")
+        return
+    for fam, algs in FAM.items():
+        figures.figure(plt, time, dims(time), fam, algs,
+                       os.path.join(d, "allgather_%s.png" % fam))
