@@ -1,5 +1,6 @@
 """The rules file (COLLX_RULES, src/core/rules.c): its format version, its
-provenance, and `collx rules check FILE...`.
+provenance, its text (dumps; the one writer of files is tune/rules.py),
+and `collx rules check FILE...`.
 
     {"version": 1,
      "provenance": {"command": "collx tune ...", "collx": "0.1.0", "date": ..., ...},
@@ -48,7 +49,7 @@ PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
               "mode": "string", "margin": "number", "note": "string"}
 
 
-# ---------------------------------------------------------------- writing
+# ---------------------------------------------------------------- the text
 
 def git_commit():
     """The checkout's commit (with -dirty), where collx runs from one."""
@@ -83,12 +84,6 @@ def dumps(rules, prov=None):
         head += ' "provenance": {\n' + ",\n".join(
             f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in prov.items()) + "\n },\n"
     return head + ' "rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n"
-
-
-def write(path, rules, prov=None):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(dumps(rules, prov))
 
 
 # ---------------------------------------------------------------- checking

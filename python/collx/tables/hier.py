@@ -20,7 +20,6 @@ from collx.csvio import read_rows, time_rows
 from collx.models import hier as hier_model
 from collx.plots.hier import plot
 from collx.tune import rules as tune_rules
-from collx.tune.grid import Grid
 
 
 def paper_speedups():
@@ -210,22 +209,16 @@ def rules(t, path):
     per node, nothing below the smallest p measured). Collectives whose
     size is not known alike on every rank (the v ones) cannot be chosen by
     size and are left out."""
-    out = []
+    times = {}
     for c in RULE_COLLS:
         ps = sorted({k[1] for k in t if k[0] == c})
         ms = sorted({k[2] for k in t if k[0] == c})
-        if not ps:
-            continue
-        choice = {}
-        for p in ps:
-            for m in ms:
-                times = {v: measured_as(c, p, v, t.get)(m) for v in RULE_ALGS}
-                times = {v: y for v, y in times.items() if y}
-                choice[(p, m)] = min(times, key=times.get) if times else "native"
-        out += tune_rules.build(c, Grid(c, ps, ms), choice, node=16, comm_open_below=False)
+        if ps:
+            times[c] = {(p, m): {v: measured_as(c, p, v, t.get)(m) for v in RULE_ALGS}
+                        for p in ps for m in ms}
     sizes = sorted({k[2] for k in t if k[0] in RULE_COLLS})
     procs = sorted({k[1] for k in t if k[0] in RULE_COLLS})
-    tune_rules.write(path, out, tune_rules.provenance(
+    out = tune_rules.from_sweep(path, times, 16, tune_rules.provenance(
         f"collx report hier {os.path.dirname(path)}", kind="sweep",
         target="SMPI sweep hier (python/collx/sweeps.json), block placement",
         platform="fattree-256x16", mpi="SimGrid SMPI",

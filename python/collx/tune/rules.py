@@ -27,8 +27,14 @@ Given the runners-up at each grid point (decide.Decider.candidates), a
 rule names as "candidates" (for online
 tuning, COLLX_TUNE_ONLINE) native if it picks another, then the algorithms
 close to its choice at the most of the grid points it covers, at most
-MAX_CANDIDATES."""
+MAX_CANDIDATES.
+
+This module is the one writer of COLLX_RULES files (write): the tuner's
+rules (main.py) and the rules a sweep's times give (from_sweep: the
+hierarchical study's, tables/hier.py) both go through it; rulesfile.py
+has the format (its text, its check) and writes nothing."""
 import json
+import os
 
 from collx import rulesfile
 from collx.tune import grid as gridmod
@@ -146,7 +152,29 @@ def write(path, rules, prov=None):
     """The file in format version rulesfile.FORMAT_VERSION with its
     provenance (rulesfile.provenance), one rule per line: a diff shows
     what changed."""
-    rulesfile.write(path, rules, prov)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(rulesfile.dumps(rules, prov))
+
+
+def from_sweep(path, times, node, prov):
+    """Writes path from a sweep's times instead of a tuning, and returns
+    its rules: times = {coll: {(p, m): {algorithm: us or None}}} over the
+    grid the sweep measured; per collective, the fastest algorithm at each
+    (p, m) (native where none was measured), as ranges (build: nothing
+    below the smallest p measured; node: ranks per node). prov: the
+    provenance (provenance())."""
+    out = []
+    for c, pts in times.items():
+        ps, ms = sorted({p for p, _ in pts}), sorted({m for _, m in pts})
+        choice = {}
+        for p in ps:
+            for m in ms:
+                ts = {a: y for a, y in pts.get((p, m), {}).items() if y}
+                choice[(p, m)] = min(ts, key=ts.get) if ts else "native"
+        out += build(c, gridmod.Grid(c, ps, ms), choice, node=node, comm_open_below=False)
+    write(path, out, prov)
+    return out
 
 
 def provenance(command, **fields):
