@@ -20,6 +20,11 @@ is found, ToolNotFound says what was looked for and where."""
 import os
 import shutil
 
+try:   # written by `cmake --install` only (python/CMakeLists.txt)
+    from collx import _install
+except ImportError:   # a checkout or pip: no prefix of programs beside the package
+    _install = None
+
 PKG = os.path.dirname(os.path.abspath(__file__))
 
 # name -> its path in a build tree (build/<mpi>/...)
@@ -49,9 +54,7 @@ def installed():
     """{"bindir", "libdir", "datadir"} of the `cmake --install` prefix this
     package was installed into (python/CMakeLists.txt writes _install.py
     with paths relative to the package), or None."""
-    try:
-        from collx import _install
-    except ImportError:
+    if _install is None:
         return None
     return {k: os.path.normpath(os.path.join(PKG, getattr(_install, k)))
             for k in ("bindir", "libdir", "datadir")}
