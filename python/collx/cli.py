@@ -1,86 +1,101 @@
-"""collx COMMAND ... (python3 -m collx; the console script of pyproject.toml
-and the bin/collx that cmake --install writes): the package's commands,
-each a module's main(argv) (imported only when used)."""
+"""collx COMMAND [CHOICE] ARGS... (python3 -m collx; the console script of
+pyproject.toml and the bin/collx that cmake --install writes).
+
+argparse subcommands built from the grammar of commands.py: the first
+word picks a command (`collx --help` lists them), the second a choice
+where the command has some (`collx plot pap`, `collx tables fft`), and
+the rest goes unparsed to the module's main(argv), which parses its own
+options (`collx sweep --help`, `collx plot pap --help`). A command's
+module is imported only when it runs, by name: this is the one module
+that loads modules by name, and no module of collx imports it
+(docs/design/python.md), so those loads close no import circle."""
+import argparse
 import importlib
 import sys
+import textwrap
 
-# (command, family) or command -> module[:function] (default main)
-COMMANDS = {
-    "sweep": "collx.sweep.main",
-    "report": "collx.report",
-    ("report", "demo"): "collx.report",
-    ("report", "hier"): "collx.tables.hier",
-    ("plots", "pap"): "collx.tables.pap:plot_main",
-    ("plots", "rma"): "collx.tables.rma:plot_main",
-    ("plots", "topo"): "collx.tables.topo:plot_main",
-    ("tables", "pap"): "collx.tables.pap",
-    ("tables", "fft"): "collx.tables.fft",
-    ("tables", "topo-demo"): "collx.tables.topo",
-    ("tables", "cluster"): "collx.tables.cluster",
-    ("model", "rma"): "collx.models.rma",
-    "tune": "collx.tune.main",
-    ("tune", "validate"): "collx.tune.validate",
-    "rules": "collx.rulesfile",
-}
+from collx import commands
+from collx._version import __version__
 
-# command -> the words it stands for
-ALIASES = {"validate": ["tune", "validate"]}
+DESCRIPTION = """collx's measuring tools: sweeps, the demo report, plots and tables, cost
+models, the tuner and the rules checker. From a checkout: ./run collx ...,
+or PYTHONPATH=python python3 -m collx ..."""
 
-USAGE = """usage: collx COMMAND ...   (from a checkout: ./run collx, or PYTHONPATH=python
-       python3 -m collx; collx --version)
+FOOTER = """Old spellings kept: `plots` for plot, `report demo DIR` for report DIR,
+`tune validate` for validate. Programs (collbench, collx_info) are found by
+--collbench/--collx-info, $COLLX_BENCH_DIR, beside this collx (PREFIX/bin; a
+checkout's build), PATH."""
 
-  sweep NAME|FILE... [-o OUT] [--set K=V] [--dry-run] [--check] [--list]
-                            run sweeps of python/collx/sweeps.json
-  report [demo] DIR         the demo report: DIR/report.md and PNGs
-  report hier DIR           the hierarchical study: hier_tables.md, rules.json, PNGs
-  plots pap SWEEP.csv DIR [SCALING.csv] [--size K] [--delay MS]
-  plots rma CSV DIR         tables.md and <platform>.png of the one-sided sweeps
-  plots topo [DIR]          tables.md and allgather_{ring,rd}.png of sweep topo
-  tables pap CSV [-o MD]    PAP Tables 3-4
-  tables fft DIR [-o MD]    PAP Table 5 (and DIR/fft.csv)
-  tables topo-demo DIR      DIR/summary.md of sweep topo-demo
-  tables cluster DIR        DIR/tables.md and PNGs of the emulated-cluster sweeps
-  model rma LOGGP.csv SWEEP.csv OUT.md   the one-sided broadcast's LogGP model
-  tune (--platform NAME -n P | --launch CMD | --real -n P) [--colls ..] [--budget S]
-       [--out rules.json] [--report DIR] [--grid]   measured rules (tune --help)
-  tune validate --rules R (target) [--out DIR]   the rules on held-out points
-  validate ...              the same as tune validate
-  rules check FILE...       is a rules file (COLLX_RULES) usable, and what it serves
-Programs (collbench, collx_info) are found by --collbench/--collx-info,
-$COLLX_BENCH_DIR, beside this collx (PREFIX/bin; a checkout's build), PATH.
-"""
+
+def grammar():
+    """The grammar as help text: a line per command and choice, what it
+    does beside it or, where the line is long, below it."""
+    out = ["every command (ARGS go to its own parser: collx COMMAND [CHOICE] --help):", ""]
+    for left, about in commands.usage_lines():
+        words = textwrap.wrap(left, 76, initial_indent="  ", subsequent_indent="      ")
+        if len(words) == 1 and len(words[0]) < 28:
+            out.append(f"{words[0]:<28}{about}")
+        else:
+            out += words + [f"{'':28}{about}"]
+    return "\n".join(out + ["", FOOTER])
+
+
+def parser():
+    """The command line's parser: COMMAND, and CHOICE where it has some;
+    what follows is the module's (REMAINDER). Returns it and the
+    subparsers by command name."""
+    raw = argparse.RawDescriptionHelpFormatter
+    ap = argparse.ArgumentParser(prog="collx", description=DESCRIPTION, epilog=grammar(),
+                                 formatter_class=raw)
+    ap.add_argument("-V", "--version", action="version", version=f"collx {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", title="commands",
+                            required=True)
+    subs = {}
+    for c in commands.COMMANDS:
+        lines = [f"collx {c.name} {c.args}: {c.about}"] if c.module else []
+        lines += [f"collx {c.name} {ch.name} {ch.args}: {ch.about}" for ch in c.choices]
+        p = subs[c.name] = sub.add_parser(c.name, aliases=list(c.aliases), help=c.about,
+                           prog=f"collx {c.name}", description="\n".join(lines),
+                           formatter_class=raw)
+        if c.choices:
+            p.add_argument("choice", nargs="?" if c.module else None,
+                           choices=[ch.name for ch in c.choices],
+                           metavar="|".join(ch.name for ch in c.choices))
+        p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                       help="the command's own arguments (collx "
+                       f"{c.name}{' CHOICE' if c.choices else ''} --help)")
+    return ap, subs
 
 
 def dispatch(argv):
-    """Runs one command; returns its exit status."""
-    if argv[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(USAGE)
-        return 0
-    if argv[:1] in (["--version"], ["-V"]):
-        from collx._version import __version__
-        print(f"collx {__version__}")
-        return 0
-    if argv[:1] and argv[0] in ALIASES:
-        argv = ALIASES[argv[0]] + argv[1:]
-    if len(argv) >= 2 and tuple(argv[:2]) in COMMANDS:
-        module, rest, name = COMMANDS[tuple(argv[:2])], argv[2:], " ".join(argv[:2])
-    elif argv and argv[0] in COMMANDS:
-        module, rest, name = COMMANDS[argv[0]], argv[1:], argv[0]
-    else:
-        sys.stderr.write(USAGE)
+    """Runs one command line (without the program name); returns its exit
+    status. No command: the parser's help, version or error (exit 2)."""
+    try:
+        cmd, choice, module, func, rest = commands.resolve(argv)
+    except commands.NotACommand as e:
+        ap, subs = parser()
+        cmd = commands.find(argv[0]) if argv else None
+        if cmd is None:
+            ap.parse_args(argv[:1])   # prints the help or the version, or the error: exits
+        elif argv[1:2] in (["-h"], ["--help"]):
+            subs[cmd.name].print_help()
+            return 0
+        else:
+            subs[cmd.name].error(str(e))   # exits
+        ap.print_usage(sys.stderr)
         return 2
-    module, _, func = module.partition(":")
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as e:   # a third-party package this command needs
         if (e.name or "").split(".")[0] == "collx":
             raise
+        name = cmd.name + (f" {choice.name}" if choice else "")
         sys.stderr.write(f"collx {name}: needs the Python package {e.name}, "
                          f"which {sys.executable} lacks: pip install {e.name} (Debian: "
                          f"python3-{e.name}), or run collx with a Python that has it "
                          "(COLLX_PYTHON=/usr/bin/python3 for bin/collx)\n")
         return 2
-    return getattr(mod, func or "main")(rest) or 0
+    return getattr(mod, func)(rest) or 0
 
 
 def main():

@@ -2,6 +2,12 @@
 """The `collx` command and the rules file format, in seconds:
 
 - `collx --version` says the package's version, which is the project's;
+- the grammar (collx/commands.py): every command and choice names a
+  module and function that exist; `collx --help`, `collx COMMAND --help`
+  and `collx COMMAND CHOICE --help` answer, exit 0; the old spellings
+  (plots pap, report demo DIR, tune validate) run what the new ones do; an
+  unknown command or choice gets the usage on stderr and exit 2; a command
+  whose third-party package is missing says which, exit 2;
 - `collx rules check` passes every shipped rules file (share/collx/rules)
   and fails, saying what is wrong, on a malformed file, a wrong format
   version, an unknown algorithm, a negative bound and an empty range;
@@ -45,7 +51,7 @@ def collx(*args, env=None):
     return p.returncode, p.stdout + p.stderr
 
 
-from collx import rulesfile, tools  # noqa: E402
+from collx import commands, rulesfile, tools  # noqa: E402
 from collx._version import __version__  # noqa: E402
 from collx.tune import rules as tune_rules  # noqa: E402
 
@@ -58,6 +64,42 @@ rc, out = collx("--help")
 expect(rc == 0 and all(f"\n  {c} " in out for c in ("sweep", "report", "tune", "validate",
                                                      "rules check")),
        "collx --help names sweep, report, tune, validate, rules check")
+
+# ---------------------------------------------------------------- grammar
+import importlib  # noqa: E402
+
+for c in commands.COMMANDS:
+    for module, func, words in ([(c.module, c.func, [c.name])] if c.module else []) + \
+            [(ch.module, ch.func, [c.name, ch.name]) for ch in c.choices]:
+        mod = importlib.import_module(module)
+        expect(callable(getattr(mod, func, None)),
+               f"collx {' '.join(words)}: {module}.{func} exists")
+        rc, out = collx(*words, "--help")
+        expect(rc == 0 and out.startswith("usage: collx"),
+               f"collx {' '.join(words)} --help: exit {rc}, {out[:60]!r}")
+    if c.choices:
+        rc, out = collx(c.name, "--help")
+        expect(rc == 0 and all(ch.name in out for ch in c.choices),
+               f"collx {c.name} --help lists its choices: exit {rc}")
+SAME = [(["plots", "pap", "a"], ["plot", "pap", "a"]), (["report", "demo", "D"], ["report", "D"]),
+        (["tune", "validate", "--rules", "r"], ["validate", "--rules", "r"])]
+for old, new in SAME:
+    a, b = commands.resolve(old), commands.resolve(new)
+    expect(a[2:] == b[2:], f"collx {' '.join(old)} runs what collx {' '.join(new)} does: "
+           f"{a[2:]} / {b[2:]}")
+expect(commands.resolve(["report", "hier", "D"])[2:] == ("collx.tables.hier", "main", ["D"]),
+       "collx report hier DIR: the hierarchical study")
+for bad in (["no-such-command"], ["plot"], ["plot", "no-such-choice"], []):
+    p = subprocess.run([sys.executable, "-m", "collx", *bad], capture_output=True, text=True,
+                       env=ENV, timeout=60)
+    expect(p.returncode == 2 and p.stderr.startswith("usage: collx") and not p.stdout,
+           f"collx {' '.join(bad)}: usage on stderr, exit 2 ({p.returncode}, {p.stderr[:80]!r})")
+p = subprocess.run([sys.executable, "-c", "import sys; sys.modules['numpy'] = None; "
+                    "sys.argv = ['collx', 'plot', 'rma', 'x.csv', 'out']; "
+                    "from collx.cli import main; main()"],
+                   capture_output=True, text=True, env=ENV, timeout=60)
+expect(p.returncode == 2 and "collx plot rma: needs the Python package numpy" in p.stderr,
+       f"a missing third-party package is named, exit 2: {p.returncode} {p.stderr[-200:]!r}")
 
 # ---------------------------------------------------------------- shipped files
 # (one check of every file against collx_info below; collx_info's runs are

@@ -65,7 +65,8 @@ forwards; no acknowledgements. The tree is evaluated exactly as above;
 linear = P-1 sends one after the other. Rows named rma_*_put are the
 paper's PutRequest for every size (COLLX_RMA_LL_MAX=0).
 
-usage: python3 -m collx model rma LOGGP_CSV SWEEP_CSV[,SWEEP_CSV...] OUT_MD"""
+usage: collx model rma LOGGP_CSV SWEEP_CSV[,SWEEP_CSV...] OUT_MD"""
+import argparse
 from collections import defaultdict
 
 from collx.csvio import read_rows
@@ -261,11 +262,16 @@ def linear_put(params, plat, p, m):
 
 
 def main(argv):
-    if len(argv) != 3:
-        raise SystemExit(__doc__.rsplit("\n", 1)[-1])
-    params = load_params(argv[0])
+    ap = argparse.ArgumentParser(prog="collx model rma", description="the one-sided "
+                                 "broadcast's LogGP model, from the parameters bench/rma_loggp "
+                                 "measured, against the sweeps")
+    ap.add_argument("loggp", metavar="LOGGP_CSV")
+    ap.add_argument("sweeps", metavar="SWEEP_CSV[,SWEEP_CSV...]")
+    ap.add_argument("out", metavar="OUT_MD")
+    o = ap.parse_args(argv)
+    params = load_params(o.loggp)
     sweep = defaultdict(dict)
-    for path in argv[1].split(","):   # several sweeps: comma-separated
+    for path in o.sweeps.split(","):   # several sweeps: comma-separated
         for r in read_rows(path):
             # Real runs: the median (a descheduled rank makes the mean
             # jump); SMPI is deterministic (min = mean = max).
@@ -311,7 +317,7 @@ def main(argv):
                 within = sum(1 for x in v if x <= 20)
                 md.append(f"- {plat} {alg}: max {max(v):.0f} %, mean {sum(v) / len(v):.0f} %, "
                           f"{within}/{len(v)} points within 20 %")
-    with open(argv[2], "w") as f:
+    with open(o.out, "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -5,12 +5,13 @@ beside ours (python/collx/published/), then real MPI on this machine, the
 emulated cluster and the demo's tune step (measured selection: tuned vs
 native vs oracle; tuner.py).
 
-    python3 -m collx report results/<date>
+    collx report results/<date>    (collx report demo DIR: the same)
 
 A part whose data is missing is left out with one line naming the sweep
 that makes it. CSV schema: bench/README.md. Every sweep_* file is rendered
 (by the section of its platform's paper, or under 'Other SMPI sweeps'), so
 new algorithms and new sweeps appear without changes here."""
+import argparse
 import os
 
 from collx.report import bhowmik, machines, parsons, paznikov, proficz, traff, tuner
@@ -35,9 +36,12 @@ def timings(res):
 
 
 def main(argv):
-    if len(argv) != 1:
-        raise SystemExit("usage: python3 -m collx report RESULTS_DIR")
-    res = argv[0]
+    ap = argparse.ArgumentParser(prog="collx report", description="DIR/report.md and PNGs "
+                                 "from what the sweeps of group demo wrote into DIR",
+                                 epilog="collx report hier DIR: the hierarchical study "
+                                 "(collx --help lists every command)")
+    ap.add_argument("dir", metavar="DIR", help="a results directory (results/<date>)")
+    res = ap.parse_args(argv).dir
     if not os.path.isdir(res):
         raise SystemExit(f"collx report: no directory {res}")
     secs = sections(res)

@@ -6,6 +6,7 @@ exists. Returns the problems found."""
 import os
 import subprocess
 
+from collx import commands
 from collx.sweep import launch
 from collx.sweep.spec import SpecError
 
@@ -69,11 +70,13 @@ def check_run(r, reg):
     return problems
 
 
-def check_sweep(s, reg, commands):
+def check_sweep(s, reg):
     problems = [f"{s.name}: {r.label}: {p}" for r in s.runs for p in check_run(r, reg)]
     if not s.runs:
         problems.append(f"{s.name}: no runs")
     for argv in [s.vars.render(a) for a in s.spec.get("after", [])]:
-        if tuple(argv[:2]) not in commands and argv[0] not in commands:
-            problems.append(f"{s.name}: after: no command 'collx {' '.join(argv[:2])}'")
+        try:
+            commands.resolve([str(a) for a in argv])
+        except commands.NotACommand as e:
+            problems.append(f"{s.name}: after: 'collx {' '.join(map(str, argv[:2]))}': {e}")
     return problems

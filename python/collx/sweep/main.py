@@ -26,7 +26,7 @@ the number of cores), COLLX_MPI (openmpi|mpich: the real MPI)."""
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(prog="python3 -m collx sweep", description=USAGE,
+    ap = argparse.ArgumentParser(prog="collx sweep", description=USAGE,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", metavar="NAME|FILE")
     ap.add_argument("-o", "--out", help="output folder (a group: one subfolder per member)")
@@ -134,10 +134,9 @@ def run_checks(cat, sweeps, info):
         return 2
     reg = collx_info.registry(info, launch.mpi_setup(ROOT, mpi)[1] if tools.checkout() else {})
     assign_cells(sweeps, "$TMP")
-    from collx.cli import COMMANDS
     problems = []
     for s in sweeps:
-        found = check.check_sweep(s, reg, COMMANDS)
+        found = check.check_sweep(s, reg)
         print(f"check {s.name}: {len(s.runs)} runs, {len(s.skipped)} skipped"
               + (f", {len(found)} problems" if found else ": OK"))
         problems += found

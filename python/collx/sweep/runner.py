@@ -2,7 +2,10 @@
 and a sweep's own "jobs"), a real-MPI run alone (its timings must not share
 the cores); a line on stderr when each starts and ends, with the time
 left. A cell's CSV is written as soon as its runs are done, a sweep's
-merges and "after" commands when all of its runs are."""
+merges and "after" commands when all of its runs are. An "after" command
+(collx tables ..., commands.py's grammar) runs as a program of its own,
+python3 -m collx with this package: the sweep driver is one of the
+commands, so it does not import the command line that runs it."""
 import glob
 import os
 import re
@@ -16,6 +19,9 @@ import time
 from collx.sweep import collect, launch
 
 HEARTBEAT = 60   # seconds without a line before one says what still runs
+# the folder holding this collx package (python/ of a checkout), first on
+# the "after" commands' PYTHONPATH so that they run this very collx
+PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Cell:
@@ -227,14 +233,26 @@ class Runner:
             else:
                 ok = collect.concat_files(m["file"], cells)
             self.say(f"wrote {m['file']}" if ok else f"nothing to merge into {m['file']}")
-        for argv in [s.vars.render(a) for a in s.spec.get("after", [])]:
-            from collx.cli import dispatch   # the package's own commands
+        for argv in [[str(w) for w in s.vars.render(a)] for a in s.spec.get("after", [])]:
             self.say(f"after {s.name}: collx {' '.join(argv)}")
-            try:
-                dispatch(argv)
-            except (Exception, SystemExit) as e:   # a table must not stop the others
-                self.say(f"FAILED after {s.name}: collx {' '.join(argv)}: {e}")
+            why = self.after(argv)
+            if why:   # a table must not stop the others
+                self.say(f"FAILED after {s.name}: collx {' '.join(argv)}: {why}")
                 self.failed.append(argv)
+
+    def after(self, argv):
+        """Runs collx ARGV (python3 -m collx, this package first on its
+        path), its output beside the runner's; None if it succeeded, else
+        why not."""
+        path = [PKG_PARENT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.stdout.flush()
+        self.stream.flush()
+        try:
+            rc = subprocess.run([sys.executable, "-m", "collx", *argv],
+                                env={**os.environ, "PYTHONPATH": os.pathsep.join(path)}).returncode
+        except OSError as e:
+            return str(e)
+        return f"exit {rc}" if rc else None
 
     # ------------------------------------------------------------ progress
     def say(self, msg):

@@ -1,6 +1,6 @@
 """Hierarchical study report: tables, plots and a fitted cost model.
 
-    python3 -m collx report hier DIR   (DIR/hier.csv from sweep `hier`)
+    collx report hier [DIR]   (DIR/hier.csv from sweep `hier`; default results/hier)
 
 Writes DIR/hier_tables.md and DIR/hier_<coll>.png. Times are the run time
 r (mean over repetitions: simulations without random delays are
@@ -12,6 +12,7 @@ against that one (the error printed is for runs the fit has not seen),
 then refitted on all and evaluated at p = 65536, the paper's largest
 scale.
 """
+import argparse
 import os
 from collections import defaultdict
 
@@ -33,7 +34,12 @@ def load(path):
 
 
 def main(argv):
-    out = argv[0] if argv else "results/hier"
+    ap = argparse.ArgumentParser(prog="collx report hier", description="DIR/hier_tables.md, "
+                                 "DIR/rules.json and DIR/hier_<coll>.png from DIR/hier.csv "
+                                 "(sweep hier)")
+    ap.add_argument("dir", nargs="?", default="results/hier", metavar="DIR",
+                    help="default results/hier")
+    out = ap.parse_args(argv).dir
     t = load(os.path.join(out, "hier.csv"))
     paper = paper_speedups()
     colls = sorted({k[0] for k in t})
