@@ -5,13 +5,13 @@
  *   collx_info                  the algorithms
  *   collx_info --version        collx's version and the MPI it was built for
  *   collx_info --man            the collx(7) manual page (roff)
- *   collx_info --vars [--json]  every COLLX_* variable (src/core/knob_table.c):
+ *   collx_info --vars [--json]  every COLLX_* variable (src/core/util/knob_table.c):
  *                               its value now, default, what it takes, whether a
  *                               rule's "params" may set it, what it means */
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
-#include "core/knobs.h"
+#include "core/util/knobs.h"
 #include "info_man.h"
 
 static const char *const type_names[] = {"int", "size", "real", "enum", "string", "path",

@@ -1,11 +1,11 @@
 /* collx_info --man: the collx(7) manual page, written from the knob table
- * (src/core/knob_table.c) and the algorithm registry, so that the page
+ * (src/core/util/knob_table.c) and the algorithm registry, so that the page
  * cannot drift from what the library reads. The build installs its output
  * (share/man/man7/collx.7). */
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
-#include "core/knobs.h"
+#include "core/util/knobs.h"
 #include "info_man.h"
 
 /* Text as roff: backslashes escaped, no line starting with a control

@@ -3,7 +3,7 @@
 # what collx_info prints, so that the reference cannot drift from the code:
 #
 #   docs/reference/variables.md   collx_info --vars --json (the knob table,
-#                                 src/core/knob_table.c)
+#                                 src/core/util/knob_table.c)
 #   docs/reference/algorithms.md  collx_info (the registry: every collective,
 #                                 its algorithms, what each needs)
 #

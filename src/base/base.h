@@ -5,7 +5,7 @@
 #ifndef CX_BASE_H
 #define CX_BASE_H
 
-#include "../core/blocks.h"
+#include "../core/select/select.h"
 
 /* Rooted gather/scatter (and their v forms where noted). */
 int cx_build_linear_rooted(const cx_args *a, cx_sched *s, int sequential);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "hier.h"
 
-int cx_hier_slot;   /* the key of this family's state (family.h) */
+int cx_hier_slot;   /* the key of this family's state (util/catalogue.h) */
 
 /* Per communicator: uses of the segment's two halves (slots) alternate,
  * so a call rarely waits for the readers of the previous one. A slot is
@@ -433,7 +433,7 @@ int hier_node_barrier(hier *h, cx_sched *s)
 
 /* Whether the leaders' native collective of a blocking call is the MPI's
  * blocking one (COLLX_HIER_NATIVE=blocking, the default) or its
- * nonblocking twin (=nonblocking): see src/core/subcoll.c. */
+ * nonblocking twin (=nonblocking): see src/core/select/subcoll.c. */
 static int native_nonblocking(const hier *h, const cx_args *inter)
 {
     return h->a->nonblocking || inter->nonblocking ||

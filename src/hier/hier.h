@@ -9,7 +9,7 @@
 #define CX_HIER_H
 
 #include <stdint.h>
-#include "../core/blocks.h"
+#include "../core/select/select.h"
 
 /* One call's view of the node: its communicator state, the slot of the
  * segment the call uses, and where each node's region starts. */

@@ -11,7 +11,7 @@
 #ifndef CX_TUW_H
 #define CX_TUW_H
 
-#include "../core/blocks.h"
+#include "../core/select/select.h"
 
 /* What the fixed and gather roots of a cube know about it (Lemma 3). */
 typedef struct tuw_info {

@@ -4,7 +4,7 @@
  * is pat.c). */
 #include "pap.h"
 
-int cx_pap_slot;   /* the key of this family's state (family.h) */
+int cx_pap_slot;   /* the key of this family's state (util/catalogue.h) */
 
 /* Weight of the newest prediction error in the bias (EMA). */
 #define PAP_EMA 0.3

@@ -10,9 +10,7 @@
  * then tests. With nothing in flight every call is the MPI's own. After
  * each, collx frees the requests that MPI let go of inside the call
  * (cx_request_bury). */
-#include "../core/cx_internal.h"
-#include "../core/persist.h"
-#include "../core/request.h"
+#include "../core/persist/persist.h"
 
 static int cx_buried(int err)
 {

@@ -26,7 +26,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include "../core/cx_internal.h"
+#include "../core/persist/persist.h"
 
 #if defined(OPEN_MPI) || defined(MPICH)
 

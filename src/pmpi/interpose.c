@@ -3,14 +3,12 @@
  * collx, which runs the algorithm selected for it or, with nothing
  * selected (and for whatever it cannot serve, e.g. intercommunicators),
  * the library's PMPI_ version. A nonblocking call that collx serves
- * returns a generalized request that collx completes (src/core/request.c);
+ * returns a generalized request that collx completes (src/core/engine/request.c);
  * the completion calls are interposed too (complete.c), so that they move
  * collx's schedules on while they wait. One wrapper per collective of
  * include/collx_colls.h, and MPI_Init(_thread) for COLLX_STATS and
  * COLLX_TUNE_ONLINE. */
-#include "../core/cx_internal.h"
-#include "../core/online.h"
-#include "../core/stats.h"
+#include "../core/persist/persist.h"
 #include "which_mpi.h"
 
 #define CX_WRAP(E, N, n)                                                       \

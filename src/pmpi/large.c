@@ -13,8 +13,7 @@
  * selection must leave that collective to the MPI. */
 #include <limits.h>
 #include <stdlib.h>
-#include "../core/cx_internal.h"
-#include "../core/persist.h"
+#include "../core/persist/persist.h"
 
 #if defined(MPICH) && MPI_VERSION >= 4
 

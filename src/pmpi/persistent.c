@@ -5,9 +5,7 @@
  * from the MPI's own. With nothing selected the init is the MPI's own
  * (PMPI_), and with no persistent request of collx alive MPI_Start is
  * PMPI_Start after one relaxed read. */
-#include "../core/cx_internal.h"
-#include "../core/persist.h"
-#include "../core/request.h"
+#include "../core/persist/persist.h"
 #if defined(OPEN_MPI) && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>

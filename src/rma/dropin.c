@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include "dropin.h"
 
-int cx_rma_slot;   /* the key of this family's state (family.h) */
+int cx_rma_slot;   /* the key of this family's state (util/catalogue.h) */
 
 #define MIN_STAGING ((MPI_Aint)64 << 10)
 
 /* Windows must be freed while MPI still works: Open MPI deletes
  * MPI_COMM_WORLD's attributes (and so this state) after its one-sided
  * components are gone, MPI_COMM_SELF's first. An attribute on
- * MPI_COMM_SELF frees the windows of every live state (as src/core/shm.c
+ * MPI_COMM_SELF frees the windows of every live state (as src/core/engine/shm.c
  * does for its segments). */
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
 static dropin *live;

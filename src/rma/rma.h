@@ -23,7 +23,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include "../core/blocks.h"
+#include "../core/select/select.h"
 
 /* Control window words. */
 enum {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "topo.h"
 
-int cx_topo_slot;   /* the key of this family's state (family.h) */
+int cx_topo_slot;   /* the key of this family's state (util/catalogue.h) */
 
 void cx_topo_free(cx_topo *t)
 {

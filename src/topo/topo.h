@@ -8,7 +8,7 @@
 #ifndef CX_TOPO_H
 #define CX_TOPO_H
 
-#include "../core/blocks.h"
+#include "../core/select/select.h"
 
 /* Mapping kinds: what the algorithm's communication looks like. */
 enum { CX_TOPO_RING, CX_TOPO_RD, CX_TOPO_KINDS };

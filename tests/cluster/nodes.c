@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cx_internal.h"
+#include "persist/persist.h"
 #include "../common/check.h"
 
 #define NAME_LEN 64

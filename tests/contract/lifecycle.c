@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collx.h"
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 static int rank, size, failures;
 

@@ -3,7 +3,7 @@
  * leader; without it all ranks of this machine are one node. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 int main(int argc, char **argv)
 {

@@ -2,7 +2,7 @@
  * so a test under a fake layout fails when the layout is not applied; and
  * the facts of the layout the algorithms' requirements are checked on. */
 #include <stdio.h>
-#include "cx_internal.h"
+#include "persist/persist.h"
 #include "contract.h"
 
 void print_nodes(MPI_Comm comm)

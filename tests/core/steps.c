@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 static int bad, rank;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The COLLX_* variables are data (src/core/knob_table.c), and everyone says so.
+"""The COLLX_* variables are data (src/core/util/knob_table.c), and everyone says so.
 
 usage: vars.py ROOT COLLX_INFO MPIEXEC [FLAGS...]
 

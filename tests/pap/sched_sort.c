@@ -3,7 +3,7 @@
  * the sortable run. (The schedule is only built and inspected.) */
 #include <stdio.h>
 #include <mpi.h>
-#include "../../src/core/cx_internal.h"
+#include "../../src/core/persist/persist.h"
 
 static int fails;
 

@@ -48,7 +48,7 @@ expect config.cmdline_wins 0 'MPI_Allreduce -> rabenseifner' -- \
   "${run[@]}" 2 "$app" missing
 expect env.forwarded 0 'MPI_Allreduce -> rabenseifner' -- \
   env COLLX_VERBOSE=1 COLLX_ALLREDUCE_ALGORITHM=rabenseifner "$collxrun" -- "${run[@]}" 2 "$app" missing
-# A misspelled setting: rank 0 names the one meant (src/core/knob_names.c).
+# A misspelled setting: rank 0 names the one meant (src/core/util/knob_names.c).
 expect misspelled 0 'COLLX_HIER_INTRE is not a collx setting: did you mean COLLX_HIER_INTER\?' -- \
   "$collxrun" --set COLLX_HIER_INTRE=ring -- "${run[@]}" 2 "$app" missing
 # The settings the ranks get, by launcher (printed, not run).

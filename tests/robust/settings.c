@@ -1,5 +1,5 @@
 /* A plain MPI program (no collx) for settings that differ between ranks
- * (src/core/settings.c), run under the interposer with MPMD launches that
+ * (src/core/select/settings.c), run under the interposer with MPMD launches that
  * give some ranks other settings, or no preload at all:
  *
  *   differ:  COLLX_ALLREDUCE_ALGORITHM on rank 0 only. MPI_Allreduce must

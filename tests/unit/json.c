@@ -1,11 +1,11 @@
-/* The JSON reader behind COLLX_RULES (src/core/json.c), without MPI:
+/* The JSON reader behind COLLX_RULES (src/core/util/json.c), without MPI:
  * values (numbers, strings and their escapes, nested and empty containers,
  * duplicate keys), line numbers, the writer, reading files, and documents
  * that cannot be read: NULL and "line L: why" in the message. Includes the
  * checks of tests/contract/json_reader.c (which runs under mpirun). */
 #include <math.h>
 #include "unit.h"
-#include "json.h"
+#include "util/json.h"
 
 /* Parses text, expecting a document (the message if not). */
 static cx_json *good(const char *text)

@@ -1,4 +1,4 @@
-/* Knobs (src/core/knobs.c, knob_table.c) without MPI: the table itself,
+/* Knobs (src/core/util/knobs.c, knob_table.c) without MPI: the table itself,
  * parsing per type (int, size with K/M/G, real, enum, string, path,
  * algorithm names) with the table's real knobs, what a value that cannot
  * be used becomes (clamped, the default, as if unset, or an error, as the
@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include "unit.h"
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 /* text must parse as k: 0, set, i (and r) as given, s a copy of text. */
 static void parses_at(cx_knob k, const char *text, long long i, double r)

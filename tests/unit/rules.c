@@ -1,4 +1,4 @@
-/* The rules file (src/core/rules.c) without MPI. rules.c reads COLLX_RULES
+/* The rules file (src/core/select/rules.c) without MPI. rules.c reads COLLX_RULES
  * once per process, so every case runs in a child of its own (fork) with
  * its own file. Checked: what a file picks for (collective, comm_size,
  * msg_size, ranks_per_node) through the functions select.c uses
@@ -9,7 +9,7 @@
  * (stderr: without MPI_Init every process speaks, as rank 0 would). */
 #include <limits.h>
 #include "unit.h"
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 static char path[512];   /* the case's rules file */
 

@@ -1,4 +1,4 @@
-/* Selection (src/core/select.c) and decisions (src/core/decide.c) without
+/* Selection (src/core/select/select.c) and decisions (src/core/select/decide.c) without
  * MPI: the order explicit choice (CX_Algorithm_set) > COLLX_<COLL>_ALGORITHM
  * > COLLX_RULES > native; the rules' pick for a call through cx_select on a
  * communicator whose node layout is given (a cx_comm filled in by hand:
@@ -11,7 +11,7 @@
 #include <limits.h>
 #include "unit.h"
 #include "mpi_seam.h"
-#include "cx_internal.h"
+#include "persist/persist.h"
 
 static char path[512];
 

@@ -1,0 +1,273 @@
+/* One path for every call: select, check, then run the algorithm's
+ * schedule (or the MPI library's own call) blocking or as a CX_Request.
+ * Whatever collx cannot serve (an intercommunicator, a requirement that
+ * does not hold) goes to the PMPI_ call, silently, with the reason under
+ * COLLX_VERBOSE. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "call.h"
+#include "../online/online.h"
+#include "../engine/engine.h"
+
+/* Where a call's result goes: nowhere else (blocking: both NULL), a
+ * CX_Request, or an MPI_Request (the interposer's MPI_I<name>). */
+typedef struct out {
+    CX_Request *req;
+    MPI_Request *mreq;
+} out;
+
+/* The MPI's own nonblocking call with arguments that die with this call
+ * (a->scratch_arrays): posted at once from a schedule that keeps copies
+ * of them, behind a generalized request. */
+static int native_kept(cx_args *a, MPI_Request *mreq)
+{
+    int inter = 0, err;
+    struct cx_request *r = cx_request_new(NULL);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    PMPI_Comm_rank(a->comm, &a->rank);
+    PMPI_Comm_test_inter(a->comm, &inter);
+    if (inter)   /* the arrays are as long as the remote group */
+        PMPI_Comm_remote_size(a->comm, &a->size);
+    else
+        PMPI_Comm_size(a->comm, &a->size);
+    cx_sched_init(&r->sched, a->comm, 0);
+    if ((err = cx_hold_args(a, &r->sched)) ||
+        (err = cx_sched_collective(&r->sched, a, NULL))) {
+        cx_request_drop(r);
+        return cx_error(a->comm, err, "%s: cannot keep the arguments",
+                        cx_coll_mpi_name(a->coll));
+    }
+    return cx_request_start_mpi(r, mreq);
+}
+
+static int run_native(cx_args *a, const out *o)
+{
+    if (o->mreq)
+        return a->scratch_arrays ? native_kept(a, o->mreq) : cx_native_start(a, o->mreq);
+    if (!o->req)
+        return cx_native_run(a);   /* never its nonblocking twin: they do not match */
+    struct cx_request *r = cx_request_new(NULL);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    r->native = 1;
+    int err = cx_native_start(a, &r->mpi);
+    if (err) {
+        free(r);
+        return err;   /* MPI has called the error handler */
+    }
+    *o->req = r;
+    return MPI_SUCCESS;
+}
+
+static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
+{
+    const char *what = cx_coll_mpi_name(a->coll);
+    struct cx_request *r = cx_request_new(c);
+    if (!r)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
+    cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
+    a->alg = alg;
+    int err = a->nonblocking ? cx_hold_args(a, &r->sched) : MPI_SUCCESS;
+    if (!err)
+        err = alg->build(a, &r->sched);
+    if (!err && o->req)
+        return cx_request_start(r, o->req);
+    if (!err && o->mreq)
+        return (err = cx_request_start_mpi(r, o->mreq))
+                   ? cx_error(a->comm, err, "%s: cannot make a generalized request", what)
+                   : MPI_SUCCESS;
+    if (!err)
+        err = cx_sched_run(&r->sched);
+    if (!a->nonblocking)
+        cx_comm_after_call(c);
+    cx_request_drop(r);
+    return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
+}
+
+/* COLLX_TUNE_ONLINE looks at blocking calls of the collectives whose size
+ * every rank knows, unless the program or the environment names their
+ * algorithm. */
+static int tuned(const cx_args *a)
+{
+    return !a->nonblocking && cx_online_on() && cx_online_coll(a->coll) &&
+           !cx_select_forced(a->coll);
+}
+
+/* The online choice for a call whose usual one is alg: a candidate that
+ * cannot serve this call leaves it to alg, untimed. */
+static const cx_algorithm *online(cx_args *a, cx_comm *c, const cx_algorithm *alg,
+                                  const cx_knob_params **params, int *err)
+{
+    const cx_knob_params *p = *params;
+    const cx_algorithm *pick = cx_online_pick(a, c, alg, &p, err);
+    if (!pick || pick == alg) {
+        *params = p;
+        return pick;
+    }
+    if (!cx_decide_serves(a, c, pick, p, err)) {
+        cx_online_untimed(a);
+        return *err ? NULL : alg;
+    }
+    *params = p;
+    return pick;
+}
+
+int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
+{
+    int err = MPI_SUCCESS, inter = 0;
+    const char *what = cx_coll_mpi_name(a->coll);
+    *run = NULL;
+    cx_stats_on();   /* COLLX_STATS watches the hand-overs before the first */
+    if (a->comm == MPI_COMM_NULL)
+        return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
+    /* Settings that differ between ranks would run different schedules:
+     * every rank fails the call instead (the ranks know it alike). */
+    const char *differ = cx_settings_differ(a->coll);
+    if (differ)
+        return cx_error(a->comm, MPI_ERR_OTHER, "%s: settings differ between ranks: %s", what,
+                        differ);
+    if (cx_settings_native()) {
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
+    }
+    /* Nothing selects anything for this collective (and online tuning does
+     * not look at it): straight to MPI. */
+    const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
+    int tune = !want && !err && tuned(a);
+    if (alg && !alg->build && !tune) {
+        *run = alg;
+        return MPI_SUCCESS;
+    }
+    /* A communicator this thread called on last needs no MPI call to know */
+    cx_comm *c = cx_comm_recent(a->comm);
+    if (c) {
+        a->rank = c->rank;
+        a->size = c->size;
+        inter = c->inter;
+    } else {
+        PMPI_Comm_rank(a->comm, &a->rank);
+        PMPI_Comm_size(a->comm, &a->size);
+        PMPI_Comm_test_inter(a->comm, &inter);
+    }
+    if (inter) {
+        if (alg && (err = cx_fell_back(a, alg, cx_native(a->coll), 0,
+                                       "does not serve intercommunicators")))
+            return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
+                            what, alg->name);
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
+    }
+    if (err)
+        return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
+                        "COLLX_RULES) names no usable algorithm; see the message above",
+                        what);
+    if ((err = cx_validate(a)))
+        return cx_error(a->comm, err, "%s: invalid argument (root %d, p %d)", what,
+                        a->root, a->size);
+    if (!c && (err = cx_comm_get(a->comm, &c)))
+        return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
+    a->cc = c;
+    a->pcomm = c->priv;
+    const cx_knob_params *params = NULL;
+    if (!alg && !(alg = cx_select_rules(a, c, &params, &err)))
+        return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
+    if (tune && !(alg = online(a, c, alg, &params, &err)))
+        return cx_error(a->comm, err, "%s: online tuning failed", what);
+    cx_decision d;
+    if ((err = cx_decide(a, c, alg, params, &d)))
+        return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
+                        : "%s: cannot check what %s needs", what, alg->name, d.why);
+    a->params = d.params;   /* the families read per-call knobs through it */
+    *run = d.alg;
+    return MPI_SUCCESS;
+}
+
+/* want: the algorithm the caller asks for (NULL: select one). */
+static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
+
+/* A blocking call is watched from entry (its first call on a communicator
+ * sets up collx's state there, collectively) to return: watchdog.c. */
+static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    if (o->req || o->mreq)
+        return dispatch_now(a, o, want);
+    cx_watch_enter(a->coll);
+    int err = dispatch_now(a, o, want);
+    cx_watch_leave();
+    return err;
+}
+
+static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    const cx_algorithm *alg;
+    if (o->req)
+        *o->req = CX_REQUEST_NULL;
+    if (o->mreq)
+        *o->mreq = MPI_REQUEST_NULL;
+    a->nonblocking = o->req || o->mreq;
+    cx_progress_poke();   /* requests in flight move on in every collx call */
+    cx_request_bury();
+    if (cx_online_on() && !cx_online_active())
+        cx_online_start();   /* a linked program's first call; once */
+    int err = cx_decide_call(a, want, &alg);
+    if (err)
+        return err;
+    cx_count_call(alg, a);
+    double since = a->tune ? PMPI_Wtime() : 0;
+    err = alg->build ? run_schedule(a, alg, a->cc, o) : run_native(a, o);
+    if (a->tune)   /* a timed trial of online tuning */
+        cx_online_timed(a, PMPI_Wtime() - since);
+    return err;
+}
+
+/* COLLX_STATS: the call timed on this rank from entry to return (a CX_I
+ * call: also inside CX_Test and CX_Wait until it completes; an MPI_I call
+ * through the interposer: its start only, MPI completes it) and counted
+ * for the algorithm that ran it. */
+static int dispatch_measured(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    cx_stats_call here, *k = o->req ? malloc(sizeof *k) : &here;
+    if (!k)   /* not measured, still served */
+        return dispatch(a, o, want);
+    cx_stats_report_at_finalize();
+    cx_stats_begin(k, a, o->req || o->mreq);
+    a->ran = &k->ran;
+    int err = dispatch(a, o, want);
+    if (o->req && *o->req) {   /* the request keeps measuring */
+        cx_stats_pause(k);
+        (*o->req)->timer = &cx_stats_timer;
+        (*o->req)->clock = k;
+        return err;
+    }
+    cx_stats_end(k);
+    if (k != &here)
+        free(k);
+    return err;
+}
+
+static int dispatch_call(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    return cx_stats_on() ? dispatch_measured(a, o, want) : dispatch(a, o, want);
+}
+
+int cx_dispatch(cx_args *a, CX_Request *req)
+{
+    out o = {req, NULL};
+    return dispatch_call(a, &o, NULL);
+}
+
+int cx_dispatch_mpi(cx_args *a, MPI_Request *req)
+{
+    out o = {NULL, req};
+    return dispatch_call(a, &o, NULL);
+}
+
+int cx_dispatch_as(cx_args *a, const cx_algorithm *alg)
+{
+    out o = {NULL, NULL};
+    return dispatch_call(a, &o, alg);
+}

@@ -1,0 +1,45 @@
+/* Local work in SMPI. With smpi/simulate-computation:no a memcpy or a local
+ * reduction costs no simulated time, while an intra-node MPI message pays
+ * the loopback link: every shared-memory algorithm would look free. So the
+ * executor charges each local copy and reduction at the platform's rates,
+ * which sim/run exports from the platform's .cfg file (collx:copy_bw and
+ * collx:reduce_bw, bytes per second; calibration in sim/README.md). */
+#include <stdlib.h>
+#include "dtype.h"
+#include "../util/util.h"
+
+#ifdef SMPI_H
+/* Seconds for bytes at the rate of knob k; a platform that names none
+ * gets the default, 5 GB/s, a 2015 server core's memcpy. */
+static double seconds(cx_knob k, MPI_Count bytes)
+{
+    return bytes > 0 ? (double)bytes / cx_knob_real(k) : 0;
+}
+
+double cx_copy_seconds(MPI_Count bytes)
+{
+    return seconds(CX_KNOB_SMPI_COPY_BW, bytes);
+}
+
+double cx_reduce_seconds(MPI_Count bytes)
+{
+    return seconds(CX_KNOB_SMPI_REDUCE_BW, bytes);
+}
+
+void cx_charge(double *pending)
+{
+    if (*pending > 0)
+        smpi_execute(*pending);
+    *pending = 0;
+}
+void cx_charge_copy(MPI_Count bytes)
+{
+    double t = cx_copy_seconds(bytes);
+    cx_charge(&t);
+}
+#else
+void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
+double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
+double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }
+void cx_charge(double *pending) { *pending = 0; }
+#endif

@@ -1,0 +1,125 @@
+/* Per-communicator state, cached as an attribute of the user's
+ * communicator and freed with it: a private duplicate (collx's tags never
+ * meet the application's messages), the rank maps of the node layout,
+ * node and leader communicators, a node-shared memory segment, cached
+ * selections, and one slot per family (which the core never looks into). */
+#ifndef CX_COMM_H
+#define CX_COMM_H
+
+#include <mpi.h>
+#include "../util/util.h"
+
+/* The rooms above the engine that keep per-communicator state. */
+enum { CX_ROOM_SELECT, CX_ROOM_ONLINE, CX_ROOMS };
+
+struct cx_algorithm;
+
+typedef struct cx_comm {
+    MPI_Comm priv;        /* private duplicate of the user's comm */
+    int rank, size;
+    unsigned tag_seq;     /* one tag per collective call */
+    unsigned plan_seq;    /* persistent plans made (persist.c numbers them) */
+    struct cx_plan_comms *plan_comms;   /* its plans' own communicators (plan_comm.c) */
+    int plan_owned;       /* a persistent plan's own communicator: nothing
+                             else runs on it (its segment is the plan's size) */
+    int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
+    int inter;            /* the user's comm is an intercommunicator */
+
+    /* Node layout (cx_comm_nodes). Nodes are numbered in the order of
+     * their lowest rank; a node's leader is its lowest rank. Nodes may
+     * differ in size and their ranks need not be consecutive. */
+    int nodes_ready;
+    MPI_Comm node;        /* ranks of my node, in comm rank order */
+    MPI_Comm leaders;     /* leader of every node (node i = rank i), or NULL */
+    MPI_Comm column;      /* local rank l of every node that has one, in node
+                             order (cx_comm_column; l = 0: the leaders) */
+    int column_ready;
+    int nnodes, my_node, local_rank, local_size;
+    int *node_of;         /* [size] node of every rank */
+    int *local_of;        /* [size] rank inside its node */
+    int *node_size;       /* [nnodes] */
+    int *node_leader;     /* [nnodes] comm rank of each node's leader */
+    int max_ranks_per_node, min_ranks_per_node;
+    int uniform;          /* every node has the same number of ranks */
+    int consecutive;      /* every node's ranks are consecutive */
+
+    /* Node-shared segment (cx_comm_shm). */
+    MPI_Win shm_win;
+    char *shm_base;       /* start of the node's segment in this process */
+    MPI_Aint shm_size;
+    MPI_Win *shm_old;     /* outgrown segments, kept until the comm is freed */
+    int nshm_old;
+    MPI_Win ctl_win;      /* the node's control block (counters, flags) */
+    char *ctl_base;
+
+    /* The rooms above the engine keep their state of the communicator
+     * here (cx_comm_room), which the engine frees with it unseen. */
+    void *room_state[CX_ROOMS];
+
+    void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
+    int inflight;         /* nonblocking schedules not finished (atomics) */
+    struct cx_comm *next_live;  /* list of states with a node segment */
+} cx_comm;
+
+/* State of comm, created on first use (collective over comm). */
+int cx_comm_get(MPI_Comm comm, cx_comm **out);
+/* The state of the communicator this thread's last cx_comm_get was for,
+ * if comm is that one and no collx state went away since (NULL
+ * otherwise): a call's lookup without asking MPI. */
+cx_comm *cx_comm_recent(MPI_Comm comm);
+/* comm's state if it has one, else NULL (never collective). */
+cx_comm *cx_comm_find(MPI_Comm comm);
+/* Fills the node layout (collective over comm on first use).
+ * COLLX_RANKS_PER_NODE=k fakes nodes of k consecutive ranks;
+ * COLLX_FAKE_NODES=0,1,0,2,... gives the node of every rank (repeated
+ * cyclically when shorter than the communicator) and cyclic:k places rank
+ * r on node r % k. */
+int cx_comm_nodes(cx_comm *c);
+/* Node-shared segment of at least bytes (collective over the node
+ * communicator; grown on demand, never beyond COLLX_SHM_MAX, default
+ * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */
+int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
+/* The column of this rank: every node's rank with its local rank, in node
+ * order (collective over comm the first time). With l < every node's
+ * size, column rank n is node n's. */
+int cx_comm_column(cx_comm *c, MPI_Comm *column);
+MPI_Aint cx_shm_max(void);
+/* The node's control block: CX_NODE_CTL_BYTES of node-shared memory,
+ * zeroed, allocated once (collective over the node communicator on first
+ * use) and never moved, for counters and flags that must outlive segment
+ * growth. Use atomics on it. */
+#define CX_NODE_CTL_BYTES 4096
+int cx_comm_node_ctl(cx_comm *c, char **base);
+/* After the control block's fixed part, one cache line per local rank that
+ * only that rank writes (what it publishes to its node); valid once
+ * cx_comm_node_ctl succeeded. */
+#define CX_NODE_LINE_BYTES 64
+static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
+{
+    return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)local_rank * CX_NODE_LINE_BYTES;
+}
+int cx_comm_next_tag(cx_comm *c);
+/* A nonblocking schedule on c begins / has finished. The program may free
+ * its communicator while one is in flight (MPI: the call completes): the
+ * state then waits for them before it goes (they use its communicators
+ * and segments). NULL: no state (the MPI's own call in a schedule). */
+void cx_comm_enter(cx_comm *c);
+void cx_comm_leave(cx_comm *c);
+/* Room room's state of c: NULL until the room sets it; release, which
+ * the room gives once before, frees it with the communicator. */
+static inline void **cx_comm_room(cx_comm *c, int room) { return &c->room_state[room]; }
+void cx_comm_room_release(int room, void (*release)(void *state));
+/* Frees every room's state of c (with the communicator; tests). */
+void cx_comm_release_rooms(cx_comm *c);
+/* Runs every family's after_call hook (end of a blocking call). */
+void cx_comm_after_call(cx_comm *c);
+/* Before a collective set-up on c's private, node or leader
+ * communicators (a family's first use, a duplicate of one of them): the
+ * nonblocking calls in flight finish first. MPI wants every rank to start
+ * the collectives of a communicator in the same order, and an in-flight
+ * call posts its next ones whenever it progresses, at a different moment
+ * on each rank. Every rank reaches the set-up in the same call, so they
+ * all finish theirs. */
+int cx_comm_quiesce(cx_comm *c);
+
+#endif

@@ -1,0 +1,36 @@
+/* The engine (docs/design/layers.md): schedules and their execution,
+ * progress and requests, scratch memory, datatypes, and a communicator's
+ * state (node layout, node-shared memory, plan communicators, the
+ * families' and the upper rooms' slots). It includes only the room below
+ * (util); the rooms above plug in through its hooks: a request's timer,
+ * a communicator's room slots, the families' hooks. */
+#ifndef CX_ENGINE_H
+#define CX_ENGINE_H
+
+#include "../util/util.h"
+#include "dtype.h"
+#include "scratch.h"
+#include "sched.h"
+#include "progress.h"
+#include "comm.h"
+#include "plan_comm.h"
+#include "request.h"
+#include "blocks.h"
+
+/* A nonblocking call's schedule s runs on duplicates of a's derived
+ * datatypes, freed with s: the program may free its own; its count and
+ * displacement arrays are copied into s (hold.c). */
+int cx_hold_args(cx_args *a, cx_sched *s);
+
+/* A blocking call entered and left (watchdog.c: COLLX_WAIT_WARN). */
+void cx_watch_enter(int coll);
+void cx_watch_leave(void);
+
+/* The MPI library's own call for a (blocking, or nonblocking into *req). */
+int cx_native_run(const cx_args *a);
+int cx_native_start(const cx_args *a, MPI_Request *req);
+
+/* The slot of family slot's state on c (the family's own; cx_family). */
+void **cx_comm_state(struct cx_comm *c, int slot);
+
+#endif

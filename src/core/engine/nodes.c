@@ -1,0 +1,157 @@
+/* The node layout of a communicator: which node every rank is on, node
+ * and leader communicators. Real nodes come from MPI_Comm_split_type
+ * (shared memory); fake layouts (COLLX_RANKS_PER_NODE, COLLX_FAKE_NODES)
+ * make uneven and interleaved placements testable on one machine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm.h"
+#include "../util/util.h"
+
+/* Fake node id of rank r of p, or -1 for real nodes. *bad = 1 when the
+ * environment cannot be used (then real nodes). */
+static int fake_node(int r, int *bad)
+{
+    const char *list = cx_knob_str(CX_KNOB_FAKE_NODES);
+    *bad = 0;
+    if (list && *list) {
+        if (strncmp(list, "cyclic:", 7) == 0) {
+            int n = atoi(list + 7);
+            if (n > 0)
+                return r % n;
+            *bad = 1;
+            return -1;
+        }
+        int len = 1;
+        for (const char *s = list; *s; s++)
+            len += *s == ',';
+        const char *s = list;
+        for (int i = 0; i < r % len; i++)
+            s = strchr(s, ',') + 1;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || (*end && *end != ',')) {
+            *bad = 1;
+            return -1;
+        }
+        return (int)v;
+    }
+    return cx_knob_given(CX_KNOB_RANKS_PER_NODE)
+               ? r / (int)cx_knob_int(CX_KNOB_RANKS_PER_NODE) : -1;
+}
+
+void cx_comm_free_nodes(cx_comm *c)
+{
+    if (c->leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->leaders);
+    if (c->column != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->column);
+    c->column_ready = 0;
+    if (c->node != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->node);
+    free(c->node_of);
+    c->node_of = c->local_of = c->node_size = c->node_leader = NULL;
+    c->nodes_ready = 0;
+}
+
+/* From the lowest rank of every rank's node: the maps. */
+static int fill_maps(cx_comm *c, const int *lowest)
+{
+    int p = c->size;
+    c->node_of = malloc(sizeof(int) * (size_t)p * 4);
+    if (!c->node_of)
+        return MPI_ERR_NO_MEM;
+    c->local_of = c->node_of + p;
+    c->node_size = c->local_of + p;
+    c->node_leader = c->node_size + p;
+    c->nnodes = 0;
+    for (int r = 0; r < p; r++) {
+        if (lowest[r] == r) {                 /* r leads a new node */
+            c->node_leader[c->nnodes] = r;
+            c->node_size[c->nnodes] = 0;
+            c->node_of[r] = c->nnodes++;
+        } else {
+            c->node_of[r] = c->node_of[lowest[r]];
+        }
+        c->local_of[r] = c->node_size[c->node_of[r]]++;
+    }
+    c->my_node = c->node_of[c->rank];
+    c->local_rank = c->local_of[c->rank];
+    c->local_size = c->node_size[c->my_node];
+    c->max_ranks_per_node = 0;
+    c->min_ranks_per_node = p;
+    c->uniform = c->consecutive = 1;
+    for (int n = 0; n < c->nnodes; n++) {
+        if (c->node_size[n] > c->max_ranks_per_node)
+            c->max_ranks_per_node = c->node_size[n];
+        if (c->node_size[n] < c->min_ranks_per_node)
+            c->min_ranks_per_node = c->node_size[n];
+        c->uniform &= c->node_size[n] == c->node_size[0];
+    }
+    for (int r = 1; r < p; r++)   /* a node seen again after another one */
+        if (c->local_of[r] != 0 && c->node_of[r] != c->node_of[r - 1])
+            c->consecutive = 0;
+    return MPI_SUCCESS;
+}
+
+int cx_comm_nodes(cx_comm *c)
+{
+    int err, bad, fake = fake_node(c->rank, &bad), lowest_mine;
+    if (c->nodes_ready)
+        return MPI_SUCCESS;
+    if (bad && c->rank == 0)
+        fprintf(stderr, "collx: COLLX_FAKE_NODES=%s: expected node numbers "
+                        "'0,1,0,...' or 'cyclic:k'; using the real nodes\n",
+                cx_knob_str(CX_KNOB_FAKE_NODES));
+    if (fake >= 0)
+        err = PMPI_Comm_split(c->priv, fake, c->rank, &c->node);
+    else
+        err = PMPI_Comm_split_type(c->priv, MPI_COMM_TYPE_SHARED, c->rank,
+                                   MPI_INFO_NULL, &c->node);
+    if (err)
+        return err;
+    /* The node's lowest rank in comm: node ids every rank agrees on. */
+    if ((err = PMPI_Allreduce(&c->rank, &lowest_mine, 1, MPI_INT, MPI_MIN, c->node)))
+        return err;
+    int *lowest = malloc(sizeof(int) * (size_t)c->size);
+    if (!lowest)
+        return MPI_ERR_NO_MEM;
+    err = PMPI_Allgather(&lowest_mine, 1, MPI_INT, lowest, 1, MPI_INT, c->priv);
+    if (!err)
+        err = fill_maps(c, lowest);
+    free(lowest);
+    if (err)
+        return err;
+    /* SMPI's split_type ignores the key: order the node by comm rank. */
+    MPI_Comm ordered;
+    if ((err = PMPI_Comm_split(c->node, 0, c->rank, &ordered)))
+        return err;
+    PMPI_Comm_free(&c->node);
+    c->node = ordered;
+    PMPI_Comm_set_errhandler(c->node, MPI_ERRORS_RETURN);
+    err = PMPI_Comm_split(c->priv, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank,
+                          &c->leaders);
+    if (err)
+        return err;
+    if (c->leaders != MPI_COMM_NULL)
+        PMPI_Comm_set_errhandler(c->leaders, MPI_ERRORS_RETURN);
+    c->nodes_ready = 1;
+    return MPI_SUCCESS;
+}
+
+int cx_comm_column(cx_comm *c, MPI_Comm *column)
+{
+    int err;
+    *column = MPI_COMM_NULL;
+    if ((err = cx_comm_nodes(c)))
+        return err;
+    if (!c->column_ready) {
+        /* key = node: in a full column, rank i is node i's member */
+        if ((err = PMPI_Comm_split(c->priv, c->local_rank, c->my_node, &c->column)))
+            return err;
+        PMPI_Comm_set_errhandler(c->column, MPI_ERRORS_RETURN);
+        c->column_ready = 1;
+    }
+    *column = c->column;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,62 @@
+/* A call's decision (decide.c): one value, made in one place, cached on
+ * the communicator, kept by whatever replays the call. */
+#ifndef CX_DECISION_H
+#define CX_DECISION_H
+
+#include <mpi.h>
+#include "../util/util.h"
+
+struct cx_algorithm;
+struct cx_knob_params;
+
+typedef struct cx_decision {
+    const struct cx_algorithm *asked;  /* named by the selection */
+    const struct cx_knob_params *params; /* and the knob values for the call
+                                          (the rule's params; NULL: none) */
+    const struct cx_algorithm *alg;    /* runs: asked, or its first fallback
+                                          that can serve the call */
+    unsigned unmet;                    /* CX_REQ_* bit asked missed (0 if none) */
+    const char *why;                   /* that, in words; NULL: asked runs */
+} cx_decision;
+
+/* The last decision for a collective on a communicator, reused while the
+ * algorithm asked for, its params, the op and the blocking mode repeat
+ * (and no algorithm on the way looks at the call's size). */
+typedef struct cx_decision_cache {
+    int valid;
+    cx_decision d;
+    int commute;          /* the call's operation commutes (1 without one) */
+    int nonblocking;
+} cx_decision_cache;
+
+/* What the rules file picks for calls on a communicator whose message
+ * size is in lo..hi: a communicator's candidate rules split the sizes into
+ * such classes once (select.c), so a call looks its class up instead of
+ * walking the rules. */
+typedef struct cx_rules_class {
+    long long lo, hi;
+    const struct cx_algorithm *alg;        /* NULL: no rule holds (native) */
+    const struct cx_knob_params *params;   /* the rule's, NULL: none */
+    const struct cx_algorithm *const *candidates;  /* the rule's, for online
+                                                      tuning; NULL: none */
+} cx_rules_class;
+
+/* The rules file on a communicator, per collective. */
+typedef struct cx_rules_cache {
+    cx_rules_class *classes;   /* by size, NULL until the first call */
+    int n;                     /* 1: the same pick for every size */
+    int last;                  /* the class of the last call */
+} cx_rules_cache;
+
+/* The selection's state of a communicator (its room's slot, comm.h): the
+ * rules' classes (select.c) and the last decision (decide.c) per
+ * collective. */
+struct cx_comm;
+typedef struct cx_select_comm {
+    cx_rules_cache sel[CX_COLL_COUNT];
+    cx_decision_cache decided[CX_COLL_COUNT];
+} cx_select_comm;
+/* c's, made on first use; NULL: out of memory. */
+cx_select_comm *cx_select_of(struct cx_comm *c);
+
+#endif

@@ -1,0 +1,202 @@
+/* The catalogue: every family's table, names and the query API (the
+ * counters of what ran are in stats.c). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "select.h"
+
+/* "native" exists for every collective: the MPI library's own PMPI_ call. */
+static const cx_algorithm native_algorithms[] = {
+#define CX_NATIVE(E, N, n) \
+    CX_ALG(E, "native", NULL, 0, "the MPI library's own implementation (PMPI_)"),
+    CX_COLLECTIVES(CX_NATIVE)
+#undef CX_NATIVE
+    CX_ALG_END};
+
+static const cx_algorithm *all[CX_MAX_ALGS];
+static int nall;
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+/* The tables: native's, then every family's (util/catalogue.h). */
+static const cx_algorithm *tables[CX_MAX_FAMILIES + 1];
+static int ntables, table_first[CX_MAX_FAMILIES + 1], table_len[CX_MAX_FAMILIES + 1];
+static int table_family[CX_MAX_FAMILIES + 1];   /* index in cx_families, -1: native */
+
+static void build_index(void)
+{
+    table_family[ntables] = -1;
+    tables[ntables++] = native_algorithms;
+    for (int f = 0; cx_families[f]; f++)
+        if (cx_families[f]->algorithms) {
+            table_family[ntables] = f;
+            tables[ntables++] = cx_families[f]->algorithms;
+        }
+    for (int t = 0; t < ntables; t++) {
+        table_first[t] = nall;
+        for (const cx_algorithm *a = tables[t]; a->name && nall < CX_MAX_ALGS; a++)
+            all[nall++] = a;
+        table_len[t] = nall - table_first[t];
+    }
+}
+
+static void ensure_index(void)
+{
+    pthread_once(&index_once, build_index);
+}
+
+const cx_algorithm *cx_native(cx_coll c)
+{
+    return &native_algorithms[c];
+}
+
+/* Every call is counted: a range check per table, not a search. */
+int cx_algorithm_index(const cx_algorithm *alg)
+{
+    ensure_index();
+    for (int t = 0; t < ntables; t++)
+        if (alg >= tables[t] && alg < tables[t] + table_len[t])
+            return table_first[t] + (int)(alg - tables[t]);
+    return -1;
+}
+
+int cx_algorithm_total(void)
+{
+    ensure_index();
+    return nall;
+}
+
+const cx_algorithm *cx_algorithm_at(int i)
+{
+    ensure_index();
+    return i >= 0 && i < nall ? all[i] : NULL;
+}
+
+int cx_algorithm_family(const cx_algorithm *alg)
+{
+    ensure_index();
+    for (int t = 0; alg && t < ntables; t++)
+        if (alg >= tables[t] && alg < tables[t] + table_len[t])
+            return table_family[t];
+    return -1;
+}
+
+/* The requirement bits in words (collx.h). */
+static const struct { unsigned bit; const char *text; } req_text[] = {
+    {CX_REQ_COMMUTATIVE, "a commutative operation"},
+    {CX_REQ_MULTI_NODE, "more than one node"},
+    {CX_REQ_UNIFORM_NODES, "the same number of ranks on every node"},
+    {CX_REQ_CONSECUTIVE, "consecutive ranks on every node"},
+    {CX_REQ_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE"},
+    {CX_REQ_SHM, "node-shared memory within COLLX_SHM_MAX"},
+    {CX_REQ_BLOCKING, "a blocking call"},
+    {CX_REQ_CHECK, "what its own per-call check wants"},
+    {CX_REQ_ORDER_KEPT, "a commutative operation or consecutive ranks on every node"},
+    {CX_REQ_NO_THREAD_MULTIPLE, "no MPI_THREAD_MULTIPLE"},
+    {0, "what collx serves (e.g. an intracommunicator)"},
+};
+
+const char *cx_req_text(unsigned bit)
+{
+    for (size_t i = 0; i < sizeof req_text / sizeof *req_text; i++)
+        if (req_text[i].bit == bit)
+            return req_text[i].text;
+    return NULL;
+}
+
+const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name)
+{
+    ensure_index();
+    for (int i = 0; name && i < nall; i++)
+        if (all[i]->coll == c && strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+/* The i-th algorithm of c in registration order. */
+static const cx_algorithm *nth(cx_coll c, int n)
+{
+    ensure_index();
+    for (int i = 0; i < nall; i++)
+        if (all[i]->coll == c && n-- == 0)
+            return all[i];
+    return NULL;
+}
+
+void cx_algorithm_list(void *file, cx_coll c, const char *sep)
+{
+    const cx_algorithm *a;
+    for (int i = 0; (a = nth(c, i)); i++)
+        fprintf(file, "%s%s", i ? sep : "", a->name);
+}
+
+/* The requirement bits as the API shows them: a check is one too. */
+static unsigned requirements(const cx_algorithm *a)
+{
+    return a->requires | (a->check ? (unsigned)CX_REQ_CHECK : 0u);
+}
+
+/* ------------------------------------------------------------ public API */
+int CX_Collective_count(void) { return CX_COLL_COUNT; }
+
+const char *CX_Collective_name(int i)
+{
+    return i >= 0 && i < CX_COLL_COUNT ? cx_coll_name((cx_coll)i) : NULL;
+}
+
+int CX_Algorithm_count(const char *coll)
+{
+    int c = cx_coll_from_name(coll), n = 0;
+    if (c < 0)
+        return -1;
+    while (nth((cx_coll)c, n))
+        n++;
+    return n;
+}
+
+const char *CX_Algorithm_name(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    return a ? a->name : NULL;
+}
+
+const char *CX_Algorithm_summary(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    return a ? a->summary : NULL;
+}
+
+int CX_Algorithm_requires(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    return a ? (int)requirements(a) : -1;
+}
+
+const char *CX_Algorithm_fallback(const char *coll, int i)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    if (!a || !a->build)
+        return NULL;
+    return a->fallback ? a->fallback : "native";
+}
+
+int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)
+{
+    int c = cx_coll_from_name(coll), n = 0;
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    if (!a || !buf || len <= 0)
+        return -1;
+    buf[0] = '\0';
+    unsigned r = requirements(a);
+    for (unsigned bit = 1; bit && bit <= r; bit <<= 1)
+        if (r & bit)
+            n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "%s%s",
+                          n ? ", " : "", cx_req_text(bit));
+    if (n && a->build)
+        n += snprintf(buf + n, (size_t)(len > n ? len - n : 0), "; else %s",
+                      a->fallback ? a->fallback : "native");
+    return n;
+}

@@ -1,0 +1,114 @@
+/* The catalogue of algorithms and how one is chosen for a call. */
+#ifndef CX_REGISTRY_H
+#define CX_REGISTRY_H
+
+#include "../util/util.h"
+#include "../engine/engine.h"
+#include "decision.h"
+
+struct cx_knob_params;
+
+/* The catalogue's rows (cx_algorithm, CX_ALG) are data: util/catalogue.h. */
+const cx_algorithm *cx_algorithm_find(cx_coll c, const char *name);
+const cx_algorithm *cx_native(cx_coll c);
+/* Index of alg in the catalogue (for counters), -1 if none; the number of
+ * algorithms, alike in every process, and the one at an index. */
+int cx_algorithm_index(const cx_algorithm *alg);
+int cx_algorithm_total(void);
+const cx_algorithm *cx_algorithm_at(int i);
+/* Prints the valid names of c, comma separated. */
+void cx_algorithm_list(void *file, cx_coll c, const char *sep);
+/* Counts a call of alg (stats.c; prints it under COLLX_VERBOSE). The last
+ * algorithm counted for a call is the one that ran it (COLLX_STATS). */
+void cx_count_call(const cx_algorithm *alg, const cx_args *a);
+
+/* The decision for a call (decide.c): asked (the selected algorithm, with
+ * the params of the rule that picked it) or the first of its fallbacks
+ * that can serve it, into *d. A fallback is
+ * counted, said under COLLX_VERBOSE / COLLX_FALLBACK=print, and under
+ * COLLX_FALLBACK=error returned as an error code of class
+ * MPI_ERR_UNSUPPORTED_OPERATION naming the requirement (d->why set);
+ * other errors: the node layout could not be learnt. */
+int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
+              const struct cx_knob_params *params, cx_decision *d);
+/* Whether alg (with params) serves call a itself, without a fallback:
+ * nothing counted or said; the decision is cached as cx_decide's. */
+int cx_decide_serves(const cx_args *a, cx_comm *c, const cx_algorithm *alg,
+                     const struct cx_knob_params *params, int *err);
+/* A call that asked could not serve is handed to `to` (bit: the
+ * requirement missed, 0 for none of the CX_REQ_* ones): counted, said,
+ * and MPI_SUCCESS or, under COLLX_FALLBACK=error, the error to return. */
+int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
+                 unsigned bit, const char *why);
+/* The same, found by a->alg's builder (the same finding on every rank):
+ * the error, if any, is recorded in s, which the builder then fills with
+ * `to` (NULL: native) as usual, so no peer waits. */
+void cx_fall_back_in_build(const cx_args *a, cx_sched *s, const cx_algorithm *to,
+                           unsigned bit, const char *why);
+/* A requirement bit in words ("a commutative operation"), NULL if unknown
+ * (registry.c). */
+const char *cx_req_text(unsigned bit);
+/* Index in cx_families of the family alg belongs to, -1 for native. */
+int cx_algorithm_family(const cx_algorithm *alg);
+/* Counts a call a that asked for `asked` and ran `to`, because of
+ * requirement bit (0: none of the CX_REQ_* ones), why in words (stats.c). */
+void cx_count_fallback(const cx_args *a, const cx_algorithm *asked, const cx_algorithm *to,
+                       unsigned bit, const char *why);
+/* Counts a collective that alg runs as a step of another algorithm
+ * (cx_sched_collective: e.g. hier's leaders). */
+void cx_count_inner(const cx_algorithm *alg);
+/* Who watches the hand-overs besides the counters (COLLX_STATS): told of
+ * each, with the catalogue index of the algorithm asked for. */
+typedef void (*cx_fallback_watch)(const cx_args *a, int asked, const cx_algorithm *to,
+                                  unsigned bit, const char *why);
+void cx_counts_watch_fallbacks(cx_fallback_watch w);
+
+/* Selection (select.c): the algorithm named for this call by explicit
+ * choice > environment > rules > default, decided once per communicator
+ * where it can be. NULL with *err set when the environment or the rules
+ * file cannot be used. cx_select_global: the choice when no per-
+ * communicator information is needed (no rules for c), else NULL. */
+const cx_algorithm *cx_select_global(cx_coll c, int *err);
+/* The same for call a on c, with the params of the rule that picked it
+ * (NULL: none) in *params. */
+const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
+                              const struct cx_knob_params **params, int *err);
+/* cx_select where cx_select_global has given NULL without an error: the
+ * rules file's pick alone. */
+const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
+                                    const struct cx_knob_params **params, int *err);
+/* The "candidates" of the rule that picks call a on c (NULL-terminated),
+ * NULL when none does. */
+const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);
+/* Whether CX_Algorithm_set or COLLX_<COLL>_ALGORITHM names c's algorithm
+ * (online tuning leaves such collectives alone). */
+int cx_select_forced(cx_coll c);
+/* Generation of explicit choices (CX_Algorithm_set bumps it). */
+unsigned cx_select_generation(void);
+
+/* Adds the collective a, on a->comm (a communicator collx owns: node,
+ * leaders...), to s: natively (alg NULL or "native", or an algorithm that
+ * needs more than a commutative op: the MPI's blocking call inside a start
+ * step when a->nonblocking is 0, else its PMPI_I<coll>) or with alg as a
+ * child schedule. The
+ * steps go into the current round (a child: that round and the next). */
+int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
+
+/* Rules file (rules.c). */
+int cx_rules_broken(void);
+/* The rules in words for the verbose banner: how many, for which
+ * collectives, where they were tuned (the file's provenance). */
+void cx_rules_describe(char *buf, size_t len);
+int cx_rules_mention(cx_coll c);
+int cx_rules_need_nodes(void);
+/* Candidate rules of c for a communicator (comm_size and ranks per node
+ * hold), -1 terminated, malloc'ed; NULL on no memory. */
+int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node);
+/* The message size the rules look at for call a. */
+long long cx_rules_msg_size(const cx_args *a);
+/* What the candidates pick for every message size: classes of sizes in
+ * increasing order, covering 0..LLONG_MAX, into *out (malloc'ed); their
+ * number, -1 on no memory. */
+int cx_rules_classes(const int *cands, cx_rules_class **out);
+
+#endif

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The core's rooms depend one way (docs/design/layers.md).
+
+    layers.py SRC_DIR [OBJECT_DIR]
+
+Checks, and fails naming every breach:
+- every file of src/core lies in a room (src/core/<room>/);
+- includes: a file of a room includes its own room's files, and of a room
+  below it only that room's header (<room>/<room>.h), never a room above;
+  a family (src/<family>/) includes the headers of util, engine and select
+  (its API face, api_*.c, also call's); the interposer (src/pmpi) any room
+  header;
+- links (with OBJECT_DIR, the build's CMakeFiles/collx_objs.dir/src): a
+  room's objects call no function defined in a room above, and a family's
+  none above select (its API face: call), so an extern declaration cannot
+  go round the headers.
+Prints the rooms with their files and lines, what each may include, and
+the number of includes and calls checked.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOMS = ["util", "engine", "select", "stats", "online", "call", "persist", "api"]
+LEVEL = {r: i for i, r in enumerate(ROOMS)}
+FAMILY_TOP = "select"      # what a family's algorithms may reach
+FAMILY_API_TOP = "call"    # a family's API face (api_*.c): it dispatches
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def room_header(room):
+    return f"{room}/{room}.h"
+
+
+def core_target(path, core):
+    """(room, path inside core) of an included file, or None outside core."""
+    rel = os.path.relpath(os.path.normpath(path), core)
+    if rel.startswith(".."):
+        return None
+    return rel.split(os.sep)[0], rel.replace(os.sep, "/")
+
+
+def check_includes(src, problems):
+    core = os.path.join(src, "core")
+    checked = 0
+    for name in sorted(os.listdir(core)):
+        if not os.path.isdir(os.path.join(core, name)):
+            problems.append(f"src/core/{name}: outside every room")
+        elif name not in LEVEL:
+            problems.append(f"src/core/{name}/: not a room of {ROOMS}")
+    for top in sorted(os.listdir(src)):
+        d = os.path.join(src, top)
+        if not os.path.isdir(d):
+            continue
+        for dirpath, _, files in os.walk(d):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                p = os.path.join(dirpath, f)
+                here = os.path.relpath(p, src)
+                if top == "core":
+                    me = ("room", os.path.relpath(p, core).split(os.sep)[0])
+                elif top == "pmpi":
+                    me = ("pmpi", None)
+                else:
+                    me = ("family", FAMILY_API_TOP if f.startswith("api_") else FAMILY_TOP)
+                for inc in INCLUDE.findall(open(p, encoding="utf-8").read()):
+                    t = core_target(os.path.join(dirpath, inc), core)
+                    if t is None or not os.path.exists(os.path.join(dirpath, inc)):
+                        continue   # not core's (or a system/include/ header)
+                    checked += 1
+                    room, path = t
+                    kind, mine = me
+                    if kind == "room" and room == mine:
+                        continue
+                    if path != room_header(room):
+                        problems.append(f"src/{here}: includes src/core/{path}, inside room "
+                                        f"{room}; include its header {room_header(room)}")
+                    elif kind == "room" and LEVEL[room] > LEVEL[mine]:
+                        problems.append(f"src/{here}: room {mine} includes {room}, a room "
+                                        "above it")
+                    elif kind == "family" and LEVEL[room] > LEVEL[mine]:
+                        problems.append(f"src/{here}: a family includes {room}; families "
+                                        f"reach up to {mine}")
+    return checked
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBRC":
+            defined.add(parts[2])
+    return defined, used
+
+
+def check_links(src, objdir, problems):
+    objs = {}
+    for dirpath, _, files in os.walk(objdir):
+        for f in files:
+            rel = os.path.relpath(os.path.join(dirpath, f), objdir).split(os.sep)
+            # (an object whose source moved away is an old build's: skipped)
+            if f.endswith(".o") and os.path.exists(os.path.join(src, *rel)[:-len(".o")]):
+                objs[os.path.join(dirpath, f)] = rel
+    owner = {}
+    table = {}
+    for p, rel in objs.items():
+        defined, used = symbols(p)
+        table[p] = used
+        if rel[0] == "core":
+            for s in defined:
+                owner[s] = rel[1]
+    checked = 0
+    for p, rel in sorted(objs.items()):
+        if rel[0] == "pmpi":
+            continue
+        name = "/".join(rel)[:-len(".o")]
+        if rel[0] == "core":
+            top, what = rel[1], f"room {rel[1]}"
+        else:
+            top = FAMILY_API_TOP if rel[-1].startswith("api_") else FAMILY_TOP
+            what = "a family"
+        for s in sorted(table[p]):
+            room = owner.get(s)
+            if room is None:
+                continue
+            checked += 1
+            if LEVEL[room] > LEVEL[top]:
+                problems.append(f"src/{name}: {what} calls {s} of room {room}, above it")
+    return checked, len(objs)
+
+
+def summary(src):
+    core = os.path.join(src, "core")
+    print(f"{'room':8} {'files':>5} {'lines':>6}  may include")
+    for r in ROOMS:
+        d = os.path.join(core, r)
+        files = [f for f in os.listdir(d) if f.endswith((".c", ".h"))] if os.path.isdir(d) else []
+        lines = sum(sum(1 for _ in open(os.path.join(d, f), encoding="utf-8")) for f in files)
+        below = ", ".join(room_header(x) for x in ROOMS[:LEVEL[r]] if x != "api") or "-"
+        print(f"{r:8} {len(files):>5} {lines:>6}  {below}")
+
+
+def main():
+    src = sys.argv[1]
+    problems = []
+    summary(src)
+    n = check_includes(src, problems)
+    print(f"{n} includes of core headers checked")
+    if len(sys.argv) > 2:
+        calls, nobj = check_links(src, sys.argv[2], problems)
+        print(f"{calls} calls into core rooms checked in {nobj} objects")
+    for p in problems:
+        print("LAYERS:", p)
+    print("OK" if not problems else f"{len(problems)} breaches")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
