@@ -5,7 +5,7 @@
  *   collx_info                  the algorithms
  *   collx_info --version        collx's version and the MPI it was built for
  *   collx_info --man            the collx(7) manual page (roff)
- *   collx_info --vars [--json]  every COLLX_* variable (src/core/util/knob_table.c):
+ *   collx_info --vars [--json]  every COLLX_* variable (every knobs.def of src/):
  *                               its value now, default, what it takes, whether a
  *                               rule's "params" may set it, what it means */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* collx_info --man: the collx(7) manual page, written from the knob table
- * (src/core/util/knob_table.c) and the algorithm registry, so that the page
+ * (every knobs.def of src/) and the algorithm registry, so that the page
  * cannot drift from what the library reads. The build installs its output
  * (share/man/man7/collx.7). */
 #include <stdio.h>

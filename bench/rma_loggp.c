@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
+#include "collx.h"
 
 #define MAXB ((MPI_Aint)4 << 20)
 
@@ -174,11 +175,14 @@ static void rma_time(int peer, const char *name, int kind, int target, long m)
 }
 
 /* Local copy rate: SMPI charges collx's copies at COLLX_SMPI_COPY_BW (a
- * memcpy itself costs no simulated time); real MPI: time a memcpy. */
+ * memcpy itself costs no simulated time; its value as collx reads it,
+ * default included); real MPI: time a memcpy. */
 static void copy_rate(void)
 {
-    const char *v = getenv("COLLX_SMPI_COPY_BW");
-    double bw = v ? atof(v) : 0;
+    char v[64];
+    int given = 0;
+    double bw = CX_Setting_get("COLLX_SMPI_COPY_BW", v, (int)sizeof v, &given) == MPI_SUCCESS &&
+                given ? atof(v) : 0;
 #ifndef SMPI_H
     char *dst = malloc((size_t)MAXB);
     memcpy(dst, buf, (size_t)MAXB);   /* first touch */

@@ -2,8 +2,8 @@
 # tools/gen_reference.sh: regenerates the tables of docs/reference/ from
 # what collx_info prints, so that the reference cannot drift from the code:
 #
-#   docs/reference/variables.md   collx_info --vars --json (the knob table,
-#                                 src/core/util/knob_table.c)
+#   docs/reference/variables.md   collx_info --vars --json (the knob table:
+#                                 every src/**/knobs.def)
 #   docs/reference/algorithms.md  collx_info (the registry: every collective,
 #                                 its algorithms, what each needs)
 #

@@ -1,4 +1,4 @@
-"""The rules file (COLLX_RULES, src/core/rules.c): its format version, its
+"""The rules file (COLLX_RULES, src/core/select/rules.c): its format version, its
 provenance, its text (dumps; the one writer of files is tune/rules.py),
 and `collx rules check FILE...`.
 
@@ -27,7 +27,7 @@ from collx._version import __version__
 FORMAT_VERSION = 1
 
 # Top-level keys: collx reads "rules" only; online tuning's cache file
-# (src/core/online_cache.c) is a rules file with "comment" and "fingerprint".
+# (src/core/online/online_cache.c) is a rules file with "comment" and "fingerprint".
 TOP_KEYS = ("version", "provenance", "rules", "comment", "fingerprint")
 # A rule's keys: rules.c refuses any other.
 RULE_KEYS = ("collective", "algorithm", "comm_size", "msg_size", "ranks_per_node", "params",

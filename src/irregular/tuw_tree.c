@@ -13,7 +13,7 @@ int tuw_levels(int p)
 }
 
 /* COLLX_TUW_DIRECT_THRESHOLD, or the call's rule's; its default (64 KiB,
- * src/core/util/knob_table.c) was measured in SMPI (src/irregular/README.md). */
+ * src/irregular/knobs.def) was measured in SMPI (src/irregular/README.md). */
 long long tuw_threshold(const cx_args *a)
 {
     return cx_knob_call_int(a->params, CX_KNOB_TUW_DIRECT_THRESHOLD);

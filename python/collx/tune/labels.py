@@ -15,7 +15,7 @@ APART_PREFIX = ("rma_",)
 
 
 # An algorithm with per-call knobs set ("variant", the tuner's search of a
-# knob table entry's `tune` values, src/core/knob_table.c) is the label
+# knob's `tune` values in its knobs.def) is the label
 # NAME@KNOB=VALUE[@KNOB=VALUE]: measured with the knobs in its run's
 # environment, written as a rule with "params".
 PARAM_SEP = "@"

@@ -1,4 +1,4 @@
-"""From choices on the grid to a COLLX_RULES file (src/core/rules.c).
+"""From choices on the grid to a COLLX_RULES file (src/core/select/rules.c).
 
 Each grid point serves itself; what lies between grid points (message
 sizes between two grid sizes, communicator sizes off the grid) is chosen
@@ -193,7 +193,7 @@ def inside(r, key, v):
 
 def match(rules, coll, q, m, rpn):
     """The algorithm the first matching rule picks, as a label with its
-    params (None: no rule matches, native runs), as src/core/rules.c does."""
+    params (None: no rule matches, native runs), as src/core/select/rules.c does."""
     for r in rules:
         if r["collective"] == coll and inside(r, "comm_size", q) and \
                 inside(r, "msg_size", m) and inside(r, "ranks_per_node", rpn):

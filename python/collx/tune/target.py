@@ -108,7 +108,7 @@ class Target:
 
 def cpu_model():
     """This host's CPU as online tuning's fingerprint names it (the first
-    "model name" line of /proc/cpuinfo, src/core/online_fingerprint.c)."""
+    "model name" line of /proc/cpuinfo, src/core/online/online_fingerprint.c)."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:

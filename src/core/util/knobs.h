@@ -1,6 +1,7 @@
-/* Knobs: every COLLX_* environment variable collx reads, declared once in
- * one table (knob_table.c: name, type, default, range, meaning, whether a
- * rule of COLLX_RULES may set it for the calls it picks), read from the
+/* Knobs: every COLLX_* environment variable collx reads, declared once
+ * beside the code that owns it (a knobs.def: name, type, default, range,
+ * meaning, whether a rule of COLLX_RULES may set it for the calls it
+ * picks), gathered into one table (knob_table.c), read from the
  * environment once (knobs.c) and used through the accessors below, never
  * through getenv. A value that cannot be used is said once, naming the
  * variable and what it takes; then the knob's declared policy applies
@@ -21,52 +22,12 @@
 #include "collx_colls.h"
 
 typedef enum {
-    /* core */
-    CX_KNOB_VERBOSE,
-    CX_KNOB_FALLBACK,
-    CX_KNOB_RULES,
-    CX_KNOB_PROGRESS,
-    CX_KNOB_SHM_MAX,
-    CX_KNOB_RANKS_PER_NODE,
-    CX_KNOB_FAKE_NODES,
-    CX_KNOB_SMPI_COPY_BW,
-    CX_KNOB_SMPI_REDUCE_BW,
-    CX_KNOB_STATS,
-    CX_KNOB_CHECK_TIMEOUT,
-    CX_KNOB_WAIT_WARN,
-    /* online tuning (online.c) */
-    CX_KNOB_TUNE_ONLINE,
-    CX_KNOB_TUNE_CANDIDATES,
-    CX_KNOB_TUNE_WARMUP,
-    CX_KNOB_TUNE_CALLS,
-    CX_KNOB_TUNE_MAX_TRIALS,
-    CX_KNOB_TUNE_MARGIN,
-    CX_KNOB_TUNE_CACHE,
-    /* base */
-    CX_KNOB_BCAST_SEGMENTS,
-    /* hier */
-    CX_KNOB_HIER_INTER,
-    CX_KNOB_HIER_NATIVE,
-    CX_KNOB_HIER_SENDERS,
-    CX_KNOB_HIER_A2A_PIPE,
-    CX_KNOB_HIER_FOLD_COPY,
-    /* irregular */
-    CX_KNOB_TUW_DIRECT_THRESHOLD,
-    /* pap */
-    CX_KNOB_PAP_ENGINE,
-    /* rma */
-    CX_KNOB_RMA_LL_MAX,
-    CX_KNOB_RMA_PULL,
-    CX_KNOB_RMA_MAX,
-    CX_KNOB_RMA_ENGINE,
-    CX_KNOB_RMA_POLL,
-    CX_KNOB_RMA_PROBE,
-    /* topo */
-    CX_KNOB_TOPO_FILE,
-    CX_KNOB_TOPO_MAP,
-    CX_KNOB_TOPO_TOLERANCE,
-    CX_KNOB_TOPO_REPS,
-    CX_KNOB_TOPO_FULL_MAX,
+    /* Every knobs.def of src/ (the core's, online tuning's, each family's
+     * beside its code), listed by the build in cx_knob_lists.h
+     * (cmake/catalogue.cmake): a family's knob is one CX_KNOB line there. */
+#define CX_KNOB(id, ...) CX_KNOB_##id,
+#include "cx_knob_lists.h"
+#undef CX_KNOB
     /* COLLX_<COLL>_ALGORITHM, one per collective, in CX_COLLECTIVES order */
 #define CX_KNOB_ALG_ID(E, N, n) CX_KNOB_##E##_ALGORITHM,
     CX_COLLECTIVES(CX_KNOB_ALG_ID)
