@@ -4,6 +4,7 @@
  *
  *   collx_info                  the algorithms
  *   collx_info --version        collx's version and the MPI it was built for
+ *   collx_info --list           the catalogue: coll.alg per line (no MPI_Init)
  *   collx_info --man            the collx(7) manual page (roff)
  *   collx_info --vars [--json]  every COLLX_* variable (every knobs.def of src/):
  *                               its value now, default, what it takes, whether a
@@ -30,6 +31,16 @@ static void algorithms(void)
                 printf("  %-20s needs: %s\n", "", needs);
         }
     }
+}
+
+/* --list: "coll.alg" per line, the catalogue as tests and scripts read it
+ * (the registry's data: no MPI_Init). */
+static void list_pairs(void)
+{
+    for (int c = 0; c < CX_Collective_count(); c++)
+        for (int i = 0; i < CX_Algorithm_count(CX_Collective_name(c)); i++)
+            printf("%s.%s\n", CX_Collective_name(c),
+                   CX_Algorithm_name(CX_Collective_name(c), i));
 }
 
 /* Where the value comes from, in words. */
@@ -135,8 +146,9 @@ static void vars_json(void)
 }
 
 static const char usage[] =
-    "usage: collx_info [--version | --vars [--json] | --man | --help]\n"
+    "usage: collx_info [--version | --list | --vars [--json] | --man | --help]\n"
     "  (no option)     every collective, its algorithms, what each needs\n"
+    "  --list          the catalogue: coll.alg per line (native first)\n"
     "  --version       collx's version and the MPI it was built for\n"
     "  --vars          every COLLX_* variable: value now, default, meaning\n"
     "  --vars --json   the same as JSON\n"
@@ -151,6 +163,10 @@ int main(int argc, char **argv)
             char v[CX_MAX_LIBRARY_VERSION_STRING];
             CX_Get_library_version(v, sizeof v, NULL);
             printf("%s\n", v);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--list")) {   /* the registry's data: no MPI_Init */
+            list_pairs();
             return 0;
         }
         if (!strcmp(argv[i], "--man")) {

@@ -1,13 +1,10 @@
-# The catalogue as CMake reads it, in one place.
+# What CMake reads of the library's lists, in one place.
 #
-# collx_catalogue(OUT): the (collective, algorithm) pairs of the library, as
-# "coll.alg" (native for every collective, then the CX_ALG rows of the
-# families' catalogues, src/*/register.c), read at configure time so that
-# tests can be registered per algorithm. The one reader of the catalogues
-# for CMake (tests/contract, tests/cluster); contract.catalogue checks at
-# run time that it equals the registry collx_info and CX_Algorithm_* show.
 # collx_collectives(OUT): the collectives' lower-case names, in the order
-# of CX_COLLECTIVES in include/collx_colls.h.
+# of CX_COLLECTIVES in include/collx_colls.h (the public header's list).
+# The algorithms are never read here: tests ask the registry when they run
+# (the contract program through CX_Algorithm_*, COLLX_TEST_EACH_ALG through
+# `collx_info --list` when ctest starts).
 function(collx_collectives out)
   set(header ${PROJECT_SOURCE_DIR}/include/collx_colls.h)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${header})
@@ -23,27 +20,6 @@ function(collx_collectives out)
   set(${out} "${colls}" PARENT_SCOPE)
 endfunction()
 
-function(collx_catalogue out)
-  file(GLOB catalogues ${PROJECT_SOURCE_DIR}/src/*/register.c)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${catalogues})
-  collx_collectives(colls)
-  set(pairs "")
-  foreach(coll ${colls})
-    list(APPEND pairs "${coll}.native")
-  endforeach()
-  foreach(f ${catalogues})
-    file(READ ${f} text)
-    string(REGEX MATCHALL "CX_ALG\\([A-Z_]+, *\"[a-z0-9_]+\"" rows "${text}")
-    foreach(row ${rows})
-      string(REGEX REPLACE "CX_ALG\\(([A-Z_]+), *\"([a-z0-9_]+)\"" "\\1;\\2" parts "${row}")
-      list(GET parts 0 coll)
-      list(GET parts 1 alg)
-      string(TOLOWER "${coll}" coll)
-      list(APPEND pairs "${coll}.${alg}")
-    endforeach()
-  endforeach()
-  set(${out} "${pairs}" PARENT_SCOPE)
-endfunction()
 
 # collx_knob_lists(OUT_DIR): writes OUT_DIR/cx_knob_lists.h, which
 # includes every knobs.def of src/ (the core's rooms, util first, then

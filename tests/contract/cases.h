@@ -74,12 +74,11 @@ typedef struct call {
 extern const char *const coll_names[C_NCOLL];
 /* The C_* of a collective's name, -1 if none. */
 int coll_index(const char *name);
-/* Whether name is in the comma-separated list (NULL: everything is). */
+/* Whether name is in the comma-separated list (NULL: everything is; see
+ * invoke.c for "!prefix"). */
 int in_list(const char *list, const char *name);
 /* Prints " alg1 alg2 ..." of coll's algorithms in list. */
 void print_algorithms(int coll, const char *list);
-/* contract --list: the catalogue against the tests CMake made (invoke.c). */
-int catalogue_check(void);
 extern const unsigned coll_fields[C_NCOLL];
 static inline int coll_has(int coll, unsigned fields)
 {

@@ -11,7 +11,6 @@
  * usage: contract [--algs a,b,...] [--no-large] [--no-nb | --nb-both | --mpi]
  *                 [--persistent] [--thread] [--trace] [--nodes] [--quick]
  *                 coll... | all
- *        contract --list   (the catalogue against CONTRACT_EXPECT_ALGS)
  * (--nb-both: CX_Wait and CX_Test on every case, not alternately;
  * --mpi: instead of CX_ calls, only the MPI's MPI_I<name> (run it under
  * the interposer), completed in turn by each completion call of
@@ -424,11 +423,7 @@ int main(int argc, char **argv)
             opt.nodes = 1;
         else if (strcmp(argv[i], "--quick") == 0)
             opt.quick = 1;
-        else if (strcmp(argv[i], "--list") == 0) {
-            int bad = rank == 0 ? catalogue_check() : 0;
-            MPI_Finalize();
-            return bad;
-        } else if (strcmp(argv[i], "all") == 0)
+        else if (strcmp(argv[i], "all") == 0)
             for (c = 0; c < C_NCOLL; c++)
                 todo[c] = any = 1;
         else if ((c = coll_index(argv[i])) >= 0)

@@ -36,48 +36,25 @@ int coll_index(const char *name)
     return -1;
 }
 
+/* --algs LIST: names (exact), and "!prefix" entries that leave out every
+ * name so prefixed ("!rma_": all but the rma family's); no names: all. */
 int in_list(const char *list, const char *name)
 {
     if (!list)
         return 1;
+    int named = 0, hit = 0;
     size_t n = strlen(name);
-    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
-/* --list: every registered coll.alg must be in CONTRACT_EXPECT_ALGS (the
- * rows CMake read from the catalogues) and the other way round; returns
- * the number of differences, printed. */
-int catalogue_check(void)
-{
-    const char *want = getenv("CONTRACT_EXPECT_ALGS");
-    int bad = 0, n = 0, listed = 0;
-    char name[128];
-    for (int c = 0; c < C_NCOLL; c++)
-        for (int i = 0; i < CX_Algorithm_count(coll_names[c]); i++, n++) {
-            snprintf(name, sizeof name, "%s.%s", coll_names[c],
-                     CX_Algorithm_name(coll_names[c], i));
-            if (want && !in_list(want, name) && ++bad)
-                printf("catalogue: %s is registered but has no tests\n", name);
-        }
-    for (const char *p = want; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "") {
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
         size_t len = strcspn(p, ",");
-        snprintf(name, sizeof name, "%.*s", (int)len, p);
-        char *dot = strchr(name, '.');
-        int c = dot ? (*dot = '\0', coll_index(name)) : -1, found = 0;
-        for (int i = 0; c >= 0 && i < CX_Algorithm_count(coll_names[c]); i++)
-            found |= strcmp(CX_Algorithm_name(coll_names[c], i), dot + 1) == 0;
-        listed++;
-        if (!found && ++bad)
-            printf("catalogue: %.*s has tests but is not registered\n", (int)len, p);
+        if (*p == '!') {
+            if (len - 1 <= n && strncmp(p + 1, name, len - 1) == 0)
+                return 0;
+        } else {
+            named = 1;
+            hit |= len == n && strncmp(p, name, n) == 0;
+        }
     }
-    if (!want)
-        printf("catalogue: CONTRACT_EXPECT_ALGS is not set\n");
-    else if (!bad && listed == n)
-        printf("catalogue: %d algorithms\n", n);
-    return bad || !want || listed != n;
+    return hit || !named;
 }
 
 void print_algorithms(int coll, const char *list)
