@@ -245,6 +245,9 @@ def layers(nodes, edges):
 
 def main():
     mods = modules()
+    if not mods:   # a wrong root would pass with nothing checked
+        print(f"import_graph: no modules under {PKG_DIR}: give the repository's root")
+        return 1
     seen = read(mods)
     edges, lazy, unknown = graph(mods, seen)
     loads = by_name(mods, seen, edges)
