@@ -87,6 +87,13 @@ PLATFORMS = {
         clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
                        topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
         lo=("8GBps", "0.2us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
+    # Held out from the tuner's development (issue 52): its targets are
+    # checked here, on a machine the tuner never saw while it was written.
+    "roce-torus-32x8": dict(
+        doc="held-out check platform: 32 nodes x 8 cores, 25 GbE RoCE, 4x8 2-D torus (not used to develop the tuner)",
+        clusters=[dict(id="rt", n=32, cores=8, bw="3.1GBps", lat="1.5us",
+                       topo=("TORUS", "4,8"))],
+        lo=("6GBps", "0.3us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=8, mem=(6e9, 6e9)),
 }
 
 
