@@ -26,9 +26,15 @@ from collx._version import __version__
 
 FORMAT_VERSION = 1
 
-# Top-level keys: collx reads "rules" only; online tuning's cache file
-# (src/core/online/online_cache.c) is a rules file with "comment" and "fingerprint".
-TOP_KEYS = ("version", "provenance", "rules", "comment", "fingerprint")
+# Top-level keys: collx reads "version", "rules" and "beyond"; online tuning's
+# cache file (src/core/online/online_cache.c) is a rules file with "comment"
+# and "fingerprint".
+TOP_KEYS = ("version", "provenance", "beyond", "rules", "comment", "fingerprint")
+# "beyond": what serves a call outside every rule's ranges (src/core/select/rules.c):
+# "nearest" (the default: the nearest rule with the same ranks per node, else
+# native) or "native"
+BEYOND = ("nearest", "native")
+BEYOND_DEFAULT = "nearest"
 # A rule's keys: rules.c refuses any other.
 RULE_KEYS = ("collective", "algorithm", "comm_size", "msg_size", "ranks_per_node", "params",
              "candidates", "comment")
@@ -76,13 +82,18 @@ def provenance(command, **fields):
     return p
 
 
-def dumps(rules, prov=None):
-    """The file's text: version, provenance, one rule per line (a diff
-    shows what changed)."""
+def dumps(rules, prov=None, beyond=None):
+    """The file's text: version, provenance, "beyond" (when given: what
+    serves calls outside every rule's ranges, BEYOND), one rule per line (a
+    diff shows what changed)."""
+    if beyond is not None and beyond not in BEYOND:
+        raise ValueError(f"beyond must be one of {', '.join(BEYOND)}, not {beyond!r}")
     head = '{"version": %d,\n' % FORMAT_VERSION
     if prov:
         head += ' "provenance": {\n' + ",\n".join(
             f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in prov.items()) + "\n },\n"
+    if beyond is not None:
+        head += f' "beyond": {json.dumps(beyond)},\n'
     return head + ' "rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n"
 
 
@@ -256,6 +267,12 @@ class Check:
                        f"format version {FORMAT_VERSION}",
                        "a newer collx wrote it: use that collx, or tune again with this one"
                        if newer else f"the version is the integer {FORMAT_VERSION}")
+        if "beyond" in d and d["beyond"] not in BEYOND:
+            self.error(f"line {self.lines[0].get('beyond', '?')}: \"beyond\": "
+                       f"{json.dumps(d['beyond'])[:60]}: what serves a call outside every "
+                       f"rule's ranges is one of {', '.join(map(json.dumps, BEYOND))}",
+                       "\"nearest\" (the default: the nearest rule with the call's ranks "
+                       "per node, else native) or \"native\"")
         if "provenance" not in d:
             self.warn("no \"provenance\": nothing says where and how these rules were "
                       "measured (collx tune writes it)")
@@ -391,36 +408,132 @@ class Check:
                 p["mpi"].split(" for ")[-1] != self.reg.version.split(" for ")[-1]:
             self.warn(f"measured with {p['mpi']}; this collx_info is {self.reg.version}: "
                       "the choices may not carry over (tune again on this MPI)")
+        beyond = self.doc.get("beyond", BEYOND_DEFAULT)
         by = {}
         for r in rules:
             by.setdefault(r["collective"], []).append(r)
         for c, rs in by.items():
-            def span(k):
-                bs = [r.get(k) or {} for r in rs]
-                lo = min(b.get("min", 0) for b in bs)
-                hi = max(b.get("max", float("inf")) for b in bs)
-                return lo, hi
-            q0, q1 = span("comm_size")
-            m0, m1 = span("msg_size")
-            n0, n1 = span("ranks_per_node")
             algs = {}
             for r in rs:
                 algs[r["algorithm"]] = algs.get(r["algorithm"], 0) + 1
-            parts = [f"{len(rs)} rule{'s' if len(rs) > 1 else ''}",
-                     "communicator sizes " + (f"{max(q0, 1)}..{q1}" if q1 != float("inf")
-                                              else f"{max(q0, 1)} and up")]
-            if any("msg_size" in r for r in rs):
-                parts.append("messages " + (f"{human(m0)}..{human(m1)}" if m1 != float("inf")
-                                            else f"{human(m0)} and up"))
-            if any("ranks_per_node" in r for r in rs):
-                parts.append(f"ranks per node {n0}..{n1}" if n1 != float("inf")
-                             else f"ranks per node {n0} and up")
             picks = ", ".join(f"{a} ({n})" for a, n in sorted(algs.items(), key=lambda x: -x[1]))
+            sized = any("msg_size" in r for r in rs)
+            q0, q1 = hull([bounds(r, "comm_size", 1) for r in rs])
+            m0, m1 = hull([bounds(r, "msg_size", 0) for r in rs])
+            parts = [f"{len(rs)} rule{'s' if len(rs) > 1 else ''}",
+                     "communicator sizes " + span_text(q0, q1)]
+            if sized:
+                parts.append("messages " + span_text(m0, m1, human))
+            if any("ranks_per_node" in r for r in rs):
+                parts.append("ranks per node " + span_text(*hull(
+                    [bounds(r, "ranks_per_node", 1) for r in rs])))
             self.serves.append(f"{c}: " + ", ".join(parts) + f"; picks {picks}")
+            bands = served(rs)
+            for (n0, n1), qs, ms, diagonal in bands:
+                if diagonal:
+                    where = f"one node of {span_text(n0, n1)} ranks (communicator size = " \
+                            "ranks per node)"
+                elif (n0, n1) == (1, INF):
+                    where = "any ranks per node: communicator sizes " + union_text(qs)
+                else:
+                    where = f"ranks per node {span_text(n0, n1)}: communicator sizes " + \
+                        union_text(qs)
+                self.serves.append(f"  serves {where}" +
+                                   (f", messages {union_text(ms, human)}" if sized else ""))
+            self.serves.append("  beyond them: " + beyond_text(beyond, bands, sized))
         rest = [c for c in (self.reg.algs or COLLECTIVES) if c not in by]
         if rest:
             self.serves.append(f"no rule (native): {', '.join(rest)}")
-        self.serves.append("beyond the ranges above no rule matches: native runs")
+        self.serves.append(
+            f"beyond the ranges above (\"beyond\": \"{beyond}\"" +
+            ("" if "beyond" in self.doc else ", the default when a file does not say") + "): " +
+            ("a call no rule matches runs the nearest rule's algorithm among the rules of its "
+             "ranks per node, and native where none has them" if beyond == "nearest" else
+             "a call no rule matches runs native"))
+
+
+INF = float("inf")
+
+
+def bounds(r, key, floor):
+    """(lo, hi) of a rule's range key: absent bounds open (lo at floor)."""
+    b = r.get(key) or {}
+    return max(b.get("min", floor), floor), b.get("max", INF)
+
+
+def hull(spans):
+    return min(lo for lo, _ in spans), max(hi for _, hi in spans)
+
+
+def merge(spans):
+    """Integer intervals [(lo, hi)] -> their union, sorted, adjacent ones joined."""
+    out = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def span_text(lo, hi, fmt=str):
+    if hi == INF:
+        return f"{fmt(lo)} and up"
+    return fmt(lo) if lo == hi else f"{fmt(lo)}..{fmt(hi)}"
+
+
+def union_text(spans, fmt=str, most=6):
+    words = [span_text(lo, hi, fmt) for lo, hi in spans]
+    return ", ".join(words[:most]) + (f" and {len(words) - most} more ranges"
+                                      if len(words) > most else "")
+
+
+def served(rules):
+    """What a collective's rules serve, by ranks per node: [((n0, n1), the
+    communicator sizes, the message sizes (unions of intervals), diagonal)]
+    over the ranks-per-node values where some rule holds, those with equal
+    sizes merged; diagonal: a run of one-node bands (communicator size =
+    ranks per node: the sizes inside one node, each with its own node
+    size, as the tuner writes them)."""
+    rpn = [bounds(r, "ranks_per_node", 1) for r in rules]
+    cuts = sorted({lo for lo, _ in rpn} | {hi + 1 for _, hi in rpn if hi != INF})
+    elems = [(a, b - 1) for a, b in zip(cuts, cuts[1:])] + [(cuts[-1], INF)]
+    bands = []
+    for n0, n1 in elems:
+        on = [r for r, (lo, hi) in zip(rules, rpn) if lo <= n0 and n1 <= hi]
+        if not on:
+            continue
+        qs = merge([bounds(r, "comm_size", 1) for r in on])
+        ms = merge([bounds(r, "msg_size", 0) for r in on])
+        one = qs == [(n0, n1)] or (n0 == 1 and len(qs) == 1 and qs[0][1] == n1 != INF)
+        if bands and bands[-1][0][1] + 1 == n0 and bands[-1][2] == ms and (
+                (one and bands[-1][3]) or (not one and not bands[-1][3] and
+                                           bands[-1][1] == qs)):
+            (b0, _), bq, _, _ = bands[-1]
+            bands[-1] = ((b0, n1), merge(bq + qs), ms, one)
+        else:
+            bands.append(((n0, n1), qs, ms, one))
+    return bands
+
+
+def beyond_text(beyond, bands, sized):
+    """What runs outside a collective's ranges, in words."""
+    if beyond == "native":
+        return "native"
+    edges = []
+    for (n0, n1), qs, ms, diagonal in bands:
+        top_q, top_m = qs[-1][1], ms[-1][1]
+        if diagonal or (top_q == INF and (not sized or top_m == INF)):
+            continue
+        what = []
+        if top_q != INF:
+            what.append(f"communicator sizes above {top_q} as at {top_q}")
+        if sized and top_m != INF:
+            what.append(f"messages above {human(top_m)} as at {human(top_m)}")
+        edges.append(("with " if (n0, n1) == (1, INF) else
+                      f"with {span_text(n0, n1)} ranks per node, ") + " and ".join(what))
+    return "the nearest rule of the call's ranks per node" + \
+        (f" ({'; '.join(edges)})" if edges else "") + "; other ranks per node: native"
 
 
 def _int_or_none(text):

@@ -10,7 +10,9 @@
   whose third-party package is missing says which, exit 2;
 - `collx rules check` passes every shipped rules file (share/collx/rules)
   and fails, saying what is wrong, on a malformed file, a wrong format
-  version, an unknown algorithm, a negative bound and an empty range;
+  version, an unknown algorithm, a negative bound, an empty range and a
+  "beyond" other than nearest or native; it says per collective and
+  ranks per node the ranges a file serves and what runs beyond them;
 - what the tuner writes (version, provenance, rules) passes the check and
   loads back;
 - the JSON Schema (share/collx/rules/rules.schema.json) and the checker
@@ -128,9 +130,21 @@ BAD = {
     "empty-range": (rulesfile.dumps([{"collective": "allreduce", "algorithm": "native",
                                       "comm_size": {"min": 64, "max": 8}}]),
                     r"rules\[0\]\.comm_size: min 64 > max 8: the range holds nothing"),
+    "beyond": (json.dumps({"version": 1, "beyond": "closest", "rules": [GOOD_RULE]}),
+               r"\"beyond\": \"closest\": what serves a call outside every rule's ranges "
+               r"is one of \"nearest\", \"native\"\n\s+-> \"nearest\" \(the default"),
 }
+# "beyond": "native" said, and what it means; a file that does not say: nearest
+NATIVE_BEYOND = json.dumps({"version": 1, "beyond": "native", "rules": [
+    {"collective": "allreduce", "algorithm": "recursive_doubling", "comm_size": {"min": 2, "max": 64},
+     "msg_size": {"max": 65536}, "ranks_per_node": {"min": 8, "max": 8}},
+    {"collective": "allreduce", "algorithm": "native", "comm_size": {"min": 2, "max": 7},
+     "ranks_per_node": {"min": 2, "max": 7}}]})
 with tempfile.TemporaryDirectory() as d:
     paths = {}
+    native_beyond = os.path.join(d, "native-beyond.json")
+    with open(native_beyond, "w") as f:
+        f.write(NATIVE_BEYOND)
     for name, (text, _) in BAD.items():
         paths[name] = os.path.join(d, name + ".json")
         with open(paths[name], "w") as f:
@@ -144,6 +158,9 @@ with tempfile.TemporaryDirectory() as d:
                      prov)
     with open(out_path) as f:
         doc = json.load(f)
+    expect(doc.get("beyond") == "nearest",
+           f"the tuner says what serves calls beyond its ranges: \"beyond\": "
+           f"{doc.get('beyond')!r}")
     expect(doc["version"] == 1 and doc["provenance"]["collx"] == VERSION and
            "budget" not in doc["provenance"] and
            re.match(r"\d{4}-\d\d-\d\dT", doc["provenance"]["date"]) is not None,
@@ -154,7 +171,7 @@ with tempfile.TemporaryDirectory() as d:
            "its rules load back")
 
     # ------------------------------------------------------------ one check of all
-    files = SHIPPED + [out_path] + list(paths.values())
+    files = SHIPPED + [out_path, native_beyond] + list(paths.values())
     rc, out = collx("rules", "check", "--collx-info", INFO, *files)
     expect(rc == 1, f"rules check on good and bad files: exit 1 (got {rc})")
     blocks = {}
@@ -171,9 +188,29 @@ with tempfile.TemporaryDirectory() as d:
     expect(re.search(r"allreduce: \d+ rules, communicator sizes 1\.\.48, messages 0 B\.\.1 MiB",
                      fat) is not None, "the check says what a file serves (fattree-256x16: "
            "allreduce up to 48 ranks and 1 MiB)")
+    expect(re.search(r"serves one node of 1\.\.\d+ ranks \(communicator size = ranks per "
+                     r"node\), messages 0 B\.\.1 MiB\n\s+serves ranks per node 16: communicator "
+                     r"sizes \d+\.\.48, messages 0 B\.\.1 MiB\n\s+beyond them: the nearest rule of "
+                     r"the call's ranks per node \(with 16 ranks per node, communicator sizes "
+                     r"above 48 as at 48 and messages above 1 MiB as at 1 MiB\); other ranks per "
+                     r"node: native", fat) is not None and
+           "(\"beyond\": \"nearest\", the default when a file does not say)" in fat,
+           "the check says, per ranks per node, the ranges a file serves and what runs beyond "
+           f"them (fattree-256x16, no \"beyond\": the default):\n{fat[:1500]}")
     expect(blocks[out_path].startswith(" OK") and
-           "bcast: 1 rule, communicator sizes 2 and up" in blocks[out_path],
-           f"what the tuner writes passes the check: {blocks[out_path][:400]!r}")
+           "bcast: 1 rule, communicator sizes 2 and up" in blocks[out_path] and
+           "serves any ranks per node: communicator sizes 2 and up" in blocks[out_path] and
+           "(\"beyond\": \"nearest\"): a call no rule matches runs the nearest rule's" in
+           blocks[out_path],
+           f"what the tuner writes passes the check and says \"beyond\": \"nearest\": "
+           f"{blocks[out_path][:600]!r}")
+    nb = blocks[native_beyond]
+    expect(nb.startswith(" OK") and re.search(
+        r"serves one node of 2\.\.7 ranks \(communicator size = ranks per node\), messages "
+        r"0 B and up\n\s+serves ranks per node 8: communicator sizes 2\.\.64, messages "
+        r"0 B\.\.64 KiB\n\s+beyond them: native\n", nb) is not None and
+        "(\"beyond\": \"native\"): a call no rule matches runs native" in nb,
+        f"\"beyond\": \"native\" is accepted and said per collective: {nb[:900]!r}")
     blocks = {name: blocks[paths[name]] for name in BAD}
     for name, (_, want) in BAD.items():
         expect(blocks[name].startswith(" FAILED") and re.search(want, blocks[name]),

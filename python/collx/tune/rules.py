@@ -6,8 +6,9 @@ by between.Between.row from the estimates at the grid points around it.
 Without it (or where it has no grid points around), each grid value
 serves a range (grid.bins: boundaries at the geometric mean of
 neighbouring grid values; the lowest range open below, the highest ending
-at the largest value tuned: beyond it nothing was measured, so no rule
-matches and native runs). For communicator sizes, a power of two beside a
+at the largest value tuned: beyond it nothing was measured, and the file's
+"beyond": "nearest" (BEYOND) tells collx to serve such a call by the
+nearest rule with its ranks per node). For communicator sizes, a power of two beside a
 grid size that is not one serves only itself (grid.comm_bins), and with
 nodes a size is served by a grid size of its own layout (grid.comm_ranges:
 inside one node, whole nodes, or ending in a part of a node). Per
@@ -41,6 +42,11 @@ from collx.tune import grid as gridmod
 from collx.tune.labels import PARAM_SEP, label_of, split_label
 
 MAX_CANDIDATES = 3   # online tuning tries each for a few calls: keep it short
+# What the files say serves a call outside every rule's ranges (rulesfile.BEYOND):
+# the nearest rule with the call's ranks per node (a job larger than the
+# largest communicator tuned runs the rules of the largest, not native), said
+# explicitly so that a reader need not know the default
+BEYOND = "nearest"
 
 
 def merge_runs(segs):
@@ -148,13 +154,13 @@ def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=
     return out
 
 
-def write(path, rules, prov=None):
+def write(path, rules, prov=None, beyond=BEYOND):
     """The file in format version rulesfile.FORMAT_VERSION with its
-    provenance (rulesfile.provenance), one rule per line: a diff shows
-    what changed."""
+    provenance (rulesfile.provenance) and "beyond" said (BEYOND), one rule
+    per line: a diff shows what changed."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
-        f.write(rulesfile.dumps(rules, prov))
+        f.write(rulesfile.dumps(rules, prov, beyond=beyond))
 
 
 def from_sweep(path, times, node, prov):
