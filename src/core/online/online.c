@@ -187,7 +187,7 @@ static void say_trying(const key *k, const cx_args *a, const cx_comm *c)
     char line[400];
     long long lo, hi;
     int n = 0;
-    cx_online_class_range(k->cls, &lo, &hi);
+    cx_size_class_range(k->cls, &lo, &hi);
     for (int i = 0; i < k->site.ncand && n >= 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", i ? ", " : "",
                       k->cand[i]->name);
@@ -234,7 +234,7 @@ static void say_settled(const key *k, const cx_args *a, const cx_comm *c)
     char line[400];
     long long lo, hi;
     int n = 0;
-    cx_online_class_range(k->cls, &lo, &hi);
+    cx_size_class_range(k->cls, &lo, &hi);
     for (int i = 0; i < k->site.ncand && n >= 0 && (size_t)n < sizeof line; i++)
         n += snprintf(line + n, sizeof line - (size_t)n, k->site.us[i] < 10 ? "%s%s %.2f us"
                       : "%s%s %.1f us", i ? ", " : "", k->cand[i]->name, k->site.us[i]);
@@ -299,7 +299,7 @@ const cx_algorithm *cx_online_pick(cx_args *a, cx_comm *c, const cx_algorithm *u
     a->tune = NULL;
     if (!online_of(c) && (*err = setup(c)))
         return NULL;
-    int cls = cx_online_class(cx_rules_msg_size(a));
+    int cls = cx_size_class(cx_rules_msg_size(a));
     key **slot = &online_of(c)->keys[a->coll][cls], *k = *slot;
     if (!k && !(k = *slot = new_key(a, c, cls))) {
         *err = MPI_ERR_NO_MEM;
@@ -335,7 +335,7 @@ const char *CX_Tune_site(MPI_Comm comm, const char *coll, long long msg_bytes,
     int c = cx_coll_from_name(coll);
     cx_comm *state = c < 0 ? NULL : cx_comm_find(comm);
     online_comm *o = state ? online_of(state) : NULL;
-    key *k = o ? o->keys[c][cx_online_class(msg_bytes)] : NULL;
+    key *k = o ? o->keys[c][cx_size_class(msg_bytes)] : NULL;
     if (trial_calls)
         *trial_calls = k ? k->site.trials : 0;
     if (from_cache)

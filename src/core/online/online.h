@@ -28,7 +28,7 @@ struct cx_comm;
 struct cx_knob_params;
 
 #define CX_TUNE_MAX_CANDIDATES 8
-#define CX_TUNE_CLASSES 64   /* size classes: 0, then 2^(k-1)..2^k-1 */
+#define CX_TUNE_CLASSES CX_SIZE_CLASSES   /* cx_size_class (util) */
 
 /* A call site's outcome as the report and the cache file see it. */
 typedef struct cx_online_site {
@@ -50,9 +50,6 @@ int cx_online_active(void);
 void cx_online_set_started(int ok);
 /* Collective c can be tuned online: every rank knows its message size. */
 int cx_online_coll(cx_coll c);
-/* Size class of a message of m bytes, and the sizes a class holds. */
-int cx_online_class(long long m);
-void cx_online_class_range(int cls, long long *lo, long long *hi);
 
 /* Sites, trials and the agreement (online.c). */
 /* The algorithm for blocking call a on c, whose usual choice is `usual`

@@ -80,8 +80,8 @@ static int parse_choice(const cx_json *r, choice *c, const char **comment)
     if (!a || !cx_online_coll((cx_coll)i) || exact(r, "comm_size", &p, &p2) || p != p2 ||
         exact(r, "ranks_per_node", &k, &k2) || k != k2 || exact(r, "msg_size", &lo, &hi))
         return -1;
-    int cls = cx_online_class(lo);
-    cx_online_class_range(cls, &clo, &chi);
+    int cls = cx_size_class(lo);
+    cx_size_class_range(cls, &clo, &chi);
     if (clo != lo || chi != hi)
         return -1;
     *c = (choice){i, (int)p, (int)k, cls, cx_algorithm_index(a)};
@@ -181,7 +181,7 @@ const cx_algorithm *cx_online_cached(cx_coll coll, int comm_size, int ranks_per_
 static void write_choice(FILE *f, const choice *c, const char *comment, int first)
 {
     long long lo, hi;
-    cx_online_class_range(c->cls, &lo, &hi);
+    cx_size_class_range(c->cls, &lo, &hi);
     fprintf(f, "%s\n  {\"collective\": \"%s\", \"algorithm\": \"%s\", "
             "\"comm_size\": {\"min\": %d, \"max\": %d}, \"ranks_per_node\": {\"min\": %d, "
             "\"max\": %d}, \"msg_size\": {\"min\": %lld, \"max\": %lld},\n   \"comment\": ",

@@ -37,7 +37,7 @@ static void table(FILE *f, const cx_online_site *s, int n)
     for (int i = 0; i < n; i++) {
         long long lo, hi;
         char range[48];
-        cx_online_class_range(s[i].cls, &lo, &hi);
+        cx_size_class_range(s[i].cls, &lo, &hi);
         snprintf(range, sizeof range, "%lld..%lld", lo, hi);
         tried(&s[i], text, sizeof text);
         fprintf(f, "%-21s %6d %5d %-22s %-20s %-6s %6d  %s\n", cx_coll_name((cx_coll)s[i].coll),
@@ -58,7 +58,7 @@ static void csv(FILE *f, const cx_online_site *s, int n)
     for (int i = 0; i < n; i++) {
         long long lo, hi;
         double us = 0;
-        cx_online_class_range(s[i].cls, &lo, &hi);
+        cx_size_class_range(s[i].cls, &lo, &hi);
         for (int k = 0; k < s[i].ncand; k++)
             if (s[i].cand[k] == s[i].chosen)
                 us = s[i].us[k];
@@ -74,7 +74,7 @@ static void json(FILE *f, const cx_online_site *s, int n)
     fprintf(f, ",\n  \"online\": [");
     for (int i = 0; i < n; i++) {
         long long lo, hi;
-        cx_online_class_range(s[i].cls, &lo, &hi);
+        cx_size_class_range(s[i].cls, &lo, &hi);
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"comm_size\": %d, \"ranks_per_node\": %d, "
                 "\"msg_min\": %lld, \"msg_max\": %lld, \"chosen\": \"%s\", \"from\": \"%s\", "
                 "\"trial_calls\": %d, \"tried\": [", i ? "," : "",

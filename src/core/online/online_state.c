@@ -1,7 +1,7 @@
 /* What every part of online tuning asks (online.h): whether it is on
  * (COLLX_TUNE_ONLINE, and the start did not fail), whether the start
- * succeeded everywhere, which collectives it tunes and the size classes
- * of its sites. */
+ * succeeded everywhere and which collectives it tunes (its sites' size
+ * classes are util's, cx_size_class). */
 #include <stdatomic.h>
 #include "online.h"
 
@@ -29,18 +29,5 @@ void cx_online_set_started(int ok)
 
 int cx_online_coll(cx_coll c)
 {
-    unsigned v = CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W;
-    return !(cx_coll_shape(c) & v);
-}
-
-int cx_online_class(long long m)
-{
-    return m <= 0 ? 0 : 64 - __builtin_clzll((unsigned long long)m);
-}
-
-void cx_online_class_range(int cls, long long *lo, long long *hi)
-{
-    unsigned long long l = cls ? 1ull << (cls - 1) : 0;
-    *lo = (long long)l;
-    *hi = cls ? (long long)(2 * l - 1) : 0;
+    return cx_coll_sized(c);
 }

@@ -22,3 +22,20 @@ int cx_coll_from_name(const char *name)
             return i;
     return -1;
 }
+
+int cx_coll_sized(cx_coll c)
+{
+    return !(info[c].shape & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W));
+}
+
+int cx_size_class(long long bytes)
+{
+    return bytes <= 0 ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
+}
+
+void cx_size_class_range(int cls, long long *lo, long long *hi)
+{
+    unsigned long long l = cls ? 1ull << (cls - 1) : 0;
+    *lo = (long long)l;
+    *hi = cls ? (long long)(2 * l - 1) : 0;
+}

@@ -59,6 +59,16 @@ const char *cx_coll_name(cx_coll c);       /* "gatherv" */
 const char *cx_coll_mpi_name(cx_coll c);   /* "MPI_Gatherv" */
 unsigned cx_coll_shape(cx_coll c);
 int cx_coll_from_name(const char *name);   /* -1 if unknown */
+/* Every rank of a call of c knows its message size (not the v- and
+ * w-collectives, whose counts only some ranks hold): the rules' msg_size,
+ * online tuning and the COLLX_STATS profile look at it only then. */
+int cx_coll_sized(cx_coll c);
+
+/* Classes of message sizes, shared by online tuning's sites and the
+ * COLLX_STATS profile: 0, then [2^(k-1), 2^k - 1] for k = 1..63. */
+#define CX_SIZE_CLASSES 64
+int cx_size_class(long long bytes);
+void cx_size_class_range(int cls, long long *lo, long long *hi);
 
 /* Arguments of any collective call, as the user passed them. Fields a
  * collective does not have are 0/NULL. */
