@@ -7,7 +7,9 @@
  *   rules params           (COLLX_RULES=rules/params.json, 2 nodes of 2 ranks,
  *                           COLLX_HIER_INTER=binomial)
  *   rules bad              (COLLX_RULES=a broken file, or a broken rule)
- *   rules mixed            (COLLX_RULES=mixed.json: one rule dropped) */
+ *   rules mixed            (COLLX_RULES=mixed.json: one rule dropped)
+ *   rules beyond           (COLLX_RULES=rules/beyond.json: rules for 2 ranks,
+ *                           called on more: the nearest rule picks) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +98,8 @@ static void good(const char *bcast_alg)
     check(!strcmp(gather_with(256), "binomial"), "gather 1024 B -> binomial");
     check(!strcmp(gather_with(257), "linear"), "gather 1028 B -> linear");
     check(!strcmp(gather_with(0), "binomial"), "gather 0 B -> binomial");
-    check(!strcmp(gatherv_ran(), size >= 3 ? "tuw" : "other"), "gatherv by comm_size");
+    /* below its comm_size range (p = 2): the nearest rule, the same */
+    check(!strcmp(gatherv_ran(), "tuw"), "gatherv by comm_size");
     check(!strcmp(bcast_ran(), bcast_alg), "bcast by ranks_per_node");
     /* explicit choice and the environment come before the rules */
     CX_Algorithm_set("gather", "linear_sync");
@@ -229,6 +232,50 @@ static void mixed(void)
     allgather_ok();
 }
 
+/* One allreduce of n ints on comm, checked against PMPI_Allreduce; which
+ * algorithm ran it. */
+static const char *allreduce_with(int n, MPI_Comm comm)
+{
+    static const char *const algs[] = {"native", "recursive_doubling", "rabenseifner"};
+    long before[3];
+    for (int i = 0; i < 3; i++)
+        before[i] = CX_Algorithm_calls("allreduce", algs[i]);
+    int *s = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
+    int *ref = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        s[i] = rank * 7 + i;
+    CX_Allreduce(s, got, n, MPI_INT, MPI_SUM, comm);
+    PMPI_Allreduce(s, ref, n, MPI_INT, MPI_SUM, comm);
+    check(!memcmp(got, ref, sizeof(int) * (size_t)n), "allreduce result");
+    free(s); free(got); free(ref);
+    for (int i = 0; i < 3; i++)
+        if (CX_Algorithm_calls("allreduce", algs[i]) != before[i])
+            return algs[i];
+    return "?";
+}
+
+/* rules/beyond.json: allreduce rules for communicators of at most 2 ranks
+ * (recursive_doubling to 1024 B, rabenseifner above); on the whole world
+ * (more ranks) they are the nearest, and pick by message size as they do
+ * for 2 ranks; on pairs of ranks they hold. COLLX_VERBOSE says the first
+ * call beyond them, once. */
+static void beyond(void)
+{
+    for (int round = 0; round < 2; round++) {
+        check(!strcmp(allreduce_with(100, MPI_COMM_WORLD), "recursive_doubling"),
+              "400 B on the world: the nearest rule, recursive_doubling");
+        check(!strcmp(allreduce_with(1000, MPI_COMM_WORLD), "rabenseifner"),
+              "4000 B on the world: the nearest rule, rabenseifner");
+    }
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair);
+    int p;
+    MPI_Comm_size(pair, &p);
+    check(!strcmp(allreduce_with(100, pair), p == 2 ? "recursive_doubling" : "?"),
+          "400 B on a pair: its rule");
+    MPI_Comm_free(&pair);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -245,9 +292,11 @@ int main(int argc, char **argv)
         bad();
     else if (argc > 1 && !strcmp(argv[1], "mixed") && size <= 64)
         mixed();
+    else if (argc > 1 && !strcmp(argv[1], "beyond") && size > 2)
+        beyond();
     else
         check(0, "usage: rules good BCAST_ALG | rules overlap | rules params (4 ranks) | "
-                 "rules bad | rules mixed");
+                 "rules bad | rules mixed | rules beyond (3 ranks or more)");
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

@@ -24,18 +24,23 @@ static const char *load(const char *text)
     return capture_text();
 }
 
+/* The class of the last pick (its rule, whether beyond the rules). */
+static cx_rules_class picked;
+
 /* The algorithm the rules pick for a call (what select.c computes): the
- * name, "-" when no rule holds (the call runs native); the rule's params
- * and candidates into *params, *cands when given. Checks that the classes
- * cover every size, in order, without a gap. */
+ * name, "-" when no rule picks (the call runs native); the rule's params
+ * and candidates into *params, *cands when given, the class into picked.
+ * Checks that the classes cover every size, in order, without a gap. */
 static const char *pick(cx_coll c, int comm_size, int ppn, long long msg,
                         const cx_knob_params **params, const cx_algorithm *const **cands)
 {
     static char name[64];
     cx_rules_class *cl = NULL;
-    int *pruned = cx_rules_prune(c, comm_size, ppn);
-    int n = pruned ? cx_rules_classes(pruned, &cl) : -1;
+    int beyond = -1;
+    int *pruned = cx_rules_prune(c, comm_size, ppn, &beyond);
+    int n = pruned ? cx_rules_classes(pruned, beyond, &cl) : -1;
     free(pruned);
+    memset(&picked, 0, sizeof picked);
     EXPECT(n >= 1, "%s: classes of sizes (got %d)", cx_coll_name(c), n);
     snprintf(name, sizeof name, "?");
     for (int i = 0; i < n; i++) {
@@ -43,10 +48,13 @@ static const char *pick(cx_coll c, int comm_size, int ppn, long long msg,
         EXPECT(i ? cl[i].lo == cl[i - 1].hi + 1 : cl[i].lo == 0, "class %d starts where %s",
                i, i ? "the one before ends" : "sizes start (0)");
         EXPECT(i < n - 1 || cl[i].hi == LLONG_MAX, "the last class ends at LLONG_MAX");
-        EXPECT(!i || cl[i].alg != cl[i - 1].alg || cl[i].params != cl[i - 1].params ||
-               cl[i].candidates != cl[i - 1].candidates, "class %d: not the same pick as the "
-               "one before (merged)", i);
+        EXPECT(!i || cl[i].alg != cl[i - 1].alg || cl[i].rule != cl[i - 1].rule ||
+               cl[i].beyond != cl[i - 1].beyond, "class %d: not the same pick as the one "
+               "before (merged)", i);
+        EXPECT(!beyond || cl[i].beyond, "class %d: beyond the rules' communicator sizes", i);
+        EXPECT((cl[i].rule < 0) == !cl[i].alg, "class %d: a rule, or native", i);
         if (msg >= cl[i].lo && msg <= cl[i].hi) {
+            picked = cl[i];
             snprintf(name, sizeof name, "%s", cl[i].alg ? cl[i].alg->name : "-");
             if (params)
                 *params = cl[i].params;
@@ -117,7 +125,7 @@ static void no_file(void)
     capture_start();
     EXPECT_INT(cx_rules_broken(), 0);
     EXPECT_STR(capture_text(), "");
-    EXPECT_STR(describe(), "0 rules; native beyond their ranges");
+    EXPECT_STR(describe(), "0 rules; the nearest rule beyond their ranges");
     EXPECT_INT(cx_rules_mention(CX_COLL_BCAST), 0);
     EXPECT_INT(cx_rules_need_nodes(), 0);
     PICKS(CX_COLL_BCAST, 4, 0, 100, "-");
@@ -142,7 +150,8 @@ static void good(void)
         "}\n");
     EXPECT_STR(said, "");
     EXPECT_INT(cx_rules_broken(), 0);
-    EXPECT_STR(describe(), "5 rules for bcast, gather, gatherv; native beyond their ranges");
+    EXPECT_STR(describe(), "5 rules for bcast, gather, gatherv; the nearest rule beyond their "
+               "ranges");
     EXPECT_INT(cx_rules_need_nodes(), 1);
     EXPECT_INT(cx_rules_mention(CX_COLL_GATHER), 1);
     EXPECT_INT(cx_rules_mention(CX_COLL_ALLREDUCE), 0);
@@ -151,9 +160,11 @@ static void good(void)
     PICKS(CX_COLL_GATHER, 4, 2, 1024, "binomial");
     PICKS(CX_COLL_GATHER, 4, 2, 1025, "linear");
     PICKS(CX_COLL_GATHER, 4, 2, LLONG_MAX, "linear");
-    /* comm_size */
-    PICKS(CX_COLL_GATHERV, 2, 1, 0, "-");
+    /* comm_size; below every range: the nearest rule */
+    PICKS(CX_COLL_GATHERV, 2, 1, 0, "tuw");
+    EXPECT(picked.beyond && picked.rule == 2, "gatherv on 2 ranks: beyond, rules[2] picks");
     PICKS(CX_COLL_GATHERV, 3, 1, 0, "tuw");
+    EXPECT(!picked.beyond && picked.rule == 2, "gatherv on 3 ranks: rules[2] holds");
     PICKS(CX_COLL_GATHERV, 1000, 1, 0, "tuw");
     /* ranks_per_node */
     PICKS(CX_COLL_BCAST, 4, 1, 8, "linear");
@@ -187,9 +198,11 @@ static void overlap(void)
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         PICKS(CX_COLL_GATHER, 3, 0, want[i].msg, want[i].alg);
     /* six classes: 0-50, 51-99, 100-200, 201-400, 401-1000, 1001- */
-    int *pruned = cx_rules_prune(CX_COLL_GATHER, 3, 0);
+    int beyond = -1;
+    int *pruned = cx_rules_prune(CX_COLL_GATHER, 3, 0, &beyond);
     cx_rules_class *cl = NULL;
-    EXPECT_INT(pruned ? cx_rules_classes(pruned, &cl) : -1, 6);
+    EXPECT_INT(pruned ? cx_rules_classes(pruned, beyond, &cl) : -1, 6);
+    EXPECT_INT(beyond, 0);
     free(pruned);
     free(cl);
 }
@@ -207,7 +220,8 @@ static void comm_size_and_nodes(void)
         "]}\n");
     EXPECT_STR(said, "");
     EXPECT_INT(cx_rules_need_nodes(), 1);
-    PICKS(CX_COLL_ALLREDUCE, 1, 1, 64, "-");
+    PICKS(CX_COLL_ALLREDUCE, 1, 1, 64, "recursive_doubling");   /* the nearest */
+    EXPECT(picked.beyond && picked.rule == 0, "p=1: beyond, rules[0]");
     PICKS(CX_COLL_ALLREDUCE, 2, 1, 64, "recursive_doubling");
     PICKS(CX_COLL_ALLREDUCE, 8, 4, 1 << 20, "recursive_doubling");
     PICKS(CX_COLL_ALLREDUCE, 9, 1, 1 << 20, "rabenseifner");    /* one rank per node */
@@ -281,7 +295,7 @@ static void empty_list(void)
 {
     EXPECT_STR(load("{\"version\": 1.0, \"rules\": []}"), "");
     EXPECT_INT(cx_rules_broken(), 0);
-    EXPECT_STR(describe(), "0 rules; native beyond their ranges");
+    EXPECT_STR(describe(), "0 rules; the nearest rule beyond their ranges");
     PICKS(CX_COLL_BCAST, 4, 0, 0, "-");
 }
 
@@ -303,8 +317,8 @@ static void provenance(void)
              "program runs %s: its choices may not be the fastest here (collx tune on this "
              "machine writes rules for it)\n", path, other, lib);
     EXPECT_STR(said, want);
-    snprintf(want, sizeof want, "1 rule for bcast, tuned on cluster-a, %s, 2026-01-02; native "
-             "beyond their ranges", other);
+    snprintf(want, sizeof want, "1 rule for bcast, tuned on cluster-a, %s, 2026-01-02; the "
+             "nearest rule beyond their ranges", other);
     EXPECT_STR(describe(), want);
     PICKS(CX_COLL_BCAST, 4, 0, 0, "binomial");
 }
@@ -319,6 +333,153 @@ static void provenance_same_mpi(void)
              " \"rules\": [{\"collective\": \"bcast\", \"algorithm\": \"binomial\"}]}", mine);
     EXPECT_STR(load(doc), "");
     EXPECT_HAS(describe(), ", tuned on here, ");
+}
+
+/* ------------------------------------------------- beyond the rules' ranges */
+/* Communicator sizes no rule holds: the nearest range by log2 distance
+ * (a ratio), ties to the file's order. */
+static void beyond_comm_size(void)
+{
+    const char *said = load(
+        "{\"rules\": [\n"
+        "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+        "   \"comm_size\": {\"min\": 2, \"max\": 8}},\n"
+        "  {\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\",\n"
+        "   \"comm_size\": {\"min\": 18, \"max\": 32}},\n"
+        "  {\"collective\": \"allreduce\", \"algorithm\": \"reduce_bcast\",\n"
+        "   \"comm_size\": {\"min\": 64, \"max\": 64}}\n"
+        "]}\n");
+    EXPECT_STR(said, "");
+    PICKS(CX_COLL_ALLREDUCE, 1, 0, 8, "recursive_doubling");   /* 2/1 */
+    EXPECT(picked.beyond && picked.rule == 0, "p=1: beyond, rules[0]");
+    PICKS(CX_COLL_ALLREDUCE, 8, 0, 8, "recursive_doubling");
+    EXPECT(!picked.beyond, "p=8: held");
+    PICKS(CX_COLL_ALLREDUCE, 11, 0, 8, "recursive_doubling");  /* 11/8 < 18/11 */
+    PICKS(CX_COLL_ALLREDUCE, 12, 0, 8, "recursive_doubling");  /* 12/8 = 18/12: first */
+    EXPECT(picked.beyond && picked.rule == 0, "p=12: a tie, the first rule");
+    PICKS(CX_COLL_ALLREDUCE, 13, 0, 8, "rabenseifner");        /* 18/13 < 13/8 */
+    EXPECT(picked.beyond && picked.rule == 1, "p=13: beyond, rules[1]");
+    PICKS(CX_COLL_ALLREDUCE, 45, 0, 8, "rabenseifner");        /* 45/32 < 64/45 */
+    PICKS(CX_COLL_ALLREDUCE, 46, 0, 8, "reduce_bcast");        /* 64/46 < 46/32 */
+    PICKS(CX_COLL_ALLREDUCE, 1 << 20, 0, 1 << 30, "reduce_bcast");
+    EXPECT(picked.beyond && picked.rule == 2, "p=2^20: beyond, rules[2]");
+    PICKS(CX_COLL_BCAST, 64, 0, 8, "-");                       /* no rule for bcast */
+}
+
+/* The same tie in the other order: the file's order decides. */
+static void beyond_tie_order(void)
+{
+    EXPECT_STR(load("{\"rules\": [\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\",\n"
+                    "   \"comm_size\": {\"min\": 18, \"max\": 32}},\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+                    "   \"comm_size\": {\"min\": 2, \"max\": 8}}\n"
+                    "]}\n"), "");
+    PICKS(CX_COLL_ALLREDUCE, 12, 0, 8, "rabenseifner");
+    EXPECT(picked.rule == 0, "p=12: a tie, rules[0]");
+}
+
+/* Message sizes between two ranges: the one below up to the geometric
+ * mean of its max and the other's min (1024 * 65536 = 8192^2; the tie at
+ * 8192 to the first rule), the one above from there; beyond the last, the
+ * last. A communicator size beyond the rules: every class is beyond, and
+ * the nearest communicator sizes' rules split the message sizes as usual. */
+static void beyond_msg_size(void)
+{
+    EXPECT_STR(load("{\"beyond\": \"nearest\", \"rules\": [\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+                    "   \"comm_size\": {\"max\": 8}, \"msg_size\": {\"max\": 1024}},\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\",\n"
+                    "   \"comm_size\": {\"max\": 8}, \"msg_size\": {\"min\": 65536, \"max\": "
+                    "1048576}},\n"
+                    "  {\"collective\": \"bcast\", \"algorithm\": \"binomial\", \"msg_size\": "
+                    "{\"min\": 100}}\n"
+                    "]}\n"), "");
+    static const struct { long long msg; const char *alg; int beyond; } want[] = {
+        {0, "recursive_doubling", 0}, {1024, "recursive_doubling", 0},
+        {1025, "recursive_doubling", 1}, {8192, "recursive_doubling", 1},
+        {8193, "rabenseifner", 1}, {65535, "rabenseifner", 1}, {65536, "rabenseifner", 0},
+        {1048576, "rabenseifner", 0}, {1048577, "rabenseifner", 1},
+        {LLONG_MAX, "rabenseifner", 1}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        PICKS(CX_COLL_ALLREDUCE, 4, 0, want[i].msg, want[i].alg);
+        EXPECT(picked.beyond == want[i].beyond, "%lld B: beyond %d", want[i].msg,
+               want[i].beyond);
+        PICKS(CX_COLL_ALLREDUCE, 100, 0, want[i].msg, want[i].alg);
+        EXPECT(picked.beyond, "p=100, %lld B: beyond", want[i].msg);
+    }
+    int beyond = -1;
+    int *pruned = cx_rules_prune(CX_COLL_ALLREDUCE, 4, 0, &beyond);
+    cx_rules_class *cl = NULL;
+    EXPECT_INT(pruned ? cx_rules_classes(pruned, beyond, &cl) : -1, 5);
+    free(pruned);
+    free(cl);
+    PICKS(CX_COLL_BCAST, 4, 0, 0, "binomial");   /* below the only range */
+    EXPECT(picked.beyond && picked.rule == 2, "bcast of 0 B: beyond, rules[2]");
+}
+
+/* ranks_per_node: only the rules whose range holds the call's (or that
+ * have none) can be the nearest; none: native. */
+static void beyond_ranks_per_node(void)
+{
+    EXPECT_STR(load("{\"rules\": [\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\",\n"
+                    "   \"comm_size\": {\"max\": 8}, \"ranks_per_node\": {\"max\": 1}},\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+                    "   \"comm_size\": {\"max\": 8}, \"ranks_per_node\": {\"min\": 2}},\n"
+                    "  {\"collective\": \"bcast\", \"algorithm\": \"binomial\", "
+                    "\"ranks_per_node\": {\"max\": 2}},\n"
+                    "  {\"collective\": \"reduce\", \"algorithm\": \"binomial\", "
+                    "\"comm_size\": {\"min\": 64}}\n"
+                    "]}\n"), "");
+    PICKS(CX_COLL_ALLREDUCE, 16, 1, 8, "rabenseifner");
+    PICKS(CX_COLL_ALLREDUCE, 16, 4, 8, "recursive_doubling");
+    EXPECT(picked.beyond && picked.rule == 1, "16 ranks, 4 per node: rules[1], beyond");
+    PICKS(CX_COLL_BCAST, 16, 4, 8, "-");
+    EXPECT(picked.beyond && picked.rule == -1, "bcast, 4 per node: no rule, beyond");
+    PICKS(CX_COLL_REDUCE, 16, 4, 8, "binomial");   /* no ranks_per_node: any */
+}
+
+/* "beyond": "native": what no rule holds runs native, still beyond. */
+static void beyond_native(void)
+{
+    EXPECT_STR(load("{\"version\": 1, \"beyond\": \"native\", \"rules\": [\n"
+                    "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+                    "   \"comm_size\": {\"min\": 2, \"max\": 8}, \"msg_size\": {\"max\": 64}}\n"
+                    "]}\n"), "");
+    EXPECT_STR(describe(), "1 rule for allreduce; native beyond their ranges");
+    PICKS(CX_COLL_ALLREDUCE, 4, 0, 64, "recursive_doubling");
+    EXPECT(!picked.beyond && picked.rule == 0, "held");
+    PICKS(CX_COLL_ALLREDUCE, 4, 0, 65, "-");
+    EXPECT(picked.beyond && picked.rule == -1, "65 B: beyond, native");
+    PICKS(CX_COLL_ALLREDUCE, 16, 0, 8, "-");
+    EXPECT(picked.beyond && picked.rule == -1, "p=16: beyond, native");
+}
+
+/* A "beyond" that is neither: said, and the nearest serves (as without
+ * the key); the rule indices are the file's, dropped rules counted. */
+static void beyond_bad(void)
+{
+    const char *said = load("{\"beyond\": \"nearst\", \"rules\": [\n"
+                            "  {\"collective\": \"allreduce\", \"algorithm\": \"fastest\"},\n"
+                            "  {\"collective\": \"allreduce\", \"algorithm\": \"reduce_bcast\",\n"
+                            "   \"comm_size\": {\"max\": 8}}\n"
+                            "]}\n");
+    char want[2048];
+    snprintf(want, sizeof want, "collx: COLLX_RULES=%s: line 1: \"beyond\" must be \"nearest\" "
+             "or \"native\", not \"nearst\": the nearest rule serves beyond the rules' ranges "
+             "(collx rules check %s)\n", path, path);
+    EXPECT_HAS(said, want);
+    EXPECT_HAS(said, "\"fastest\" is not an allreduce algorithm");
+    EXPECT_INT(cx_rules_broken(), 0);
+    PICKS(CX_COLL_ALLREDUCE, 16, 0, 8, "reduce_bcast");
+    EXPECT(picked.beyond && picked.rule == 1, "p=16: beyond, rules[1] of the file");
+}
+
+static void beyond_not_text(void)
+{
+    const char *said = load("{\"rules\": [], \"beyond\": false}");
+    EXPECT_HAS(said, "line 1: \"beyond\" must be \"nearest\" or \"native\", not true/false: ");
 }
 
 /* ------------------------------------------------------------ dropped rules */
@@ -336,7 +497,7 @@ static void mixed(void)
              path, valid("gatherv"), path);
     EXPECT_STR(said, want);
     EXPECT_INT(cx_rules_broken(), 0);
-    EXPECT_STR(describe(), "1 rule for bcast; native beyond their ranges");
+    EXPECT_STR(describe(), "1 rule for bcast; the nearest rule beyond their ranges");
     EXPECT_INT(cx_rules_mention(CX_COLL_GATHERV), 0);
     PICKS(CX_COLL_BCAST, 2, 0, 12, "binomial");
     PICKS(CX_COLL_GATHERV, 2, 0, 0, "-");
@@ -451,7 +612,7 @@ static void dropped(void)
     }
     EXPECT_STR(at, "");
     EXPECT_INT(cx_rules_broken(), 0);
-    EXPECT_STR(describe(), "1 rule for bcast; native beyond their ranges");
+    EXPECT_STR(describe(), "1 rule for bcast; the nearest rule beyond their ranges");
     const cx_knob_params *p = NULL;
     EXPECT_STR(pick(CX_COLL_BCAST, 4, 0, 100, &p, NULL), "binomial");
     EXPECT(p && p->rule == nbad && p->n == 1, "the rule's params, rules[%d] in the file", nbad);
@@ -531,6 +692,13 @@ int main(void)
     unit_run("rules.empty_list", empty_list, 1);
     unit_run("rules.provenance_other_mpi", provenance, 1);
     unit_run("rules.provenance_same_mpi", provenance_same_mpi, 1);
+    unit_run("rules.beyond_comm_size", beyond_comm_size, 1);
+    unit_run("rules.beyond_tie_order", beyond_tie_order, 1);
+    unit_run("rules.beyond_msg_size", beyond_msg_size, 1);
+    unit_run("rules.beyond_ranks_per_node", beyond_ranks_per_node, 1);
+    unit_run("rules.beyond_native", beyond_native, 1);
+    unit_run("rules.beyond_bad", beyond_bad, 1);
+    unit_run("rules.beyond_not_text", beyond_not_text, 1);
     unit_run("rules.mixed", mixed, 1);
     unit_run("rules.dropped", dropped, 1);
     unit_run("rules.version2", version2, 1);

@@ -210,9 +210,9 @@ static void rules(void)
     a.sbuf = MPI_IN_PLACE;
     a.rcount = 1024;
     SELECTS(a, &c, "binomial");
-    /* comm_size */
+    /* comm_size; below every range, the nearest rule */
     a = call_of(CX_COLL_GATHERV, 10, MPI_INT, 1, 2);
-    SELECTS(a, &two, "native");
+    SELECTS(a, &two, "tuw");
     a.size = 4;
     SELECTS(a, &c, "tuw");
     /* ranks_per_node: the largest node of the communicator */
@@ -312,6 +312,95 @@ static void rules_params_candidates(void)
     /* an explicit choice: no candidates (online tuning leaves it alone) */
     EXPECT_INT(CX_Algorithm_set("allreduce", "reduce_bcast"), MPI_SUCCESS);
     EXPECT(cx_select_candidates(&a, &c) == NULL, "an explicit choice: no candidates");
+    comm_free(&c);
+}
+
+/* Calls beyond the rules' ranges: the nearest rule (or native) picks,
+ * worked out once per communicator and collective; each is shown to the
+ * watcher (COLLX_STATS), and COLLX_VERBOSE=1 says the first once per
+ * (collective, communicator size), from rank 0. */
+static const char *const beyond_rules =
+    "{\"rules\": [\n"
+    "  {\"collective\": \"allreduce\", \"algorithm\": \"recursive_doubling\",\n"
+    "   \"comm_size\": {\"min\": 2, \"max\": 16}, \"ranks_per_node\": {\"max\": 8}},\n"
+    "  {\"collective\": \"allreduce\", \"algorithm\": \"rabenseifner\",\n"
+    "   \"comm_size\": {\"min\": 17, \"max\": 48}, \"ranks_per_node\": {\"max\": 8},\n"
+    "   \"msg_size\": {\"max\": 65536}},\n"
+    "  {\"collective\": \"bcast\", \"algorithm\": \"binomial\", \"comm_size\": {\"max\": 8},\n"
+    "   \"msg_size\": {\"max\": 1024}},\n"
+    "  {\"collective\": \"bcast\", \"algorithm\": \"linear\", \"comm_size\": {\"max\": 8},\n"
+    "   \"msg_size\": {\"min\": 1048576}}\n"
+    "]}\n";
+
+static int watched[8], watched_native;
+
+static void watch(const cx_args *a, int rule, const cx_algorithm *alg)
+{
+    (void)a;
+    if (rule >= 0 && rule < 8)
+        watched[rule]++;
+    watched_native += !strcmp(alg->name, "native");
+}
+
+static void rules_beyond(void)
+{
+    setenv("COLLX_VERBOSE", "1", 1);
+    rules_file(beyond_rules);
+    cx_rules_watch_beyond(watch);
+    cx_comm c = comm_of(64, 8, 0), c2 = comm_of(64, 8, 0), fat = comm_of(32, 16, 0);
+    cx_comm small = comm_of(4, 2, 0), other = comm_of(100, 8, 1);
+    capture_start();
+    cx_args a = call_of(CX_COLL_ALLREDUCE, 1000, MPI_DOUBLE, 0, 64);
+    SELECTS(a, &c, "rabenseifner");
+    const cx_rules_class *classes = cx_select_of(&c)->sel[CX_COLL_ALLREDUCE].classes;
+    SELECTS(a, &c, "rabenseifner");
+    SELECTS(a, &c2, "rabenseifner");   /* another communicator of 64: not said again */
+    a.rcount = a.scount = 100000;      /* 800000 B: beyond rules[1]'s sizes too */
+    SELECTS(a, &c, "rabenseifner");
+    EXPECT(cx_select_of(&c)->sel[CX_COLL_ALLREDUCE].classes == classes,
+           "the classes are worked out once per communicator");
+    a = call_of(CX_COLL_ALLREDUCE, 1000, MPI_DOUBLE, 0, 32);
+    SELECTS(a, &fat, "native");        /* 16 per node: no rule fits */
+    a = call_of(CX_COLL_BCAST, 1000, MPI_INT, 0, 4);
+    SELECTS(a, &small, "binomial");    /* 4000 B: nearer 1024 than 1048576 */
+    a.rcount = 10000;
+    SELECTS(a, &small, "linear");      /* 40000 B: nearer 1048576 (32768^2 = both) */
+    a.rcount = 256;
+    SELECTS(a, &small, "binomial");    /* held: not beyond */
+    a = call_of(CX_COLL_ALLREDUCE, 1, MPI_INT, 1, 100);
+    SELECTS(a, &other, "rabenseifner");   /* rank 1: says nothing */
+    EXPECT_STR(capture_text(),
+               "collx: MPI_Allreduce p=64 (8 per node) is beyond the rules' communicator sizes "
+               "(2..48): rules[1] (the nearest, p=48) picks rabenseifner for 8000 B\n"
+               "collx: MPI_Allreduce p=32 (16 per node) is beyond the rules' ranks per node "
+               "(0..8): native runs (no rule for its ranks per node)\n"
+               "collx: MPI_Bcast p=4 (2 per node) with 4000 B is beyond the rules' message "
+               "sizes at p=4 (0..1024, 1048576..): rules[2] (the nearest, 1024 B) picks "
+               "binomial for 4000 B\n");
+    EXPECT(watched[1] == 5 && watched[2] == 1 && watched[3] == 1 && watched[0] == 0 &&
+           watched_native == 1, "watched: rules[1] %d, rules[2] %d, rules[3] %d, rules[0] %d, "
+           "native %d (want 5, 1, 1, 0, 1)", watched[1], watched[2], watched[3], watched[0],
+           watched_native);
+    comm_free(&c);
+    comm_free(&c2);
+    comm_free(&fat);
+    comm_free(&small);
+    comm_free(&other);
+}
+
+/* "beyond": "native": said so. */
+static void rules_beyond_native(void)
+{
+    setenv("COLLX_VERBOSE", "1", 1);
+    char text[2048];
+    snprintf(text, sizeof text, "{\"beyond\": \"native\", %s", beyond_rules + 1);
+    rules_file(text);
+    cx_comm c = comm_of(64, 8, 0);
+    capture_start();
+    cx_args a = call_of(CX_COLL_ALLREDUCE, 1000, MPI_DOUBLE, 0, 64);
+    SELECTS(a, &c, "native");
+    EXPECT_STR(capture_text(), "collx: MPI_Allreduce p=64 (8 per node) is beyond the rules' "
+               "communicator sizes (2..48): native runs (\"beyond\": \"native\")\n");
     comm_free(&c);
 }
 
@@ -545,6 +634,8 @@ int main(void)
     unit_run("select.rules_after_environment", rules_after_environment, 1);
     unit_run("select.rules_any_order", rules_any_order, 1);
     unit_run("select.rules_params_candidates", rules_params_candidates, 1);
+    unit_run("select.rules_beyond", rules_beyond, 1);
+    unit_run("select.rules_beyond_native", rules_beyond_native, 1);
     unit_run("select.rules_not_used", rules_not_used, 1);
     unit_run("select.msg_size", msg_size, 1);
     unit_run("decide.requirements", decide_requirements, 1);

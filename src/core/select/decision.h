@@ -35,10 +35,13 @@ typedef struct cx_decision_cache {
  * walking the rules. */
 typedef struct cx_rules_class {
     long long lo, hi;
-    const struct cx_algorithm *alg;        /* NULL: no rule holds (native) */
+    const struct cx_algorithm *alg;        /* NULL: native */
     const struct cx_knob_params *params;   /* the rule's, NULL: none */
     const struct cx_algorithm *const *candidates;  /* the rule's, for online
                                                       tuning; NULL: none */
+    int rule;     /* rules[rule] in the file picks; -1: none (native) */
+    int beyond;   /* no rule holds these calls: the nearest picks, or native
+                     (the file's "beyond") */
 } cx_rules_class;
 
 /* The rules file on a communicator, per collective. */
@@ -46,6 +49,8 @@ typedef struct cx_rules_cache {
     cx_rules_class *classes;   /* by size, NULL until the first call */
     int n;                     /* 1: the same pick for every size */
     int last;                  /* the class of the last call */
+    int ranks_per_node;        /* as the rules saw it (0: they do not look) */
+    int said;                  /* a call beyond the rules was seen here */
 } cx_rules_cache;
 
 /* The selection's state of a communicator (its room's slot, comm.h): the

@@ -101,14 +101,29 @@ int cx_rules_broken(void);
 void cx_rules_describe(char *buf, size_t len);
 int cx_rules_mention(cx_coll c);
 int cx_rules_need_nodes(void);
-/* Candidate rules of c for a communicator (comm_size and ranks per node
- * hold), -1 terminated, malloc'ed; NULL on no memory. */
-int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node);
-/* The message size the rules look at for call a. */
+/* Candidate rules of c for a communicator (rules_pick.c): those whose
+ * comm_size and ranks_per_node ranges hold, -1 terminated, malloc'ed;
+ * NULL on no memory. When no comm_size range holds, *beyond = 1 and,
+ * under "beyond": "nearest", the candidates are the rules of c (their
+ * ranks_per_node holding) nearest in communicator size. */
+int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node, int *beyond);
+/* The message size the rules look at for call a (made by rank). */
 long long cx_rules_msg_size(const cx_args *a);
+long long cx_rules_msg_size_of(const cx_args *a, int rank);
 /* What the candidates pick for every message size: classes of sizes in
  * increasing order, covering 0..LLONG_MAX, into *out (malloc'ed); their
- * number, -1 on no memory. */
-int cx_rules_classes(const int *cands, cx_rules_class **out);
+ * number, -1 on no memory. Sizes no candidate holds are beyond the rules
+ * (as every size is when beyond, prune's): their nearest candidate picks,
+ * or native. */
+int cx_rules_classes(const int *cands, int beyond, cx_rules_class **out);
+/* A call whose class k's cl is beyond the rules (beyond.c): shown to the
+ * watcher, and said once per (collective, communicator size) under
+ * COLLX_VERBOSE. */
+void cx_rules_beyond_call(const cx_args *a, cx_rules_cache *k, const cx_rules_class *cl);
+/* Who watches the calls beyond the rules (COLLX_STATS counts them): told
+ * of each, with the file's index of the rule that picked (-1: none, native
+ * runs) and the algorithm picked. */
+typedef void (*cx_beyond_watch)(const cx_args *a, int rule, const cx_algorithm *alg);
+void cx_rules_watch_beyond(cx_beyond_watch w);
 
 #endif

@@ -30,6 +30,9 @@
  * native and the rule's algorithm (e.g. the runners-up a tuner measured
  * close to the winner); without online tuning they change nothing.
  *
+ * A call that no rule holds gets what the file's optional top-level key
+ * "beyond" says (rules_pick.c): "nearest" (the default) or "native".
+ *
  * A rules file only ever changes speed, never results, so a bad one costs
  * no collective (issue 51; as Open MPI 6 drops an invalid rule and NCCL's
  * tuner plugins fall back to the default): a rule that cannot be used
@@ -44,21 +47,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "select.h"
+#include "rules.h"
 #include "../util/util.h"
 
-typedef struct { long long lo, hi; } range;
-
-typedef struct {
-    cx_coll coll;
-    const cx_algorithm *alg;
-    range comm_size, msg_size, ranks_per_node;
-    cx_knob_params *params;   /* NULL: none */
-    const cx_algorithm **candidates;   /* NULL-terminated; NULL: none */
-} rule;
+typedef cx_range range;
+typedef cx_rule rule;
 
 static rule *rules;
 static int nrules, broken, need_nodes;   /* broken: the file is not used */
+static int beyond_native;                /* "beyond": "native" */
 static char where_tuned[256];   /* the file's provenance, in words ("" none) */
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -72,7 +69,7 @@ static const char *article(const char *word)
 /* Collectives whose block sizes only some ranks know. */
 static int is_v(cx_coll c)
 {
-    return (cx_coll_shape(c) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) != 0;
+    return !cx_coll_sized(c);
 }
 
 /* {"min": a, "max": b}, both optional, non-negative integers. */
@@ -285,6 +282,7 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
         return -1;
     if (cx_json_member(r, "ranks_per_node"))
         need_nodes = 1;
+    out->index = index;
     return 0;
 }
 
@@ -333,6 +331,24 @@ static void read_provenance(const char *path, const cx_json *prov)
     }
 }
 
+/* "beyond": "nearest" or "native"; another value is said and, as if the
+ * key were absent, the nearest rule serves (a mistake costs no call). */
+static void read_beyond(const char *path, const cx_json *b)
+{
+    if (!b || (b->kind == CX_JSON_STRING && !strcmp(b->string, "nearest")))
+        return;
+    if (b->kind == CX_JSON_STRING && !strcmp(b->string, "native")) {
+        beyond_native = 1;
+        return;
+    }
+    if (cx_world_rank_zero())
+        fprintf(stderr, "collx: COLLX_RULES=%s: line %d: \"beyond\" must be \"nearest\" or "
+                "\"native\", not %s%s%s: the nearest rule serves beyond the rules' ranges "
+                "(collx rules check %s)\n", path, b->line, b->kind == CX_JSON_STRING ? "\"" : "",
+                b->kind == CX_JSON_STRING ? b->string : cx_json_kind_name(b->kind),
+                b->kind == CX_JSON_STRING ? "\"" : "", path);
+}
+
 /* The whole document; -1 (err says why) when it cannot be used at all. */
 static int parse(const char *path, const char *text, char *err, size_t len)
 {
@@ -353,6 +369,7 @@ static int parse(const char *path, const char *text, char *err, size_t len)
         snprintf(err, len, "the document must be an object with a \"rules\" array");
     } else {
         read_provenance(path, cx_json_member(doc, "provenance"));
+        read_beyond(path, cx_json_member(doc, "beyond"));
         int n = 0;
         for (const cx_json *r = list->child; r; r = r->next)
             n++;
@@ -418,8 +435,22 @@ void cx_rules_describe(char *buf, size_t len)
             first = 0;
         }
     if (n >= 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "%s%s; native beyond their ranges",
-                 *where_tuned ? ", " : "", where_tuned);
+        snprintf(buf + n, len - (size_t)n, "%s%s; %s beyond their ranges",
+                 *where_tuned ? ", " : "", where_tuned,
+                 beyond_native ? "native" : "the nearest rule");
+}
+
+const cx_rule *cx_rules_loaded(int *n)
+{
+    pthread_once(&load_once, load);
+    *n = nrules;
+    return rules;
+}
+
+int cx_rules_nearest(void)
+{
+    pthread_once(&load_once, load);
+    return !beyond_native;
 }
 
 int cx_rules_mention(cx_coll c)
@@ -429,93 +460,4 @@ int cx_rules_mention(cx_coll c)
         if (rules[i].coll == c)
             return 1;
     return 0;
-}
-
-static int in(const range *r, long long v)
-{
-    return v >= r->lo && v <= r->hi;
-}
-
-int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node)
-{
-    pthread_once(&load_once, load);
-    int *cands = malloc(sizeof(int) * (size_t)(nrules + 1)), n = 0;
-    if (!cands)
-        return NULL;
-    for (int i = 0; i < nrules; i++)
-        if (rules[i].coll == c && in(&rules[i].comm_size, comm_size) &&
-            (!need_nodes || in(&rules[i].ranks_per_node, ranks_per_node)))
-            cands[n++] = i;
-    cands[n] = -1;
-    return cands;
-}
-
-/* The size every rank of the call agrees on (signatures match): bytes of
- * one rank's block, of a reduction's vector, or of the bcast buffer. */
-long long cx_rules_msg_size(const cx_args *a)
-{
-    unsigned shape = cx_coll_shape(a->coll);
-    int root = a->rank == a->root;
-    if (shape & CX_REDUCTION || !(shape & CX_SEND_ONE))
-        return cx_type_bytes(a->rcount, a->rtype);   /* bcast, reductions */
-    if ((shape & CX_SEND_AT_ROOT) && !root)
-        return cx_type_bytes(a->rcount, a->rtype);   /* scatter leaves */
-    if (a->sbuf == MPI_IN_PLACE)
-        return cx_type_bytes(a->rcount, a->rtype);
-    return cx_type_bytes(a->scount, a->stype);
-}
-
-static int cmp_ll(const void *x, const void *y)
-{
-    long long a = *(const long long *)x, b = *(const long long *)y;
-    return (a > b) - (a < b);
-}
-
-/* The message sizes split where a candidate's msg_size range starts or
- * ends: inside one class every candidate holds for all sizes or none, so
- * the first that holds for the class's lowest size is its pick. Classes
- * with the same pick in a row are merged. */
-int cx_rules_classes(const int *cands, cx_rules_class **out)
-{
-    pthread_once(&load_once, load);
-    int n = 0, nb = 1, k = 0;
-    while (cands[n] >= 0)
-        n++;
-    long long *b = malloc(sizeof *b * (size_t)(2 * n + 1));
-    cx_rules_class *cl = malloc(sizeof *cl * (size_t)(2 * n + 1));
-    if (!b || !cl) {
-        free(b);
-        free(cl);
-        return -1;
-    }
-    b[0] = 0;
-    for (int i = 0; i < n; i++) {
-        const range *r = &rules[cands[i]].msg_size;
-        if (r->lo > 0)
-            b[nb++] = r->lo;
-        if (r->hi < LLONG_MAX)
-            b[nb++] = r->hi + 1;
-    }
-    qsort(b, (size_t)nb, sizeof *b, cmp_ll);
-    for (int j = 0; j < nb; j++) {
-        if (j && b[j] == b[j - 1])
-            continue;
-        const rule *pick = NULL;
-        for (int i = 0; i < n && !pick; i++)
-            if (in(&rules[cands[i]].msg_size, b[j]))
-                pick = &rules[cands[i]];
-        const cx_algorithm *alg = pick ? pick->alg : NULL;
-        const cx_knob_params *params = pick ? pick->params : NULL;
-        const cx_algorithm *const *cands = pick ? pick->candidates : NULL;
-        if (k && cl[k - 1].alg == alg && cl[k - 1].params == params &&
-            cl[k - 1].candidates == cands)
-            continue;   /* same pick: the class before grows */
-        if (k)
-            cl[k - 1].hi = b[j] - 1;
-        cl[k++] = (cx_rules_class){.lo = b[j], .hi = LLONG_MAX, .alg = alg, .params = params,
-                                   .candidates = cands};
-    }
-    free(b);
-    *out = cl;
-    return k;
 }

@@ -2,7 +2,8 @@
  * environment (COLLX_<COLL>_ALGORITHM, read once) > rules file (pruned once
  * per communicator to the rules its size and node layout can match, whose
  * picks then depend on msg_size alone: worked out once for every class of
- * sizes, and a call looks its class up, never walking the rules) >
+ * sizes, and a call looks its class up, never walking the rules; a call
+ * no rule holds gets the file's "beyond": its nearest rule, or native) >
  * "native". Every input is one all ranks hold alike, so every rank picks
  * the same. */
 #include <pthread.h>
@@ -82,23 +83,25 @@ cx_select_comm *cx_select_of(cx_comm *c)
     return *slot;
 }
 
-static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, int *err)
+static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_cache **kp,
+                                         int *err)
 {
     cx_select_comm *st = cx_select_of(c);
     if (!st) {
         *err = MPI_ERR_NO_MEM;
         return NULL;
     }
-    cx_rules_cache *k = &st->sel[a->coll];
+    cx_rules_cache *k = *kp = &st->sel[a->coll];
     if (!k->classes) {
-        int ppn = 0, *cands;
+        int ppn = 0, *cands, beyond;
         if (cx_rules_need_nodes()) {
             if ((*err = cx_comm_nodes(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
-        if (!(cands = cx_rules_prune(a->coll, c->size, ppn)) ||
-            (k->n = cx_rules_classes(cands, &k->classes)) < 0) {
+        k->ranks_per_node = ppn;
+        if (!(cands = cx_rules_prune(a->coll, c->size, ppn, &beyond)) ||
+            (k->n = cx_rules_classes(cands, beyond, &k->classes)) < 0) {
             free(cands);
             k->classes = NULL;
             *err = MPI_ERR_NO_MEM;
@@ -136,9 +139,12 @@ const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
                                     const cx_knob_params **params, int *err)
 {
     *params = NULL;
-    const cx_rules_class *p = rules_class(a, c, err);
+    cx_rules_cache *k;
+    const cx_rules_class *p = rules_class(a, c, &k, err);
     if (!p)
         return NULL;
+    if (p->beyond)   /* said once, counted under COLLX_STATS */
+        cx_rules_beyond_call(a, k, p);
     *params = p->params;
     return p->alg ? p->alg : cx_native(a->coll);
 }
@@ -146,8 +152,9 @@ const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
 const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c)
 {
     int err;
-    const cx_rules_class *p = cx_select_global(a->coll, &err) || err ? NULL
-                                                                   : rules_class(a, c, &err);
+    cx_rules_cache *k;
+    const cx_rules_class *p = cx_select_global(a->coll, &err) || err
+                                  ? NULL : rules_class(a, c, &k, &err);
     return p ? p->candidates : NULL;
 }
 
