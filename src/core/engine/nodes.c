@@ -94,29 +94,80 @@ static int fill_maps(cx_comm *c, const int *lowest)
     return MPI_SUCCESS;
 }
 
-int cx_comm_nodes(cx_comm *c)
+/* comm split by node (fake or real) into *node, and every rank's node's
+ * lowest rank into lowest[size]: node ids every rank agrees on. */
+static int split_nodes(MPI_Comm comm, int rank, MPI_Comm *node, int *lowest)
 {
-    int err, bad, fake = fake_node(c->rank, &bad), lowest_mine;
-    if (c->nodes_ready)
-        return MPI_SUCCESS;
-    if (bad && c->rank == 0)
+    int err, bad, fake = fake_node(rank, &bad), lowest_mine;
+    if (bad && rank == 0)
         fprintf(stderr, "collx: COLLX_FAKE_NODES=%s: expected node numbers "
                         "'0,1,0,...' or 'cyclic:k'; using the real nodes\n",
                 cx_knob_str(CX_KNOB_FAKE_NODES));
     if (fake >= 0)
-        err = PMPI_Comm_split(c->priv, fake, c->rank, &c->node);
+        err = PMPI_Comm_split(comm, fake, rank, node);
     else
-        err = PMPI_Comm_split_type(c->priv, MPI_COMM_TYPE_SHARED, c->rank,
-                                   MPI_INFO_NULL, &c->node);
+        err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
     if (err)
         return err;
-    /* The node's lowest rank in comm: node ids every rank agrees on. */
-    if ((err = PMPI_Allreduce(&c->rank, &lowest_mine, 1, MPI_INT, MPI_MIN, c->node)))
+    if ((err = PMPI_Allreduce(&rank, &lowest_mine, 1, MPI_INT, MPI_MIN, *node)))
         return err;
+    return PMPI_Allgather(&lowest_mine, 1, MPI_INT, lowest, 1, MPI_INT, comm);
+}
+
+int cx_nodes_lowest(MPI_Comm comm, int *lowest)
+{
+    int rank, err;
+    MPI_Comm node = MPI_COMM_NULL;
+    PMPI_Comm_rank(comm, &rank);
+    err = split_nodes(comm, rank, &node, lowest);
+    if (node != MPI_COMM_NULL)
+        PMPI_Comm_free(&node);
+    return err;
+}
+
+/* Nodes and ranks on the fullest node, from the lowest rank of each rank's
+ * node (lowest[size]; reordered). */
+static int by_value(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
+{
+    qsort(lowest, (size_t)size, sizeof *lowest, by_value);
+    *nodes = *max_per_node = 0;
+    for (int i = 0, run = 0; i < size; i++) {
+        run = i && lowest[i] == lowest[i - 1] ? run + 1 : 1;
+        *nodes += run == 1;
+        if (run > *max_per_node)
+            *max_per_node = run;
+    }
+}
+
+int cx_nodes_fake(int size, int *nodes, int *max_per_node)
+{
+    int bad, *id = malloc(sizeof(int) * (size_t)(size ? size : 1));
+    if (!id || fake_node(0, &bad) < 0) {
+        free(id);
+        return 0;
+    }
+    for (int r = 0; r < size; r++)
+        id[r] = fake_node(r, &bad);
+    cx_nodes_count(id, size, nodes, max_per_node);
+    free(id);
+    return 1;
+}
+
+int cx_comm_nodes(cx_comm *c)
+{
+    int err;
+    if (c->nodes_ready)
+        return MPI_SUCCESS;
     int *lowest = malloc(sizeof(int) * (size_t)c->size);
     if (!lowest)
         return MPI_ERR_NO_MEM;
-    err = PMPI_Allgather(&lowest_mine, 1, MPI_INT, lowest, 1, MPI_INT, c->priv);
+    err = split_nodes(c->priv, c->rank, &c->node, lowest);
     if (!err)
         err = fill_maps(c, lowest);
     free(lowest);
