@@ -19,5 +19,8 @@ int cx_validate(const cx_args *a);
 void cx_settings_check(void);
 const char *cx_settings_differ(int coll);
 int cx_settings_native(void);
+/* Whether every rank loads collx with COLLX_STATS on, as the check found:
+ * 1 yes, 0 no (the report at MPI_Finalize cannot run), -1 not checked. */
+int cx_settings_stats_everywhere(void);
 
 #endif

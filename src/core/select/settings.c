@@ -15,7 +15,12 @@
  * COLLX_CHECK_TIMEOUT seconds for the others, a rank for rank 0's answer as
  * long; where someone did not answer, collx hands every call of every rank
  * that loaded it to the MPI (the ranks without it do so anyway): slower,
- * never a hang. */
+ * never a hang.
+ *
+ * The same exchange tells every rank whether every rank loads collx with
+ * COLLX_STATS on (a rank's own setting): the report at MPI_Finalize is
+ * collective over MPI_COMM_WORLD, and a rank without it would strand the
+ * others there (cx_settings_stats_everywhere). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@ enum { VERDICT_SAME, VERDICT_DIFFER, VERDICT_MISSING };
 
 static atomic_uint poisoned;     /* collectives whose settings differ (bits) */
 static atomic_int all_native;    /* someone did not take part: MPI serves */
+static atomic_int stats_everywhere = -1;   /* COLLX_STATS on every rank (-1: not checked) */
 static char message[2048];       /* rank 0's message (also for the calls) */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -191,6 +197,33 @@ static void say_missing(const int *heard, int p)
             "runs the MPI's own algorithm on every rank\n", n > 1 ? "s" : "", list, timeout_s());
 }
 
+static int stats_on(void)
+{
+    const char *v = cx_knob_str(CX_KNOB_STATS);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Rank 0, every rank heard: whether every rank has COLLX_STATS on; if some
+ * have it and some not, says so (their report cannot run). */
+static int stats_on_all(const uint64_t *all, int p)
+{
+    int *off = malloc(sizeof(int) * (size_t)p), n_off = 0;
+    if (!off)
+        return 0;
+    for (int r = 0; r < p; r++)
+        if (all[(size_t)r * CX_KNOB_COUNT + CX_KNOB_STATS] != 1)
+            off[n_off++] = r;
+    if (n_off && n_off < p) {
+        char list[256];
+        rank_list(off, n_off, list, sizeof list);
+        fprintf(stderr, "collx: COLLX_STATS is not set on rank%s %s: no statistics at "
+                "MPI_Finalize (every rank takes part in them; give it to every rank: mpirun "
+                "-x COLLX_STATS, mpiexec -genv COLLX_STATS ...)\n", n_off > 1 ? "s" : "", list);
+    }
+    free(off);
+    return n_off == 0;
+}
+
 static void root_side(int p, int tag, uint64_t *all)
 {
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)p);
@@ -206,7 +239,7 @@ static void root_side(int p, int tag, uint64_t *all)
         PMPI_Irecv(all + (size_t)r * CX_KNOB_COUNT, CX_KNOB_COUNT, MPI_UINT64_T, r, tag,
                    MPI_COMM_WORLD, &reqs[r]);
     int everyone = wait_all(p, reqs, heard, timeout_s());
-    unsigned verdict[2] = {VERDICT_SAME, 0};
+    unsigned verdict[3] = {VERDICT_SAME, 0, everyone && stats_on_all(all, p)};
     if (!everyone) {
         verdict[0] = VERDICT_MISSING;
         say_missing(heard, p);
@@ -216,16 +249,17 @@ static void root_side(int p, int tag, uint64_t *all)
     }
     for (int r = 1; r < p; r++)
         if (heard[r])
-            PMPI_Send(verdict, 2, MPI_UNSIGNED, r, tag + 1, MPI_COMM_WORLD);
+            PMPI_Send(verdict, 3, MPI_UNSIGNED, r, tag + 1, MPI_COMM_WORLD);
     atomic_store(&poisoned, verdict[0] == VERDICT_DIFFER ? verdict[1] : 0);
     atomic_store(&all_native, verdict[0] == VERDICT_MISSING);
+    atomic_store(&stats_everywhere, (int)verdict[2]);
     free(reqs);
     free(heard);
 }
 
 static void rank_side(int rank, int tag, const uint64_t *mine)
 {
-    unsigned verdict[2] = {VERDICT_MISSING, 0};
+    unsigned verdict[3] = {VERDICT_MISSING, 0, 0};
     MPI_Request send, recv;
     int done = 0;
     /* The send may outlive this call (rank 0 without collx never receives
@@ -233,7 +267,7 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
     static uint64_t sent[CX_KNOB_COUNT];
     memcpy(sent, mine, sizeof sent);
     PMPI_Isend(sent, CX_KNOB_COUNT, MPI_UINT64_T, 0, tag, MPI_COMM_WORLD, &send);
-    PMPI_Irecv(verdict, 2, MPI_UNSIGNED, 0, tag + 1, MPI_COMM_WORLD, &recv);
+    PMPI_Irecv(verdict, 3, MPI_UNSIGNED, 0, tag + 1, MPI_COMM_WORLD, &recv);
     /* Longer than rank 0 waits for the others: whatever rank 0 decides
      * reaches every rank it heard from (ranks enter MPI_Init together,
      * give or take its wire-up). */
@@ -248,6 +282,7 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
     }
     atomic_store(&poisoned, verdict[0] == VERDICT_DIFFER ? verdict[1] : 0);
     atomic_store(&all_native, verdict[0] == VERDICT_MISSING);
+    atomic_store(&stats_everywhere, answered && verdict[2]);
     if (verdict[0] == VERDICT_DIFFER)
         snprintf(message, sizeof message, "see rank 0's message");
 }
@@ -296,6 +331,7 @@ void cx_settings_check(void)
         return;
     for (int k = 0; k < CX_KNOB_COUNT; k++)
         all[k] = cx_knob_decls[k].rank_local ? UNSET : digest((cx_knob)k);
+    all[CX_KNOB_STATS] = stats_on();   /* rank-local, but the report needs all */
     if (rank == 0)
         root_side(p, tag_base(), all);
     else
@@ -303,6 +339,11 @@ void cx_settings_check(void)
     free(all);
     if (rank == 0 && cx_verbose() > 0)
         banner(p, 1);
+}
+
+int cx_settings_stats_everywhere(void)
+{
+    return atomic_load(&stats_everywhere);
 }
 
 int cx_settings_native(void)
