@@ -63,7 +63,8 @@ static void csv(FILE *f, const cx_online_site *s, int n)
             if (s[i].cand[k] == s[i].chosen)
                 us = s[i].us[k];
         tried(&s[i], text, sizeof text);
-        fprintf(f, "online,%s,%s,blocking,%d,%d,%lld,%.9f,%s,%d,\"%s\"\n",
+        fprintf(f, "online,%s,%s,blocking,%d,%d,%lld,%.9f,%s,%d,\"%s\"" CX_PROFILE_CSV_EMPTY
+                "\n",
                 cx_coll_name((cx_coll)s[i].coll), chosen(&s[i]), s[i].trials, s[i].comm_size,
                 lo, us * 1e-6, source(&s[i]), s[i].ranks_per_node, text);
     }

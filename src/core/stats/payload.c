@@ -3,8 +3,9 @@
  * they are significant (a gather's receive buffer at the root only; a
  * broadcast's buffer once: sent at the root, received elsewhere). An
  * MPI_IN_PLACE side counts as what it stands for, so a call in place has
- * the payload of the same call out of place. 0 on intercommunicators;
- * negative counts count as 0 (the call then fails anyway). */
+ * the payload of the same call out of place (intracommunicators: the
+ * caller gives an intercommunicator's calls 0); negative counts count as
+ * 0 (the call then fails anyway). */
 #include "stats.h"
 
 static long long bytes(MPI_Aint count, MPI_Datatype type)
@@ -31,14 +32,8 @@ static long long sum_w(const int *counts, const MPI_Datatype *types, int n)
     return total;
 }
 
-long long cx_call_payload(const cx_args *a)
+long long cx_call_payload(const cx_args *a, int rank, int p)
 {
-    int rank, p, inter = 0;
-    if (a->comm == MPI_COMM_NULL || PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS ||
-        inter)
-        return 0;
-    PMPI_Comm_rank(a->comm, &rank);
-    PMPI_Comm_size(a->comm, &p);
     int root = rank == a->root, s_ip = a->sbuf == MPI_IN_PLACE, r_ip = a->rbuf == MPI_IN_PLACE;
     long long one_s = bytes(a->scount, a->stype), one_r = bytes(a->rcount, a->rtype);
     long long send = 0, recv = 0;

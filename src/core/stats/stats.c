@@ -46,8 +46,10 @@ static void read_setting(void)
             on = 0;
         }
     }
-    if (on)
+    if (on) {
         cx_counts_watch_fallbacks(record_fallback);
+        cx_rules_watch_beyond(cx_profile_beyond);
+    }
     atomic_store(&cx_stats_state, on);
 }
 
@@ -90,9 +92,19 @@ static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, uns
 }
 
 /* ------------------------------------------------------- one call, timed */
+/* An intercommunicator's calls have no payload and no place in the
+ * profile (no rule serves them). */
 void cx_stats_begin(cx_stats_call *k, const cx_args *a, int nonblocking)
 {
-    *k = (cx_stats_call){.nonblocking = nonblocking, .bytes = cx_call_payload(a)};
+    int rank, p, inter = 0;
+    *k = (cx_stats_call){.nonblocking = nonblocking};
+    if (a->comm != MPI_COMM_NULL && PMPI_Comm_test_inter(a->comm, &inter) == MPI_SUCCESS &&
+        !inter) {
+        PMPI_Comm_rank(a->comm, &rank);
+        PMPI_Comm_size(a->comm, &p);
+        k->bytes = cx_call_payload(a, rank, p);
+        k->slot = cx_profile_slot_of(a, rank, p, nonblocking);
+    }
     k->since = PMPI_Wtime();   /* after the sizes: the call's time only */
 }
 
@@ -113,10 +125,12 @@ void cx_stats_end(cx_stats_call *k)
     if (i < 0)
         return;   /* failed before anything ran */
     served_slot *s = &served[i][k->nonblocking != 0];
+    long long ns = (long long)(k->seconds * 1e9);
     atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->bytes, k->bytes, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->nanoseconds, (long long)(k->seconds * 1e9),
-                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->nanoseconds, ns, memory_order_relaxed);
+    if (k->slot)
+        cx_profile_add(k->slot, ns);
 }
 
 static void timer_pause(void *k) { cx_stats_pause(k); }

@@ -15,6 +15,10 @@
 
 struct cx_algorithm;
 
+/* The profile's counters of one (communicator, collective, mode, size
+ * class) (profile.c). */
+typedef struct cx_profile_slot cx_profile_slot;
+
 /* One call being measured: on the dispatcher's stack for a blocking
  * call, on the heap beside the request of a CX_I call (its time goes on
  * in CX_Test and CX_Wait). cx_args.stats points at it. */
@@ -22,6 +26,7 @@ typedef struct cx_stats_call {
     const struct cx_algorithm *ran;   /* last counted for the call (cx_count_call) */
     int nonblocking;
     long long bytes;                  /* the call's payload on this rank */
+    cx_profile_slot *slot;            /* where the profile counts it; NULL: nowhere */
     double since;                     /* PMPI_Wtime of the current stretch */
     double seconds;                   /* inside collx so far */
 } cx_stats_call;
@@ -55,8 +60,16 @@ void cx_stats_end(cx_stats_call *k);
 struct cx_request_timer;
 extern const struct cx_request_timer cx_stats_timer;
 
-/* Bytes of a call on the calling rank (payload.c). */
-long long cx_call_payload(const cx_args *a);
+/* Bytes of a call made by rank of a communicator of size p (payload.c;
+ * intracommunicators). */
+long long cx_call_payload(const cx_args *a, int rank, int p);
+
+/* The profile (profile.c): the slot of call a (by rank of an
+ * intracommunicator of size ranks), NULL on no memory; a call counted
+ * there; a call beyond the rules' ranges (the rules' watch). */
+cx_profile_slot *cx_profile_slot_of(const cx_args *a, int rank, int size, int nonblocking);
+void cx_profile_add(cx_profile_slot *s, long long ns);
+void cx_profile_beyond(const cx_args *a, int rule, const struct cx_algorithm *alg);
 
 /* Reading the counters (the report at MPI_Finalize; a tuner). Reasons are
  * requirement bits by index, and CX_STATS_NO_BIT for none of them;
@@ -82,6 +95,41 @@ unsigned cx_stats_reason_bit(int reason);
  * MPI_Init. */
 void cx_stats_report_at_finalize(void);
 
+/* The profile as rank 0 reports it (profile_report.c): the job, and rows
+ * merged over the ranks. */
+typedef struct cx_stats_job {
+    int ranks, nodes, ranks_per_node;   /* MPI_COMM_WORLD's */
+    double seconds;                     /* MPI_Init to MPI_Finalize, the slowest rank */
+} cx_stats_job;
+typedef struct cx_stats_profile_row {
+    int coll, nonblocking, comm_size, ranks_per_node, nodes;
+    int cls;                            /* cx_size_class; CX_SIZE_CLASSES: any size */
+    long long calls;                    /* the most any rank made */
+    long long ranks;                    /* ranks that made such calls */
+    long long ns, rank_ns;              /* the slowest rank's time; summed over ranks */
+} cx_stats_profile_row;
+typedef struct cx_stats_beyond_row {
+    int coll, comm_size, ranks_per_node, nodes;
+    int rule;                           /* rules[rule] of the file; -1: native */
+    int alg;                            /* catalogue index of what ran (asked) */
+    long long calls, ranks;
+} cx_stats_beyond_row;
+typedef struct cx_stats_profile {
+    cx_stats_job job;
+    cx_stats_profile_row *rows;
+    int nrows;
+    cx_stats_beyond_row *beyond;
+    int nbeyond;
+} cx_stats_profile;
+/* Collective over world (a duplicate of MPI_COMM_WORLD; every rank, in
+ * the report): rank 0 gets the profile (its rows malloc'ed; free with
+ * cx_profile_free). world_lowest: room for the world's size, made before
+ * MPI_Finalize; since: this rank's PMPI_Wtime at MPI_Init. Never fails:
+ * what could not be merged is left out (0 rows), job nodes -1. */
+void cx_profile_gather(MPI_Comm world, int *world_lowest, double since,
+                       cx_stats_profile *out);
+void cx_profile_free(cx_stats_profile *p);
+
 /* The report as rank 0 writes it (stats_write.c): the counters of every
  * rank reduced over MPI_COMM_WORLD (stats_report.c). */
 typedef struct cx_stats_report {
@@ -97,10 +145,19 @@ typedef struct cx_stats_report {
     const long long *fallback_to;    /* index of the algorithm that ran */
     const long long *fallback_ranks; /* ranks that handed such calls over */
     char *const *why;                /* the reason as a rank said it, or NULL */
+    const cx_stats_profile *profile; /* NULL: none */
 } cx_stats_report;
 
 enum { CX_STATS_TABLE, CX_STATS_CSV, CX_STATS_JSON };
 void cx_stats_write(FILE *f, const cx_stats_report *r, int format);
+/* The profile's parts of the report (profile_write.c): the job (JSON: a
+ * member led by a comma; table: a line; CSV: a row), the rows of the
+ * profile and of the calls beyond the rules (JSON: members "profile" and
+ * "beyond"). The CSV columns the profile adds to every row. */
+void cx_profile_write_job(FILE *f, const cx_stats_profile *p, int format);
+void cx_profile_write(FILE *f, const cx_stats_profile *p, int format);
+#define CX_PROFILE_CSV_COLUMNS "comm_size,ranks_per_node,nodes,msg_lo,msg_hi,rank_seconds,rule"
+#define CX_PROFILE_CSV_EMPTY ",,,,,,,"
 
 /* A part of the report that a room above adds (online tuning's sites),
  * so that statistics never call up into it: prepare runs on every rank at

@@ -21,6 +21,8 @@ static struct {
     long long *mx, *mx_all;   /* max over ranks: served calls, ns; fallbacks, to */
     long long *sum, *sum_all; /* sum over ranks: served ranks, bytes; fallback ranks */
     int *owner;               /* lowest rank that has a fallback's reason */
+    int *world;               /* the profile's room: a node per world rank */
+    double since;             /* when the report was hooked (MPI_Init) */
 } buf;
 
 /* Slots: SERVED (blocking and nonblocking per algorithm) and FALLBACKS
@@ -90,10 +92,10 @@ static void reasons_to_root(MPI_Comm world, int rank, char **why)
     }
 }
 
-static void write_report(int size, char **why)
+static void write_report(int size, char **why, const cx_stats_profile *profile)
 {
     const char *to = cx_stats_setting();
-    cx_stats_report r = {.ranks = size, .nalgs = buf.n,
+    cx_stats_report r = {.ranks = size, .nalgs = buf.n, .profile = profile,
                          .calls = buf.mx_all, .nanoseconds = buf.mx_all + SERVED,
                          .served_ranks = buf.sum_all, .bytes = buf.sum_all + SERVED,
                          .fallbacks = buf.mx_all + 2 * SERVED,
@@ -118,10 +120,26 @@ static void write_report(int size, char **why)
         fprintf(stderr, "collx: COLLX_STATS=%s: write failed\n", to);
 }
 
+/* A rank without collx or without COLLX_STATS (the settings check at
+ * MPI_Init found it) would never join: no report rather than a hang. */
+static int everyone_reports(void)
+{
+    int rank = 0;
+    if (cx_settings_stats_everywhere() != 0)
+        return 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        fprintf(stderr, "collx: COLLX_STATS: no report: not every rank has it, or loads collx "
+                "(said at MPI_Init)\n");
+    return 0;
+}
+
 static void report(void)
 {
     MPI_Comm world;
     int rank, size;
+    if (!everyone_reports())
+        return;
     cx_stats_prepare_sections();   /* online tuning's sites are in the report */
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         return;
@@ -136,9 +154,12 @@ static void report(void)
         err = PMPI_Allreduce(MPI_IN_PLACE, buf.owner, FALLBACKS, MPI_INT, MPI_MIN, world);
     char **why = rank == 0 ? calloc((size_t)FALLBACKS, sizeof *why) : NULL;
     if (!err) {
+        cx_stats_profile profile;
         reasons_to_root(world, rank, why);   /* rank 0 without memory: no reasons */
+        cx_profile_gather(world, buf.world, buf.since, &profile);
         if (rank == 0)
-            write_report(size, why);
+            write_report(size, why, &profile);
+        cx_profile_free(&profile);
     } else if (rank == 0) {
         fprintf(stderr, "collx: COLLX_STATS: the ranks' counters could not be reduced "
                 "(error %d)\n", err);
@@ -158,14 +179,17 @@ static int at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 static void hook(void)
 {
-    int keyval;
+    int keyval, size = 1;
+    buf.since = PMPI_Wtime();
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
     buf.n = cx_algorithm_total();
+    buf.world = calloc((size_t)size, sizeof *buf.world);
     buf.mx = calloc((size_t)MX_LEN, sizeof *buf.mx);
     buf.mx_all = calloc((size_t)MX_LEN, sizeof *buf.mx_all);
     buf.sum = calloc((size_t)SUM_LEN, sizeof *buf.sum);
     buf.sum_all = calloc((size_t)SUM_LEN, sizeof *buf.sum_all);
     buf.owner = calloc((size_t)FALLBACKS, sizeof *buf.owner);
-    if (!buf.mx || !buf.mx_all || !buf.sum || !buf.sum_all || !buf.owner) {
+    if (!buf.mx || !buf.mx_all || !buf.sum || !buf.sum_all || !buf.owner || !buf.world) {
         fprintf(stderr, "collx: COLLX_STATS: out of memory; no statistics\n");
         return;
     }

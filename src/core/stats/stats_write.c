@@ -3,7 +3,8 @@
  * or nonblocking) some rank counted a call for, in the order of the list
  * of collectives and of the catalogue; then every (collective, algorithm
  * asked for, blocking or nonblocking, reason) some rank handed a call
- * over for; then, under COLLX_TUNE_ONLINE, its call sites
+ * over for; then the job and its profile, and the calls beyond the rules
+ * (profile_write.c); then, under COLLX_TUNE_ONLINE, its call sites
  * (online_report.c). */
 #include <stdlib.h>
 #include "stats.h"
@@ -14,6 +15,7 @@ static const char *const units[][2] = {
     {"ranks", "ranks that made such calls"},
     {"bytes", "send + receive payload, summed over ranks"},
     {"seconds", "the slowest rank's total time in these calls"},
+    {"rank_seconds", "the time in these calls summed over ranks"},
 };
 
 /* What a row is about: its collective, algorithm (the one asked for, in
@@ -95,12 +97,12 @@ static void csv_text(FILE *f, const char *s)
 static void csv(FILE *f, const cx_stats_report *r, const row *s, int ns, const row *b, int nb)
 {
     fprintf(f, "table,collective,algorithm,mode,calls,ranks,bytes,seconds,asked,requirement,"
-            "reason\n");
+            "reason," CX_PROFILE_CSV_COLUMNS "\n");
     for (int i = 0; i < ns; i++) {
         int at = s[i].at;
-        fprintf(f, "served,%s,%s,%s,%lld,%lld,%lld,%.9f,,,\n", s[i].coll, s[i].alg,
-                s[i].mode, r->calls[at], r->served_ranks[at], r->bytes[at],
-                r->nanoseconds[at] * 1e-9);
+        fprintf(f, "served,%s,%s,%s,%lld,%lld,%lld,%.9f,,," CX_PROFILE_CSV_EMPTY "\n",
+                s[i].coll, s[i].alg, s[i].mode, r->calls[at], r->served_ranks[at],
+                r->bytes[at], r->nanoseconds[at] * 1e-9);
     }
     for (int i = 0; i < nb; i++) {
         fprintf(f, "fallback,%s,%s,%s,%lld,%lld,,,%s,", b[i].coll, b[i].ran, b[i].mode,
@@ -108,7 +110,7 @@ static void csv(FILE *f, const cx_stats_report *r, const row *s, int ns, const r
         csv_text(f, b[i].requirement);
         fputc(',', f);
         csv_text(f, b[i].why);
-        fputc('\n', f);
+        fputs(CX_PROFILE_CSV_EMPTY "\n", f);
     }
 }
 
@@ -133,7 +135,10 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
     } else {
         fprintf(f, "null");
     }
-    fprintf(f, ",\n  \"ranks\": %d,\n  \"units\": {", r->ranks);
+    fprintf(f, ",\n  \"ranks\": %d", r->ranks);
+    if (r->profile)
+        cx_profile_write_job(f, r->profile, CX_STATS_JSON);
+    fprintf(f, ",\n  \"units\": {");
     for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
         fprintf(f, "%s\n    \"%s\": ", u ? "," : "", units[u][0]);
         cx_json_write_string(f, units[u][1]);
@@ -158,6 +163,8 @@ static void json(FILE *f, const cx_stats_report *r, const row *s, int ns, const 
                 r->fallback_ranks[b[i].at]);
     }
     fprintf(f, "\n  ]");
+    if (r->profile)
+        cx_profile_write(f, r->profile, CX_STATS_JSON);
     cx_stats_write_sections(f, CX_STATS_JSON);
     fprintf(f, "\n}\n");
 }
@@ -177,6 +184,10 @@ void cx_stats_write(FILE *f, const cx_stats_report *r, int format)
         json(f, r, s, ns, b, nb);
     } else {
         (format == CX_STATS_CSV ? csv : table)(f, r, s, ns, b, nb);
+        if (r->profile) {
+            cx_profile_write_job(f, r->profile, format);
+            cx_profile_write(f, r->profile, format);
+        }
         cx_stats_write_sections(f, format);
     }
     free(s);
