@@ -65,6 +65,15 @@ V_SLOWER = 0.05   # one algorithm for every size: at most this much slower anywh
 IGNORANT = 1.0    # sigma of a ln-difference with too few points (a factor e)
 MIN_POINTS = 3    # points an algorithm needs before its predictions count
 MIN_SIGMA = 0.01
+# A prediction's uncertainty is at least this per grid step (a doubling of q
+# or m) to the nearest point its algorithm was measured at: the models'
+# errors between measured neighbours (leave-one-out) know nothing of a step
+# no point was measured across (rma_binomial bcast on cse-2switch-30x8 at 18
+# ranks and 16 KiB, predicted 1.2 times faster than native from 4-8 KiB with
+# a sigma of 0.07, was 1.3 times slower; with 0.1 per step, gige-18x8's at 18
+# ranks and 16 KiB, 1.2 times slower, still passed). On the four SMPI grids
+# an algorithm's ln(T / T native) moves by 0.19-0.25 (RMS) per doubling of m
+STEP_SIGMA = 0.2
 CLOSE = 0.10      # a measured runner-up this close to the choice is a candidate
 
 
@@ -101,6 +110,8 @@ class Decider:
         self.cells_of = {}   # (coll, domain) -> the grid's cells there
         self.sigmas = {}   # diff_sigma and self_sigma until the next refit: choosing and the
         # risk ask the same (a, native) comparisons where native is the choice
+        self.at_q = {}   # (coll, a) -> the communicator sizes a was measured at
+        self.reach = {}   # (coll, a, layout) -> where a was measured, as model coordinates
 
     def refit(self, coll, cells=None):
         """Fits every algorithm of coll and predicts the grid's points."""
@@ -108,9 +119,11 @@ class Decider:
         self.pairs = {k: v for k, v in self.pairs.items() if k[0] != coll}
         self.sigmas = {k: v for k, v in self.sigmas.items() if k[0] != coll}
         self.spreads = {k: v for k, v in self.spreads.items() if k[0] != coll}
+        self.reach = {k: v for k, v in self.reach.items() if k[0] != coll}
         for a in self.algs[coll]:
             pts = [(q, m, self.store.stat(coll, a, q, m).mean)
                    for q, m in sorted(self.store.measured_points(coll, a))]
+            self.at_q[(coll, a)] = {q for q, _, _ in pts}
             model = self.models[(coll, a)] = AlgModel(
                 pts, layout=self.domain)
             if model.n >= MIN_POINTS and cells:
@@ -194,8 +207,14 @@ class Decider:
         """RMS near (q, m) of the leave-one-out errors of the predicted
         ones of algs (signs: first minus the others), at the points where
         all of algs were measured, in q's domain; grown with the distance
-        to the nearest such point; IGNORANT outside their range."""
+        to the nearest such point; IGNORANT outside their range. An
+        algorithm predicted at a communicator size it was not measured at
+        counts its errors with its communicator size left out
+        (model.AlgModel.loqo): the points of one size predict each other
+        better than a size predicts another."""
         dom = self.domain(q)
+        predicted = tuple(("size" if q not in self.at_q.get((coll, a), ()) else "point")
+                          if p else None for a, p in zip(algs, predicted))
         key = (coll, algs, predicted, dom)
         if key not in self.spreads:   # the grid's cells at once: a round asks them all
             if (coll, dom) not in self.cells_of:
@@ -207,7 +226,26 @@ class Decider:
         table = self.spreads[key]
         v = table[(q, m)] if (q, m) in table else \
             self.spread(coll, algs, predicted, dom, [(q, m)])[0]
-        return IGNORANT if v is None else min(max(math.hypot(v, noise), MIN_SIGMA), IGNORANT)
+        if v is None:
+            return IGNORANT
+        far = math.hypot(*[self.distance(coll, a, q, m) for a, p in zip(algs, predicted) if p])
+        return min(max(math.hypot(v, noise), STEP_SIGMA * far, MIN_SIGMA), IGNORANT)
+
+    def distance(self, coll, a, q, m):
+        """How far (q, m) lies from the nearest point of its layout where a
+        (a variant: or its algorithm) was measured, in the model's grid
+        steps (doublings of q and of m)."""
+        key = (coll, a, self.domain(q))
+        if key not in self.reach:
+            base = base_of(a, self.algs[coll])
+            pts = [p for lab in ((a, base) if base else (a,))
+                   for p in self.store.measured_points(coll, lab) if self.domain(p[0]) == key[2]]
+            self.reach[key] = np.array([(math.log2(qq), math.log2(mm)) for qq, mm in pts]) \
+                if pts else None
+        x = self.reach[key]
+        if x is None:
+            return float("inf")
+        return float(np.sqrt(((x - (math.log2(q), math.log2(m))) ** 2).sum(axis=1).min()))
 
     def spread(self, coll, algs, predicted, dom, cells):
         """local_sigma without the noise at cells of domain dom (None:
@@ -217,8 +255,9 @@ class Decider:
             return [None] * len(cells)
         x, errs, spacing, lo, hi = sup
         err = np.zeros(len(x))
-        for i, (e, pred) in enumerate(zip(errs, predicted)):
+        for i, ((loo, loqo), pred) in enumerate(zip(errs, predicted)):
             if pred:
+                e = loqo if pred == "size" else loo
                 err = err + e if i == 0 else err - e
         c = np.array([(math.log2(q), math.log2(m)) for q, m in cells])
         d2 = ((c[:, None, :] - x[None, :, :]) ** 2).sum(axis=-1)
@@ -238,7 +277,8 @@ class Decider:
 
     def support(self, coll, algs, dom):
         """(the points of domain dom where all of algs were measured, as
-        log2 q and log2 m; each one's leave-one-out errors there; the mean
+        log2 q and log2 m; each one's leave-one-out errors there and its
+        leave-one-communicator-size-out errors (model.AlgModel.loqo); the mean
         distance to the nearest other such point; their lower and upper
         corners), or None with too few. Cached until the next refit."""
         key = (coll, algs, dom)
@@ -253,7 +293,10 @@ class Decider:
                 nn = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(axis=-1))
                 np.fill_diagonal(nn, np.inf)
                 spacing = max(float(nn.min(axis=1).mean()), 0.5)
-                self.pairs[key] = (x, [np.array([lo[p] for p in common]) for lo in loos],
+                self.pairs[key] = (x, [(np.array([lo[p] for p in common]),
+                                        np.array([self.models[(coll, a)].loqo[p]
+                                                  for p in common]))
+                                       for a, lo in zip(algs, loos)],
                                    spacing, tuple(x.min(axis=0)), tuple(x.max(axis=0)))
         return self.pairs[key]
 
@@ -392,3 +435,4 @@ class Decider:
         known = [e.ln for a, e in ests.items()
                  if a == choice or self.self_sigma(coll, a, e, q, m) < IGNORANT]
         return math.exp(ests[choice].ln - min(known))
+

@@ -31,6 +31,30 @@ def test_partial_nodes_domain():
         "decider: a communicator that ends in a part of a node is a layout of its own"
 
 
+# ---------------------------------------------------------------- predictions
+def test_prediction_decides_near_its_measurements_only():
+    # native measured everywhere, "half" (half native's time) at 8..32 B and
+    # 4 KiB only; the models fit both exactly, so their errors between
+    # neighbours say nothing: only the distance to the nearest point "half"
+    # was measured at bounds what a prediction may decide (STEP_SIGMA)
+    g = grid.Grid("allreduce", [8], grid.msg_sizes(8, 4096))
+    st = Store(0.005)
+    for m in g.sizes:
+        for a, f in (("native", 1.0), ("half", 0.5)):
+            if a == "half" and m not in (8, 16, 32, 4096):
+                continue
+            st.samples[("allreduce", a, 8, m)] = [f * (10 + 0.01 * m)]
+            st.ran[("allreduce", a, 8, m)] = {a}
+    d = Decider(st, {"allreduce": ["native", "half"]}, 0.02, {"allreduce": g})
+    d.refit("allreduce")
+    got = {m: d.choose_cell("allreduce", 8, m) for m in (64, 512, 2048)}
+    assert got == {64: "half", 512: "native", 2048: "half"}, \
+        f"predicted 2 times faster: chosen one doubling from a measurement (64 B, 2 KiB), " \
+        f"not three (512 B): {got}"
+    assert abs(d.distance("allreduce", "half", 8, 512) - 3.0) < 1e-9, \
+        "distance in doublings to the nearest point measured"
+
+
 # ---------------------------------------------------------------- noise rule
 def test_noise_clear_gain_chosen():
     d = decider([("native", 64, [100, 101, 99]), ("close", 64, [97, 98, 96]),

@@ -76,5 +76,20 @@ def test_shape_in_q_shared():
         f"the nodes ({got:.2f} vs {lin(8, 1024):.2f} us at 8 ranks)"
 
 
+def test_leave_one_size_out():
+    # a step at 8 ranks (1.5 times the formula), measured at sizes a
+    # doubling apart and communicator sizes two apart: its points predict
+    # each other (leave one out), the other sizes do not (leave the size out)
+    ms = (8, 16, 32, 64, 128)
+    pts = [(q, m, (10 + q + 0.01 * m) * (1.5 if q == 8 else 1.0))
+           for q in (2, 8, 32, 128) for m in ms]
+    am = model.AlgModel(pts)
+    loo = max(abs(am.loo[(8, m)]) for m in ms)
+    loqo = min(abs(am.loqo[(8, m)]) for m in ms)
+    assert loqo > 1.5 * loo and loqo > 0.15, \
+        f"the error of predicting a size from the others shows the step the points of " \
+        f"one size hide: leave one out {loo:.3f}, leave the size out {loqo:.3f}"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())
