@@ -10,26 +10,38 @@ the case it was in is recorded as failed (out of memory or time: the
 algorithm is presumed to fail at larger sizes and communicator sizes too;
 skipped, said: store.cannot), and the rest runs again.
 
-Initial design: the algorithms as they are (their variants are predicted
-from them, decide.py); then, after the budget split (whole), native at
-every grid point (natives).
+Where the budget goes (issue 52): the job's own size P and the largest
+communicators first, then the sizes between. Initial design: the
+algorithms as they are (their variants are predicted from them,
+decide.py) at both ends of every layout (P among them) and P/2, so that
+every communicator size between is a prediction with a known uncertainty,
+not an extrapolation; then, after the budget split (whole, largest
+first), native at every grid point (natives, largest first).
 
 Guided rounds: at every grid point, the choice and, for each algorithm
 whose comparison with the choice is not measured, the probability p that
-it is faster by more than 3 % and the expected gain (decide.comparisons).
-Items (algorithm, size) with p > 5 % are candidates. Per communicator size,
-a run is grown greedily from its best item by the size or algorithm that
+it is faster by more than 3 % and the expected gain (decide.comparisons),
+weighted by the point's communicator size (q / P: size_weight). Items
+(algorithm, size) with p > 5 % are candidates. Per communicator size, a
+run is grown greedily from its best item by the size or algorithm that
 adds the most expected gain per predicted host second (cost.py), as long as
 that keeps at least 70 % of the run's gain per second; native and the
 points' choices are always in it. The run with the most gain per second
 over all collectives and communicator sizes that the budget can pay for
 goes next. Sampling ends when no candidate is left or the budget can pay
-for none.
+for none; where it ends, the model's predictions with their uncertainty
+decide (an algorithm replaces native only when faster beyond it), and
+the report says which points are measured and which predicted.
+
+With a profile (profile.py): native at its points, then every algorithm
+at its points, the most time first, the budget split by that time
+(profiled), then the guided rounds with the gains weighted by it.
 
 Budget: a run starts only if the cost spent plus its predicted cost stays
 within the budget; spent = the runs' cost (host CPU seconds in SMPI, wall
 seconds on a real MPI) plus, in SMPI, the tuner's own CPU seconds."""
 import functools
+import math
 import resource
 import sys
 import time
@@ -46,6 +58,17 @@ INIT_SIZES = 4       # sizes at each
 INIT_SHARE = 0.05    # of the budget one initial run may cost (predicted)
 GROUP_SIZES = 8      # sizes per guided run at most
 DILUTE = 0.7         # a run grows while it keeps this share of its gain per second
+# Without a profile, an expected gain at a communicator size of q ranks
+# counts (q / P)^SIZE_POWER: a job's collectives run mostly on the whole job
+# and its large sub-communicators, which cost more to simulate than 2 ranks
+# do (gige-18x8 at P = 144, 300 s: the sampler before issue 52 spent 6 % at
+# 112-144 ranks, on native alone). Replayed on the four grids at an eighth
+# of their cost (docs/results/tune/README.md, "The budget where the job
+# runs"), power 1 kept tuned/oracle at P within 1.007 and at P/2 within
+# 1.049 in geometric mean; power 2 starved P/2 more, and budget shares
+# forced on the sizes (each size its share, whatever its risk) did worse at
+# both (1.107 at P on gige-18x8).
+SIZE_POWER = 1
 
 
 def spaced(values, k):
@@ -56,9 +79,18 @@ def spaced(values, k):
 
 
 class Sampler:
-    def __init__(self, target, grids, algs, store, decider, opts, stream=sys.stderr):
+    def __init__(self, target, grids, algs, store, decider, opts, stream=sys.stderr,
+                 weights=None):
+        """weights: {(coll, q, m): seconds} of a profile (the points it
+        measures, the budget split by their time, their expected gains
+        weighted by it); None: every grid point, each communicator size's
+        expected gains weighted by size_weight."""
         self.t, self.grids, self.algs = target, grids, algs
         self.store, self.dec, self.o = store, decider, opts
+        self.profile = weights
+        self.shares = {}   # with a profile: (coll, q) -> its seconds
+        for (c, q, _), w in (weights or {}).items():
+            self.shares[(c, q)] = self.shares.get((c, q), 0.0) + w
         self.cost = CostModel(store, algs, opts.reps, target.node,
                               launches=opts.reps if target.launches_vary else 1)
         self.stream, self.t0 = stream, time.time()
@@ -98,6 +130,25 @@ class Sampler:
 
     def fits(self, coll, q, algs, sizes):
         return self.spent() + self.cost.batch(coll, q, algs, sizes) <= self.budget
+
+    # ------------------------------------------------------------ where it goes
+    def weight(self, coll, q, m):
+        """What an expected gain at a grid point counts: size_weight without
+        a profile; with one, the point's seconds (0 off the profile's
+        points: never measured for itself)."""
+        if self.profile is None:
+            return size_weight(q, self.t.p)
+        return self.profile.get((coll, q, m), 0.0)
+
+    def points(self, coll, q):
+        """The sizes at q that count (all without a profile)."""
+        return [m for m in self.grids[coll].sizes if self.weight(coll, q, m) > 0]
+
+    def by_priority(self, comms):
+        """Communicator sizes in the order the budget goes to them: the
+        largest first (the job's own size P, then its large
+        sub-communicators)."""
+        return sorted(comms, reverse=True)
 
     # ------------------------------------------------------------ one run
     def batch(self, coll, q, algs, sizes, why):
@@ -198,10 +249,16 @@ class Sampler:
     def initial(self):
         """Every algorithm (as it is: its variants are predicted from it,
         decide.py) at a few points per collective: INIT_SIZES sizes
-        spread over the range at the communicator sizes of init_comms;
-        smallest communicator sizes first, so that every collective gets
-        some when the budget is small."""
-        for q, coll in self.smallest_first(self.init_comms):
+        spread over the range at the communicator sizes of init_comms,
+        every layout at both ends (decide.py predicts with a known
+        uncertainty only between measured communicator sizes of a layout:
+        beyond them a prediction is no evidence, and before issue 52 the
+        sizes above the largest measured were left to native). The small
+        ones first, smallest first: they are cheap and tell the cost model
+        what a case costs before the large ones, P last, whose runs
+        leave out their largest sizes until they are predicted to cost at
+        most INIT_SHARE of the budget (init_sizes)."""
+        for q, coll in self.init_order():
             plain = [a for a in self.algs[coll] if base_of(a, self.algs[coll]) is None]
             for group in runs(plain):
                 sizes = self.init_sizes(coll, q, group)
@@ -211,12 +268,23 @@ class Sampler:
                     return False
         return True
 
-    def smallest_first(self, comms_of):
-        """(q, coll) over every collective's communicator sizes comms_of(grid),
-        smallest q first, collectives in the order asked for."""
+    def init_order(self):
+        """(q, coll) of the initial design: per collective the communicator
+        sizes of init_comms, smallest first, collectives in the order asked
+        for at each."""
         plan = sorted((q, i, c) for i, (c, g) in enumerate(self.grids.items())
-                      for q in comms_of(g))
+                      for q in self.init_comms(g))
         return [(q, c) for q, _, c in plan]
+
+    def largest_first(self, comms_of):
+        """(q, coll) over every collective's communicator sizes comms_of(grid)
+        in the budget's order (by_priority), collectives in the order asked
+        for at each."""
+        order = {q: i for i, q in enumerate(self.by_priority(
+            {q for g in self.grids.values() for q in comms_of(g)}))}
+        plan = sorted((order[q], i, q, c) for i, (c, g) in enumerate(self.grids.items())
+                      for q in comms_of(g))
+        return [(q, c) for _, _, q, c in plan]
 
     def init_sizes(self, coll, q, algs):
         """INIT_SIZES sizes spread over the range, the largest left out
@@ -231,27 +299,33 @@ class Sampler:
         return sizes
 
     def init_comms(self, g):
-        """The smallest communicator size and, with nodes, the largest
-        inside one node, the smallest of whole nodes across nodes and the
-        smallest that ends in a part of a node (each layout is another
-        machine to the models: grid.layout); without nodes, the middle one
-        (in log scale). The largest sizes cost the most to simulate: the
-        guided rounds go there where it pays."""
+        """Per layout (grid.layout: inside one node, whole nodes, whole
+        nodes and a part of one: each another machine to the models) the
+        smallest and the largest communicator size, and one between of
+        whole nodes: P/2 (the job's halves, its largest sub-communicators)
+        where it is a grid size of whole nodes between them, else the
+        middle one in log2 q. The job's own size P is the largest of its
+        layout. Without nodes: the smallest, the middle and the largest."""
         k = self.t.node
         if k is None or k >= g.comms[-1]:
-            return spaced(g.comms, INIT_COMMS)[:2]
-        first = {}
-        for q in g.comms:   # ascending: the smallest of each layout
-            first.setdefault(gridmod.layout(q, k), q)
-        inside = [q for q in g.comms if q <= k]
-        return sorted({g.comms[0], inside[-1] if inside else g.comms[0]} |
-                      {q for kind, q in first.items() if kind})
+            return spaced(g.comms, INIT_COMMS)
+        out = set()
+        for kind in (0, 1, 2):
+            own = [q for q in g.comms if gridmod.layout(q, k) == kind]
+            if own:
+                out |= {own[0], own[-1]}
+            if kind == 1 and len(own) >= 3:
+                half = self.t.p // 2
+                mid = (own[0] * own[-1]) ** 0.5
+                out.add(half if half in own[1:-1] else
+                        min(own[1:-1], key=lambda q: abs(math.log(q / mid))))
+        return sorted(out)
 
     def rest_runs(self, coll):
-        """(q, algs, sizes) of one run per communicator size, smallest
-        first, of what coll's grid has not measured yet."""
+        """(q, algs, sizes) of one run per communicator size, largest
+        first (by_priority), of what coll's grid has not measured yet."""
         g = self.grids[coll]
-        for q in g.comms:
+        for q in self.by_priority(g.comms):
             algs, sizes = self.todo(coll, q, self.algs[coll], g.sizes)
             if algs and sizes:
                 yield q, algs, sizes
@@ -266,7 +340,7 @@ class Sampler:
         where the grid cost 4 times less than q^3 says beyond 16 ranks.)"""
         top = max((q for (c, _, q, _) in self.store.samples if c == coll), default=None)
         total = 0.0
-        for q, algs, sizes in self.rest_runs(coll):
+        for q, algs, sizes in sorted(self.rest_runs(coll)):
             if top is None or q <= top:
                 total += self.cost.batch(coll, q, algs, sizes)
             else:
@@ -278,7 +352,7 @@ class Sampler:
         rest of the grid first, a collective whose rest is predicted to
         cost at most an even share of the budget left (among it and the
         ones not served yet) is measured whole, one communicator size after
-        another, smallest first, while each run still fits that share (a
+        another, largest first, while each run still fits that share (a
         misprediction stops it there: the rest is sampled); the dearer ones
         share what is left in the guided rounds. A cheap collective's
         whole grid costs less than sampling it (one run per communicator
@@ -312,15 +386,53 @@ class Sampler:
                 self.cost.refit(coll)
 
     def natives(self):
-        """native at every grid point, one run per collective and
-        communicator size, smallest first: the rules' reference, and the
-        times a model cannot guess (SMPI's own allreduce at gige-18x8 is
-        the fastest at 48 ranks and 32 KiB, 5.6 times the best at 72
-        ranks: predicted from 48, the rules kept it there). Cheap: 0.4-2 %
-        of the grids' host time (SMPI's native is simulated fast)."""
-        for q, coll in self.smallest_first(lambda g: g.comms):
-            if not self.try_batch(coll, q, ["native"], self.grids[coll].sizes, "native"):
+        """native at every grid point (with a profile: at its points), one
+        run per collective and communicator size, largest first
+        (by_priority): the rules' reference, and the times a model cannot
+        guess (SMPI's own allreduce at gige-18x8 is the fastest at 48 ranks
+        and 32 KiB, 5.6 times the best at 72 ranks: predicted from 48, the
+        rules kept it there). Cheap: 0.4-2 % of the grids' host time
+        (SMPI's native is simulated fast)."""
+        for q, coll in self.largest_first(lambda g: g.comms):
+            sizes = self.points(coll, q)
+            if sizes and not self.try_batch(coll, q, ["native"], sizes, "native"):
                 self.say(f"{coll} p={q}: no budget left for native's run")
+
+    def profiled(self):
+        """With a profile: every algorithm (as it is; its variants are
+        predicted from it and measured in the rounds where it contends) at
+        the profile's points, one run per collective and communicator
+        size, the most time first, each within its share of the budget
+        left (its seconds over the seconds of those not measured yet, so
+        that what one leaves flows to the next): a run predicted to cost
+        more leaves out its sizes with the least time, then its dearest
+        algorithms, until it fits."""
+        plain = {c: [a for a in self.algs[c] if base_of(a, self.algs[c]) is None]
+                 for c in self.grids}
+        order = sorted(self.shares, key=lambda g: (-self.shares[g], g))
+        left = sum(self.shares.values())
+        for coll, q in order:
+            w = self.shares[(coll, q)]
+            share = (self.budget - self.spent()) * w / left if left > 0 else 0.0
+            left -= w
+            self.cost.refit(coll)
+            algs, sizes = self.todo(coll, q, plain[coll], sorted(
+                self.points(coll, q), key=lambda m: (-self.weight(coll, q, m), m)))
+            if not algs or not sizes:
+                continue
+            while len(sizes) > 1 and self.cost.batch(coll, q, algs, sizes) > share:
+                sizes = sizes[:-1]
+            while len(algs) > 2 and self.cost.batch(coll, q, algs, sizes) > share:
+                dear = max((a for a in algs if a != "native"),
+                           key=lambda a: sum(self.cost.case(coll, a, q, m) for m in sizes))
+                algs = [a for a in algs if a != dear]
+            if not self.fits(coll, q, algs, sizes):
+                self.say(f"{coll} p={q}: no budget left for the profile's point")
+                continue
+            self.batch(coll, q, algs, sorted(sizes),
+                       f"profile: {100 * w / sum(self.shares.values()):.0f} % of the "
+                       f"application's time, share {share:.0f} s")
+            self.cost.refit(coll)
 
     def refresh(self, coll):
         """The candidate runs of coll: one per communicator size with
@@ -333,11 +445,12 @@ class Sampler:
         choice = self.dec.choices(coll, g)
         plans = []
         for q in g.comms:
-            items = {}   # m -> {a: ei}
-            for m in g.sizes:
+            items = {}   # m -> {a: ei, weighted by the point's time with a profile}
+            for m in self.points(coll, q):
+                w = self.weight(coll, q, m)
                 for a, p, ei in self.dec.comparisons(coll, q, m, choice[(q, m)]):
                     if p > decide.RISK:
-                        items.setdefault(m, {})[a] = ei
+                        items.setdefault(m, {})[a] = ei * w
             if items:
                 plans.append(self.grow(coll, q, items, choice))
         self.plans[coll] = plans
@@ -379,7 +492,8 @@ class Sampler:
 
     def guided(self):
         """Rounds: refit what was measured, take the run with the most
-        expected gain per second, until none is left or the budget is out."""
+        expected gain per second (gains weighted: weight), until none is
+        left or the budget is out."""
         while True:
             for coll in list(self.dirty):
                 self.refresh(coll)
@@ -414,6 +528,12 @@ class Sampler:
                     self.stopped = "budget spent before the grid was complete"
                     self.say(f"{coll} p={q}: no budget left for the grid")
                     return
+
+
+def size_weight(q, p, power=SIZE_POWER):
+    """What an expected gain at q ranks counts without a profile, the
+    job's own size p counting 1: (q / p)^power."""
+    return (q / p) ** power
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,16 +1,22 @@
 #!/usr/bin/python3
 """sampler.py: the budget split between grids measured whole and those
-left to the guided rounds, and native measured everywhere before them.
-From tests/tune/test_tune_units.py's section budget split.
+left to the guided rounds, and native measured everywhere before them
+(from tests/tune/test_tune_units.py's section budget split); where the
+budget goes without a profile (issue 52): the initial design at both ends
+of every layout, P included, native largest first, and on a replayed grid
+at an eighth of its cost every algorithm measured at P and no
+communicator size left with native alone (the profile's budget split:
+test_profile.py).
 
     test_sampler.py [REPO_ROOT]"""
+import json
 import math
 import os
 
 import helpers
-from collx.tune import grid, target
+from collx.tune import grid, report, target
 from collx.tune.decide import Decider
-from collx.tune.sampler import Sampler
+from collx.tune.sampler import Sampler, size_weight
 from collx.tune.store import Store
 
 
@@ -76,13 +82,13 @@ def test_two_dear_grids_both_guided():
 
 
 def test_grid_turning_dear_stops_whole():
-    got, spent = split_run(20.0, {"allreduce": lambda q: 0.001 if q <= 4 else 0.1,
+    got, spent = split_run(20.0, {"allreduce": lambda q: 0.001 if q != 6 else 0.4,
                                   "bcast": 0.3})
     assert got["allreduce"][0] < got["allreduce"][1] < got["allreduce"][2] and \
         spent <= 20.0 + 2, \
-        f"budget split: a grid that turns dear past the sizes measured stops being measured " \
-        f"whole once a run no longer fits its share; the rest is sampled ({got}, spent " \
-        f"{spent:.1f} of 20 s)"
+        f"budget split: a grid that turns dear at a size the initial design did not measure " \
+        f"stops being measured whole once a run no longer fits its share; the rest is " \
+        f"sampled ({got}, spent {spent:.1f} of 20 s)"
 
 
 def test_native_everywhere_before_rounds():
@@ -93,6 +99,83 @@ def test_native_everywhere_before_rounds():
     assert not missing and others, \
         f"native measured at every grid point after the initial " \
         f"design, before the rounds (missing: {missing})"
+
+
+# ---------------------------------------------------------------- priority
+def test_initial_design_spans_each_layout():
+    comms = grid.comm_sizes(144, 8)
+    t = Synthetic()
+    t.p, t.node = 144, 8
+    smp = Sampler(t, {}, {}, Store(0.005), None, type("O", (), {"budget": None, "reps": 1}),
+                  stream=open(os.devnull, "w"))
+    got = smp.init_comms(grid.Grid("allreduce", comms, [8]))
+    assert got == [2, 8, 10, 16, 72, 118, 144], \
+        f"P = 144, 8 per node: each layout at both ends (inside a node 2 and 8, a part " \
+        f"past whole nodes 10 and 118, whole nodes 16 and P) and P/2: {got}"
+    t.p = 32
+    got = smp.init_comms(grid.Grid("allreduce", grid.comm_sizes(32, 8), [8]))
+    assert got == [2, 8, 10, 16, 24, 30, 32], \
+        f"P = 32, 8 per node: P/2 the smallest of whole nodes, the middle one instead: {got}"
+    t.p = 144
+    t.p, t.node = 8, None
+    got = smp.init_comms(grid.Grid("allreduce", [2, 3, 4, 6, 8], [8]))
+    assert got == [2, 4, 8], f"one node: the smallest, the middle and P: {got}"
+
+
+def replayed(name, coll, fraction):
+    """The sampler on a replayed grid (docs/results/tune/<name>/grid) of one
+    collective with a fraction of its grid's cost: (store, grid, decider,
+    the replay target)."""
+    path = os.path.join(helpers.ROOT, "docs", "results", "tune", name, "grid", "tune.json")
+    t = target.Replay(path)
+    algs = {coll: dict(t.registry())[coll]}
+    with open(path) as f:
+        meta = json.load(f)
+    g = {coll: grid.Grid(coll, meta["comm_sizes"], grid.msg_sizes(*meta["sizes"]))}
+    cost = sum(b["cost"] for b in t.src.batches if b["coll"] == coll)
+    st = Store(0.005)
+    opts = type("O", (), {"budget": cost * fraction, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    dec = Decider(st, algs, 0.02, g, t.node)
+    with open(os.devnull, "w") as devnull:
+        smp = Sampler(t, g, algs, st, dec, opts, stream=devnull)
+        smp.initial()
+        smp.whole()
+        first_native = len(st.batches)
+        smp.natives()
+        natives = [b["q"] for b in st.batches[first_native:]]
+        smp.guided()
+    dec.refit(coll)
+    return st, g[coll], dec, t, natives
+
+
+def test_priority_on_replayed_grid():
+    # fattree-256x16's allreduce grid (P = 48, 16 per node) at an eighth of
+    # its cost: the sampler before issue 52 measured no algorithm but native
+    # at 36-48 ranks there (alternatives at 2-32 only), and its rules ran
+    # native at every point of P
+    st, g, dec, t, natives = replayed("fattree-256x16", "allreduce", 1 / 8)
+    assert natives == sorted(natives, reverse=True), \
+        f"native at every communicator size, the largest first: {natives}"
+    alts = {q: len({k[1] for k in st.samples if k[2] == q and k[1] != "native"})
+            for q in g.comms}
+    assert all(alts[q] >= 6 for q in (48, 44, 16, 2)), \
+        f"every algorithm measured at P and at both ends of every layout (48, 44 past two " \
+        f"nodes, 16 inside one, 2): {alts}"
+    ch = dec.choices("allreduce", g)
+    bases = {(q, m): report.basis(st, dec, "allreduce", q, m, ch[(q, m)]) for q, m in g.cells()}
+    alone = [q for q in g.comms if all(bases[(q, m)] == "native alone" for m in g.sizes)]
+    assert not alone, f"no communicator size left with native alone: {alone}"
+    cost = {}
+    for b in st.batches:
+        cost[b["q"]] = cost.get(b["q"], 0.0) + b["cost"]
+    big = sum(v for q, v in cost.items() if q >= 24) / sum(cost.values())
+    assert big >= 0.5, f"most of the budget at P/2 and above: {100 * big:.0f} %"
+
+
+def test_size_weight():
+    assert [size_weight(q, 144) for q in (144, 72, 18)] == [1.0, 0.5, 0.125], \
+        "an expected gain counts q / P without a profile"
 
 
 if __name__ == "__main__":
