@@ -84,16 +84,18 @@ WALL_CAP = 20   # with a CPU time limit, the wall clock may take this many times
 
 
 def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.devnull,
-        clock="wall"):
+        clock="wall", unset=()):
     """Runs argv in its own process group under the limits (timeout in
     seconds of clock: "wall", or "cpu" for its processes' CPU time, with
-    WALL_CAP times that on the wall clock); returns an Outcome. stderr is
+    WALL_CAP times that on the wall clock), in this environment with env
+    added and the names unset left out; returns an Outcome. stderr is
     kept (its end explains failures)."""
     w = Watch(timeout, mem_limit or default_mem_limit(), clock)
     cpu0 = children_cpu()
+    full = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
     with open(stdout_path, "w") as out, open(os.devnull) as nul, \
             tempfile.TemporaryFile("w+b") as err:
-        p = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd, stdin=nul,
+        p = subprocess.Popen(argv, env=full, cwd=cwd, stdin=nul,
                              stdout=out, stderr=err, start_new_session=True)
         try:
             w.watch(p)

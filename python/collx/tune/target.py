@@ -14,7 +14,7 @@ from collx._version import __version__
 from collx.csvio import read_rows, time_rows
 from collx.info import parse_info
 from collx.sweep import launch
-from collx.tune import limits, rules as rulesmod
+from collx.tune import launcher, limits, rules as rulesmod
 from collx.tune.labels import with_params
 from collx.tune.store import Store
 
@@ -41,11 +41,16 @@ class Target:
     limit_clock = "cpu"   # what --timeout counts (limits.run)
     launches_vary = False   # whether two launches of one case may time apart
 
+    unset = ()   # names left out of the runs' environment
+
     def __init__(self, p, node, collbench, info):
         self.p, self.node = p, node      # ranks, ranks per node (None: one node)
         self.collbench, self.info = collbench, info
 
-    def command(self, q, args):
+    def command(self, q, args, program=None, env=None):
+        """(argv, environment additions) of a run of program (collbench by
+        default) on q ranks; env: the run's own variables, which the
+        launch must pass to every rank."""
         raise NotImplementedError
 
     def cost(self, outcome):
@@ -62,21 +67,27 @@ class Target:
     def collbench_run(self, q, args, env, timeout, mem_limit):
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             csv_ = os.path.join(d, "out.csv")
-            argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_])
+            argv, env0 = self.command(q, list(args) + ["-q", "--csv", csv_], env=env)
             out = limits.run(argv, {**env0, **(env or {})}, timeout=timeout,
-                             mem_limit=mem_limit, cwd=ROOT, clock=self.limit_clock)
+                             mem_limit=mem_limit, cwd=ROOT, clock=self.limit_clock,
+                             unset=self.unset)
             return finished_rows(csv_), out
 
     def info_text(self, args):
         """collx_info's output, run the way this target runs programs."""
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             path = os.path.join(d, "info.txt")
-            argv, env = self.command(1, list(args), program=self.info)
-            out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path)
+            argv, env = self.info_command(list(args))
+            out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path,
+                             unset=self.unset)
             if not out.ok:
                 raise RuntimeError(f"collx_info failed ({' '.join(argv)}): {out.why()}")
             with open(path) as f:
                 return f.read()
+
+    def info_command(self, args):
+        """(argv, environment additions) that run collx_info."""
+        return self.command(1, args, program=self.info)
 
     def registry(self):
         """[(collective, [algorithms in registry order, native first])]
@@ -176,7 +187,7 @@ class Smpi(Target):
         super().__init__(p, node, tools.find("collbench", "smpi", collbench),
                          tools.find("collx_info", "smpi", info))
 
-    def command(self, q, args, program=None):
+    def command(self, q, args, program=None, env=None):
         env = {"SIM_HOSTFILE": self.hostfile} if self.hostfile else {}
         return ([os.path.join(ROOT, "sim", "run"), self.platform, str(q), "--",
                  program or self.collbench] + args, env)
@@ -201,7 +212,12 @@ class Smpi(Target):
 
 
 class Real(Target):
-    """A real MPI: launch words (they must start p ranks), then collbench."""
+    """A real MPI: launch words (they must start p ranks), then collbench.
+    --real: bench/mpi_env.sh's launcher for COLLX_MPI, with this
+    repository's test settings (the tests' configuration of this
+    machine). --launch: the user's words as written (launcher.py), the
+    test settings left out of the runs' environment where ./run exported
+    them, the runs' own variables passed to every rank."""
     kind = "real"
     clock = "wall seconds"
     limit_clock = "wall"
@@ -209,43 +225,61 @@ class Real(Target):
 
     def __init__(self, p, launch_cmd=None, mpi=None, node=None, collbench=None, info=None):
         mpi = mpi or tools.default_mpi()
-        if ROOT:
+        if launch_cmd:
+            self.launch = shlex.split(launch_cmd)
+            if not self.launch:
+                raise ValueError("--launch is empty: give the launcher, e.g. \"mpirun -np 4\"")
+            self.launcher = launcher.kind_of(self.launch)
+            self.env = {}
+            self.unset = tuple(launcher.test_settings(
+                os.environ, launcher.mpi_env_settings(ROOT)))
+            if p is None:
+                p = launcher.ranks(self.launch, self.launcher)
+            if p is None:
+                raise ValueError("cannot tell the number of ranks from --launch "
+                                 f"\"{launch_cmd}\"; give -n P")
+            if node is None:
+                node = launcher.ranks_per_node(self.launch, self.launcher)
+        elif ROOT:
             words, env = launch.mpi_setup(ROOT, mpi)
-        elif launch_cmd:
-            words, env = (), {}
+            if p is None:
+                raise ValueError("a real target needs -n P or --launch with -n/-np")
+            self.launch, self.launcher, self.env = list(words) + ["-n", str(p)], None, dict(env)
         else:
             raise ValueError("--real launches with the checkout's bench/mpi_env.sh; this "
                              "collx is installed: give the launcher, --launch \"mpirun -np P\"")
-        self.env = dict(env)
-        if launch_cmd:
-            self.launch = shlex.split(launch_cmd)
-            if p is None:
-                p = launched_ranks(self.launch)
-        else:
-            if p is None:
-                raise ValueError("a real target needs -n P or --launch with -n/-np")
-            self.launch = list(words) + ["-n", str(p)]
         self.name = "real"
         super().__init__(p, node if node and node < p else None,
                          tools.find("collbench", mpi, collbench),
                          tools.find("collx_info", mpi, info))
 
-    def command(self, q, args, program=None):
+    def command(self, q, args, program=None, env=None):
         extra = ["--comm-size", str(q)] if program is None and q < self.p else []
-        return self.launch + [program or self.collbench] + args + extra, self.env
+        if self.launcher is None:   # --real: the launcher passes the environment itself
+            return self.launch + [program or self.collbench] + args + extra, self.env
+        return launcher.command(self.launch, self.launcher, program or self.collbench,
+                                list(args) + extra, env_names=list(env or {})), self.env
+
+    def info_command(self, args):
+        if self.launcher is None:
+            return self.command(1, args, program=self.info)
+        return launcher.info_command(self.launch, self.launcher, self.info, args), self.env
 
     def cost(self, outcome):
         return outcome.wall
 
     def describe(self):
-        return f"real MPI ({' '.join(self.launch)}), p={self.p}"
+        how = f"{self.launcher} launcher" if self.launcher else "bench/mpi_env.sh's launcher"
+        return f"real MPI ({' '.join(self.launch)}; {how}), p={self.p}" + (
+            f", {self.node} ranks per node" if self.node else "")
 
 
 def launched_ranks(words):
-    for flag in ("-n", "-np", "--np", "-c"):
-        if flag in words[:-1]:
-            return int(words[words.index(flag) + 1])
-    raise ValueError("cannot tell the number of ranks from --launch; give -n P")
+    """The rank count of launch words (-n/-np/--np), or ValueError."""
+    n = launcher.ranks(words, "other")
+    if n is None:
+        raise ValueError("cannot tell the number of ranks from --launch; give -n P")
+    return n
 
 
 class Replay(Target):
