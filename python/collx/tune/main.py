@@ -3,6 +3,7 @@
     ./run tune --platform ib-6x8 -n 32 --colls allreduce,bcast --budget 300 \\
                --out rules.json --report results/tune
     ./run tune --real -n 4 --sizes 8:64K --out rules.json
+    ./run tune --launch "mpirun -np 64" --profile app-stats.json --budget 600
     ./run tune validate --rules rules.json --platform ib-6x8 -n 32 ...
 """
 import argparse
@@ -14,6 +15,7 @@ import sys
 import time
 
 from collx.tune import grid as gridmod
+from collx.tune import profile as profmod
 from collx.tune import report, rules as rulesmod
 from collx.tune.between import Between
 from collx.tune.decide import Decider
@@ -27,8 +29,13 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="collx tune", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     target_args(ap)
-    ap.add_argument("--sizes", default="8:4194304",
-                    help="MIN:MAX bytes per rank, powers of two between (default 8:4194304)")
+    ap.add_argument("--profile", help="the application's profile, the JSON COLLX_STATS="
+                    "FILE.json writes: measure exactly its points (collectives, communicator "
+                    "sizes, message sizes), weighted by its time there, the budget split by "
+                    "that time (--colls, --sizes, --comm-sizes then unneeded; P defaults to "
+                    "its job's ranks)")
+    ap.add_argument("--sizes", help="MIN:MAX bytes per rank, powers of two between "
+                    "(default 8:4194304)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
                     "P, P/2, ... and 3P/4, 3P/8, ..., whole nodes; grid.py)")
     ap.add_argument("--budget", type=float, help="seconds of host CPU time (SMPI) or wall "
@@ -65,15 +72,41 @@ def stop_on_sigterm():
 def main(argv):
     stop_on_sigterm()
     a = parse_args(argv)
+    prof = None
+    if a.profile:
+        try:
+            job, entries = profmod.read(a.profile)
+        except profmod.ProfileError as e:
+            raise SystemExit(f"tune: {e}")
+        if a.p is None and job.get("ranks"):
+            a.p = job["ranks"]   # the job's size, unless -n says otherwise
+        for opt in ("sizes", "comm_sizes"):
+            if getattr(a, opt):
+                raise SystemExit(f"tune: --{opt.replace('_', '-')} with --profile: the "
+                                 "profile says which sizes to measure")
     t = make_target(a)
     t0 = time.time()
-    algs = registry(t, a.colls, params=not a.no_params, only=a.algs)
-    lo, hi = gridmod.parse_range(a.sizes)
-    comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
-        gridmod.comm_sizes(t.p, t.node)
+    if a.profile:
+        every = registry(t, "all", params=False)
+        prof = profmod.Profile(a.profile, job, entries, t.p, t.node, set(every))
+        if not prof.points:
+            raise SystemExit(f"tune: nothing to measure in {a.profile}: " + "; ".join(
+                f"{e['collective']} p={e['comm_size']}: {why}" for e, why in prof.skipped[:5]))
+        want = [c for c in prof.points if a.colls == "all" or c in a.colls.split(",")]
+        algs = registry(t, ",".join(want), params=not a.no_params, only=a.algs)
+        prof.points = {c: prof.points[c] for c in want}
+        grids = prof.grids()
+        comms = sorted({q for g in grids.values() for q in g.comms})
+        lo = min(m for g in grids.values() for m in g.sizes)
+        hi = max(m for g in grids.values() for m in g.sizes)
+    else:
+        algs = registry(t, a.colls, params=not a.no_params, only=a.algs)
+        lo, hi = gridmod.parse_range(a.sizes or "8:4194304")
+        comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
+            gridmod.comm_sizes(t.p, t.node)
+        grids = {c: gridmod.Grid(c, comms, gridmod.msg_sizes(lo, hi)) for c in algs}
     if max(comms) > t.p or min(comms) < 2:
         raise SystemExit(f"tune: communicator sizes must lie in 2..{t.p}")
-    grids = {c: gridmod.Grid(c, comms, gridmod.msg_sizes(lo, hi)) for c in algs}
     floor = a.noise_floor if a.noise_floor is not None else \
         (0.005 if t.kind != "real" else 0.01)
     if a.resume:
@@ -82,17 +115,26 @@ def main(argv):
     else:
         store = Store(floor)
     dec = Decider(store, algs, a.margin, grids, t.node)
-    s = Sampler(t, grids, algs, store, dec, a)
+    s = Sampler(t, grids, algs, store, dec, a, weights=prof.weights() if prof else None)
     full = grid_pairs(grids, algs)
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
           f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} "
           f"(algorithm, point) pairs; "
           f"budget {a.budget or 'none'}")
+    if t.unset:
+        s.say("--launch: left out of the runs' environment, as ./run exported them "
+              "(this repository's test settings, bench/mpi_env.sh): " + ", ".join(t.unset))
+    if prof:
+        say_profile(s, prof, t)
     if a.decide_only:
         if not a.resume:
             raise SystemExit("tune: --decide-only needs --from")
     elif a.grid:
         s.exhaustive()
+    elif prof:
+        s.natives()
+        s.profiled()
+        s.guided()
     elif s.initial():
         s.whole()
         s.natives()
@@ -104,7 +146,7 @@ def main(argv):
         all_rules += rulesmod.build(c, g, choices[c], t.node,
                                     close=dec.candidates(c, g, choices[c]),
                                     row=Between(dec, c, g, choices[c], t.node).row)
-    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi))
+    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof))
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
           f"{s.budget_text()}")
@@ -116,19 +158,38 @@ def main(argv):
         meta = {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
                 "colls": list(algs), "algs": algs, "comm_sizes": sorted(comms),
                 "sizes": [lo, hi], "budget": a.budget,
-                "mode": "decide-only" if a.decide_only else "grid" if a.grid else "guided",
+                "mode": "decide-only" if a.decide_only else "grid" if a.grid else
+                "profile" if prof else "guided",
                 "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
                 "rules": a.out, "stopped": s.stopped,
                 "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
                 "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
-                "command": "./run tune " + " ".join(argv)}
+                "command": "./run tune " + " ".join(argv),
+                "profile": prof and {"path": a.profile, "job": prof.job,
+                                     "seconds": prof.seconds, "entries": prof.entries,
+                                     "skipped": [[e, why] for e, why in prof.skipped]}}
         save(store, os.path.join(a.report, "tune.json"), meta)
-        report.write(a.report, meta, grids, store, dec, choices, all_rules, s)
+        report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof)
         s.say(f"report: {os.path.join(a.report, 'report.md')}")
     return 1 if check and check["mismatches"] else 0
 
 
-def provenance(t, a, argv, grids, lo, hi):
+def say_profile(s, prof, t):
+    """What of the profile is measured, and what is set aside (and why)."""
+    share = prof.measured_seconds() / prof.seconds if prof.seconds else 0.0
+    npts = sum(len(v) for v in prof.points.values())
+    s.say(f"profile {prof.path}: {len(prof.entries)} entries, {prof.seconds:.3g} s in "
+          f"collectives; measuring {npts} points ({100 * share:.0f} % of that time)")
+    for e, why in prof.skipped:
+        s.say(f"profile: {e['collective']} p={e['comm_size']} {e['msg_lo']}..{e['msg_hi']} B "
+              f"({e['seconds']:.3g} s) not measured: {why}")
+    rpn = prof.job.get("ranks_per_node")
+    if rpn and (t.node or t.p) != rpn and t.kind != "replay":
+        s.say(f"profile: the job ran {rpn} ranks per node, the target has "
+              f"{t.node or t.p}: its rules' ranks_per_node will not match the job's calls")
+
+
+def provenance(t, a, argv, grids, lo, hi, prof=None):
     """The rules file's "provenance" (share/collx/rules/rules.schema.json):
     what was measured, where, with what, when."""
     comms = sorted({q for g in grids.values() for q in g.comms})
@@ -138,8 +199,9 @@ def provenance(t, a, argv, grids, lo, hi):
         mpi=t.mpi_version(), machine=t.machine(), ranks=t.p, ranks_per_node=t.node,
         collectives=list(grids), comm_size={"min": comms[0], "max": comms[-1]},
         msg_size={"min": lo, "max": hi}, budget=a.budget, budget_clock=t.clock,
-        mode="decide-only" if a.decide_only else "grid" if a.grid else "guided",
-        margin=a.margin)
+        mode="decide-only" if a.decide_only else "grid" if a.grid else
+        "profile" if prof else "guided",
+        margin=a.margin, profile=prof and os.path.abspath(prof.path))
 
 
 def check_rules(t, a, all_rules, grids, store, s):

@@ -1,6 +1,8 @@
-"""The tuner's report folder: report.md (per collective: the rules, the
-regret predicted and measured, the points measured; the cost against the
-grid), map_<coll>.png (the chosen algorithm over communicator size and
+"""The tuner's report folder: report.md (the cost against the grid; the
+budget's spend by communicator size and which grid points are measured
+and which predicted; per collective the regret predicted and measured,
+the rules and the grid points each serves, measured or predicted; with a
+profile, its points), map_<coll>.png (the chosen algorithm over communicator size and
 message size, measured points marked), measurements.csv (every sample),
 decisions.csv (every grid point: choice, estimates, source) and tune.json
 (everything, written by main)."""
@@ -10,6 +12,9 @@ import os
 
 from collx.csvio import write_rows
 from collx.plotting import pyplot
+from collx.tune import profile
+from collx.tune.decide import IGNORANT, RISK
+from collx.tune.rules import inside
 
 
 def geomean(xs):
@@ -42,9 +47,134 @@ def grid_cost_estimate(s, grids, algs):
     return total
 
 
-def write(out, meta, grids, store, dec, choices, rules, s):
+def basis(store, dec, coll, q, m, choice):
+    """What a grid point's choice rests on: "native alone" (no other
+    algorithm measured there nor predicted with a known uncertainty: the
+    rules run native for want of anything to compare), "at risk" (an
+    algorithm not measured there may still beat the choice, decide.RISK:
+    the budget ended first), "measured" (the choice and native measured
+    there, and every algorithm the model could not rule out), else
+    "predicted" (the choice is the model's prediction, with its
+    uncertainty)."""
+    ests = dec.estimates(coll, q, m)
+    nat = ests.get("native")
+    if not any(e.measured or (nat is not None and dec.diff_sigma(
+            coll, a, e, "native", nat, q, m) < IGNORANT)
+            for a, e in ests.items() if a != "native"):
+        return "native alone"
+    p, _ = dec.risk(coll, q, m, choice)
+    if p > RISK:
+        return "at risk"
+    known = choice in ests and ests[choice].measured and store.usable(coll, "native", q, m)
+    return "measured" if known else "predicted"
+
+
+def rule_text(r, key, fmt=str):
+    b = r.get(key)
+    if not b:
+        return "any"
+    lo, hi = b.get("min"), b.get("max")
+    if hi is None:
+        return f"{fmt(lo)} and up"
+    if lo is None:
+        return f"up to {fmt(hi)}"
+    return f"{fmt(lo)}..{fmt(hi)}" if lo != hi else fmt(hi)
+
+
+def first_rule(rules, coll, q, m, rpn):
+    """The index of the rule that serves (q, m) in rules (rules.c: the
+    first match), or None."""
+    for i, r in enumerate(rules):
+        if r["collective"] == coll and inside(r, "comm_size", q) and \
+                inside(r, "msg_size", m) and inside(r, "ranks_per_node", rpn):
+            return i
+    return None
+
+
+def spend_by_size(grids, store, bases):
+    """Rows of the budget's spend per communicator size: host seconds of
+    the runs there, their share of all runs' cost, cases run, (algorithm,
+    point) pairs measured, and the grid points whose choice rests on
+    measurements, on predictions, still at risk."""
+    comms = sorted({q for g in grids.values() for q in g.comms}, reverse=True)
+    cost, cases = {}, {}
+    for b in store.batches:
+        cost[b["q"]] = cost.get(b["q"], 0.0) + b["cost"]
+        cases[b["q"]] = cases.get(b["q"], 0) + b.get("cases", 0)
+    total = sum(cost.values()) or 1.0
+    rows = []
+    for q in comms:
+        pairs = sum(1 for (c, a, qq, _) in store.samples if qq == q)
+        alts = sum(1 for (c, a, qq, _) in store.samples if qq == q and a != "native")
+        got = [b for (c, qq, _), b in bases.items() if qq == q]
+        rows.append({"q": q, "cost": cost.get(q, 0.0), "share": cost.get(q, 0.0) / total,
+                     "cases": cases.get(q, 0), "pairs": pairs, "alts": alts,
+                     "measured": got.count("measured"), "predicted": got.count("predicted"),
+                     "risk": got.count("at risk"), "alone": got.count("native alone"),
+                     "points": len(got)})
+    return rows
+
+
+def profile_section(prof, grids, store, dec, choices, bases, algs):
+    """report.md's lines on a profile's points: each entry (the most time
+    first), its share of the application's time in collectives, what was
+    measured at its sizes and what the rules choose there, against
+    native; then what the choices predict for that time."""
+    total = prof.seconds or 1.0
+    skipped = {id(e): why for e, why in prof.skipped}
+    lines = ["## The profile's points", "",
+             f"Profile `{prof.path}`: " + ", ".join(
+                 f"{k.replace('_', ' ')} {v}" for k, v in prof.job.items() if v is not None) +
+             f"; {prof.seconds:.4g} s in collectives (the slowest rank's), of which the "
+             f"points below measured: {100 * prof.measured_seconds() / total:.1f} %. Each "
+             "entry is measured at the bounds of its message-size class (rounded to 4-byte "
+             "elements), weighted by its seconds; its choice and time against native at "
+             "each (measured, or predicted with the model's uncertainty: basis as in "
+             "\"Spend by communicator size\").", "",
+             "| collective | comm size | ranks per node | message bytes | calls | seconds | "
+             "share | measured at | algorithms measured | choice | choice / native | basis |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    before = after = 0.0
+    for e in sorted(prof.entries, key=lambda e: -e["seconds"]):
+        c, q = e["collective"], e["comm_size"]
+        head = (f"| {c} | {q} | {e.get('ranks_per_node', '')} | {e['msg_lo']}..{e['msg_hi']} | "
+                f"{e.get('calls', '')} | {e['seconds']:.4g} | {100 * e['seconds'] / total:.1f} % |")
+        if id(e) in skipped or c not in grids:
+            lines.append(head + f" not measured: {skipped.get(id(e), 'not asked for')} "
+                         "| | | | |")
+            continue
+        ms = profile.sizes_of(e)
+        ratios = []
+        cells = []
+        for m in ms:
+            ch = choices[c][(q, m)]
+            ests = dec.estimates(c, q, m)
+            r = math.exp(ests[ch].ln - ests["native"].ln) if ch in ests and \
+                "native" in ests else None
+            ratios.append(r)
+            n = sum(store.usable(c, a, q, m) for a in algs[c])
+            cells.append((m, ch, r, bases.get((c, q, m), ""), n))
+        known = [r for r in ratios if r is not None]
+        before += e["seconds"]
+        after += e["seconds"] * (sum(known) / len(known) if known else 1.0)
+        lines.append(head + " " + ", ".join(size_label(m) for m, *_ in cells) + " | " +
+                     ", ".join(f"{n}/{len(algs[c])}" for *_, n in cells) + " | " +
+                     ", ".join(ch for _, ch, *_ in cells) + " | " +
+                     ", ".join("?" if r is None else f"{r:.3f}" for _, _, r, *_ in cells) +
+                     " | " + ", ".join(b for *_, b, _ in cells) + " |")
+    lines += ["", f"The points measured took {before:.4g} s of the application's time as "
+              f"it ran (native, where it ran without rules); with the rules' choices, their "
+              f"times against native's (measured or predicted) give {after:.4g} s "
+              f"({100 * (after / before - 1) if before else 0:+.1f} %): a prediction, to be "
+              "checked by running the application with the rules.", ""]
+    return lines
+
+
+def write(out, meta, grids, store, dec, choices, rules, s, prof=None):
     algs = meta["algs"]
     dec_rows, lines = [], []
+    bases = {(c, q, m): basis(store, dec, c, q, m, choices[c][(q, m)])
+             for c, g in grids.items() for q, m in g.cells()}
     store.write_csv(os.path.join(out, "measurements.csv"))
     summary = ["| collective | rules | points measured / grid | predicted regret: geomean, "
                "worst | measured regret (points with every algorithm measured): geomean, "
@@ -72,6 +202,7 @@ def write(out, meta, grids, store, dec, choices, rules, s):
                 "best_us": f"{ests[best].us:.3f}" if best else "",
                 "choice_source": "" if ch not in ests else
                 ("measured" if ests[ch].measured else "model"),
+                "basis": bases[(c, q, m)],
                 "predicted_regret": f"{pr:.4f}" if pr else "",
                 "measured_regret": f"{mr:.4f}" if mr else "",
                 "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m))})
@@ -116,15 +247,57 @@ def write(out, meta, grids, store, dec, choices, rules, s):
                   f"{ck['points']} points, " +
                   ("column ran agrees with the rules everywhere." if not ck["mismatches"]
                    else "disagreements: " + "; ".join(ck["mismatches"])), ""]
+    if prof:
+        lines += profile_section(prof, grids, store, dec, choices, bases, algs)
+    spend = spend_by_size(grids, store, bases)
+    lines += ["## Spend by communicator size", "",
+              "Where the budget went: host seconds of the runs at each communicator size "
+              "(their share of all runs' cost; the tuner's own CPU is not in it), cases "
+              "run, (algorithm, point) pairs measured (of them, algorithms other than "
+              "native), and the grid points (all collectives) whose choice rests on "
+              "measurements (the choice and native measured there, and every algorithm "
+              "the model could not rule out), on the model's prediction with its "
+              "uncertainty, or still at risk (an algorithm not measured there may beat "
+              "the choice by more than 3 % with a probability above 5 %: where the budget "
+              "ended), or native alone (no other algorithm measured there nor predicted "
+              "with a known uncertainty: native for want of a comparison). A prediction "
+              "replaces native only when faster beyond its uncertainty (decide.py).", "",
+              "| communicator size | host s | share | cases | pairs measured (not native) "
+              "| grid points | measured | predicted | at risk | native alone |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['q']} | {r['cost']:.1f} | {100 * r['share']:.1f} % | {r['cases']} | "
+              f"{r['pairs']} ({r['alts']}) | {r['points']} | {r['measured']} | "
+              f"{r['predicted']} | {r['risk']} | {r['alone']} |" for r in spend]
+    lines.append("")
     lines += ["## Choices", "",
               "Predicted regret: T(choice) / the fastest estimate at each grid point "
               "(measured where measured, else the model's prediction; a prediction "
               "with no measured points around it to say how wrong it may be is left "
               "out). Measured regret: "
               "the same where every algorithm was measured.", ""] + summary + [""]
+    served = {}   # rule index -> its grid points' bases
+    for (c, q, m), b in bases.items():
+        i = first_rule(rules, c, q, m, store.ppn.get((c, q), min(q, meta["node"] or q)))
+        if i is not None:
+            served.setdefault(i, []).append(b)
     for c in grids:
-        lines += [f"### {c}", "", f"![{c}](map_{c}.png)", "", "```json"] + \
-            [json.dumps(r) for r in rules if r["collective"] == c] + ["```", ""]
+        lines += [f"### {c}", "", f"![{c}](map_{c}.png)", "",
+                  "Its rules (`" + meta["rules"] + "`), in order, and the grid points "
+                  "each serves by what their choice rests on (above).", "",
+                  "| comm_size | msg_size | ranks_per_node | algorithm | candidates | "
+                  "grid points: measured | predicted | at risk | native alone |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for i, r in enumerate(rules):
+            if r["collective"] != c:
+                continue
+            got = served.get(i, [])
+            alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r.get("params") else "")
+            lines.append(f"| {rule_text(r, 'comm_size')} | {rule_text(r, 'msg_size', size_label)}"
+                         f" | {rule_text(r, 'ranks_per_node')} | {alg} | "
+                         f"{', '.join(r.get('candidates', []))} | {got.count('measured')} | "
+                         f"{got.count('predicted')} | {got.count('at risk')} | "
+                         f"{got.count('native alone')} |")
+        lines.append("")
     if store.failed:
         lines += ["## Points that could not be measured", "", "| collective | algorithm | p | "
                   "bytes | why |", "|---|---|---|---|---|"]

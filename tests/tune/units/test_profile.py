@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""profile.py: the application's profile (the JSON COLLX_STATS=FILE.json
+writes; a hand-written sample in fixtures/profile.json until collx writes
+one) as the tuner's input: which points it measures (collective,
+communicator size, the class's bounds in 4-byte elements), weighted by the
+time spent there; which it sets aside and why (a communicator larger than
+P, ranks per node other than block placement, an unknown collective); the
+grids it makes; files it refuses. Then the sampler on a profile: native at
+the profile's points only, every algorithm at the points with the most
+time first, the budget split by that time, nothing measured off the
+profile.
+
+    test_profile.py [REPO_ROOT]"""
+import json
+import os
+import tempfile
+
+import helpers
+from collx.tune import grid, profile
+from collx.tune.decide import Decider
+from collx.tune.sampler import Sampler
+from collx.tune.store import Store
+from test_sampler import Synthetic
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "profile.json")
+KNOWN = {"allreduce", "bcast", "allgather", "alltoall", "barrier"}
+ALGS = {"allreduce": ["native", "ring", "recursive_doubling", "rabenseifner"],
+        "bcast": ["native", "binomial", "linear"], "barrier": ["native", "bruck"]}
+
+
+def test_read_and_points():
+    job, entries = profile.read(FIXTURE)
+    assert job == {"ranks": 32, "nodes": 4, "ranks_per_node": 8, "seconds": 12.5} and \
+        len(entries) == 6, f"the job and the entries: {job}, {len(entries)}"
+    prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
+    assert prof.points == {"allreduce": {(32, 1024): 1.5, (32, 2044): 1.5, (8, 8): 1.0},
+                           "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
+                           "barrier": {(32, grid.BARRIER_SIZE): 0.15}}, \
+        f"each entry at its class's bounds in 4-byte elements, its seconds split: " \
+        f"{prof.points}"
+    why = {e["collective"]: w for e, w in prof.skipped}
+    assert set(why) == {"allgather", "alltoall"} and "block placement" in why["allgather"] \
+        and "larger than the target's 32" in why["alltoall"], \
+        f"set aside, with the reason: one rank per node (the nodes' leaders); a " \
+        f"communicator larger than P: {why}"
+    assert abs(prof.seconds - 5.0) < 1e-9 and abs(prof.measured_seconds() - 4.65) < 1e-9, \
+        f"the profile's time and the part measured: {prof.seconds}, {prof.measured_seconds()}"
+    g = prof.grids()
+    assert list(g) == ["allreduce", "bcast", "barrier"] and g["allreduce"].comms == [8, 32] \
+        and g["allreduce"].sizes == [8, 1024, 2044] and g["barrier"].sizes == [4], \
+        f"grids: the most time first, the profile's sizes: " \
+        f"{[(c, x.comms, x.sizes) for c, x in g.items()]}"
+    assert ("no collective bcast in this collx" in
+            [w for _, w in profile.Profile(FIXTURE, job, entries, 32, 8,
+                                           KNOWN - {"bcast"}).skipped]), \
+        "a collective this collx lacks is set aside"
+
+
+def test_sizes_of():
+    got = [profile.sizes_of({"collective": "allreduce", "msg_lo": lo, "msg_hi": hi})
+           for lo, hi in ((1, 2), (1024, 2047), (8, 8), (0, 0), (6, 6), (100, 1000))]
+    assert got == [[4], [1024, 2044], [8], [4], [8], [100, 1000]], \
+        f"the class's bounds as collbench sends them (whole 4-byte elements): {got}"
+
+
+def test_refused():
+    bad = {"not json": "{", "no profile": json.dumps({"job": {}}),
+           "missing keys": json.dumps({"profile": [{"collective": "bcast"}]}),
+           "lo above hi": json.dumps({"profile": [{"collective": "bcast", "comm_size": 4,
+                                                   "msg_lo": 64, "msg_hi": 8,
+                                                   "seconds": 1}]}),
+           "negative": json.dumps({"profile": [{"collective": "bcast", "comm_size": -4,
+                                                "msg_lo": 8, "msg_hi": 8, "seconds": 1}]})}
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in bad.items():
+            path = os.path.join(d, "p.json")
+            with open(path, "w") as f:
+                f.write(text)
+            try:
+                profile.read(path)
+            except profile.ProfileError as e:
+                assert path in str(e), f"{name}: the message names the file: {e}"
+            else:
+                raise AssertionError(f"{name}: refused")
+        try:
+            profile.read(os.path.join(d, "none.json"))
+        except profile.ProfileError as e:
+            assert "cannot read" in str(e), str(e)
+
+
+def sampled(budget):
+    job, entries = profile.read(FIXTURE)
+    prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
+    grids = prof.grids()
+    algs = ALGS
+    st = Store(0.005)
+    opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    t = Synthetic({"allreduce": 0.05, "bcast": 0.05, "barrier": 0.05})
+    t.p, t.node = 32, 8
+    with open(os.devnull, "w") as devnull:
+        s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
+                    stream=devnull, weights=prof.weights())
+        s.natives()
+        natives = [(b["coll"], b["q"], tuple(b["sizes"])) for b in st.batches]
+        s.profiled()
+        s.guided()
+    return prof, st, natives
+
+
+def test_sampler_on_a_profile():
+    prof, st, natives = sampled(None)
+    assert natives == [("allreduce", 32, (1024, 2044)), ("barrier", 32, (4,)),
+                       ("bcast", 16, (65536, 131068)), ("allreduce", 8, (8,))], \
+        f"native at the profile's points only, the largest communicators first: {natives}"
+    off = [k for k in st.samples if (k[2], k[3]) not in prof.points[k[0]]]
+    assert not off, f"nothing measured off the profile's points: {off[:5]}"
+    every = [(c, a, q, m) for c, pts in prof.points.items() for q, m in pts
+             for a in ALGS[c]]
+    missing = [k for k in every if k not in st.samples]
+    assert not missing, f"without a budget every algorithm at every profile point: {missing}"
+
+
+def test_budget_split_by_time():
+    # allreduce at 32 ranks has 3.0 of the profile's 4.65 s measured: with
+    # a budget that pays for part of the profile, it is measured first and
+    # whole, the lighter points with what is left
+    prof, st, _ = sampled(1.6)
+    spent = {}
+    for b in st.batches:
+        spent[(b["coll"], b["q"])] = spent.get((b["coll"], b["q"]), 0.0) + b["cost"]
+    heavy = [a for a in ("ring", "recursive_doubling", "rabenseifner")
+             if ("allreduce", a, 32, 1024) in st.samples]
+    assert len(heavy) == 3 and spent[("allreduce", 32)] == max(spent.values()), \
+        f"the point with the most time measured first and whole, and most spent there: " \
+        f"{spent}, {heavy}"
+    assert sum(spent.values()) <= 1.6 + 0.6, f"the budget holds (within a run): {spent}"
+
+
+if __name__ == "__main__":
+    helpers.run_module(globals())
