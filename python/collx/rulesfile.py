@@ -532,8 +532,10 @@ def beyond_text(beyond, bands, sized):
             what.append(f"messages above {human(top_m)} as at {human(top_m)}")
         edges.append(("with " if (n0, n1) == (1, INF) else
                       f"with {span_text(n0, n1)} ranks per node, ") + " and ".join(what))
+    every = merge([n for n, *_ in bands]) == [(1, INF)]
     return "the nearest rule of the call's ranks per node" + \
-        (f" ({'; '.join(edges)})" if edges else "") + "; other ranks per node: native"
+        (f" ({'; '.join(edges)})" if edges else "") + \
+        ("" if every else "; other ranks per node: native")
 
 
 def _int_or_none(text):

@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 
+from collx import tools
 from collx.tune import grid as gridmod
 from collx.tune import profile as profmod
 from collx.tune import report, rules as rulesmod
@@ -164,7 +165,8 @@ def main(argv):
                 "rules": a.out, "stopped": s.stopped,
                 "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
                 "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
-                "command": "./run tune " + " ".join(argv),
+                "command": ("./run tune " if tools.checkout() else "collx tune ") +
+                shlex.join(argv),
                 "profile": prof and {"path": a.profile, "job": prof.job,
                                      "seconds": prof.seconds, "entries": prof.entries,
                                      "skipped": [[e, why] for e, why in prof.skipped]}}
