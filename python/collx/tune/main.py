@@ -183,8 +183,9 @@ def say_profile(s, prof, t):
     s.say(f"profile {prof.path}: {len(prof.entries)} entries, {prof.seconds:.3g} s in "
           f"collectives; measuring {npts} points ({100 * share:.0f} % of that time)")
     for e, why in prof.skipped:
-        s.say(f"profile: {e['collective']} p={e['comm_size']} {e['msg_lo']}..{e['msg_hi']} B "
-              f"({e['seconds']:.3g} s) not measured: {why}")
+        msgs = f"{e['msg_lo']}..{e['msg_hi']} B" if e["msg_hi"] is not None else "any size"
+        s.say(f"profile: {e['collective']} p={e['comm_size']} {msgs} ({e['seconds']:.3g} s) "
+              f"not measured: {why}")
     rpn = prof.job.get("ranks_per_node")
     if rpn and (t.node or t.p) != rpn and t.kind != "replay":
         s.say(f"profile: the job ran {rpn} ranks per node, the target has "

@@ -3,30 +3,38 @@ the JSON that COLLX_STATS=FILE.json writes at MPI_Finalize
 (src/core/stats), of which the tuner reads
 
     {"job": {"ranks": 128, "nodes": 16, "ranks_per_node": 8, "seconds": 41.2},
-     "profile": [{"collective": "allreduce", "comm_size": 128, "ranks_per_node": 8,
-                  "nodes": 16, "msg_lo": 1024, "msg_hi": 2047, "calls": 5000,
-                  "ranks": 128, "seconds": 3.1, "rank_seconds": 390.2}, ...]}
+     "profile": [{"collective": "allreduce", "mode": "blocking", "comm_size": 128,
+                  "ranks_per_node": 8, "nodes": 16, "msg_lo": 1024, "msg_hi": 2047,
+                  "calls": 5000, "ranks": 128, "seconds": 3.1, "rank_seconds": 390.2}, ...]}
 
-(other keys are ignored): per call site class, the collective, the
-communicator's size, ranks per node and nodes, the message sizes (bytes
-per rank, as COLLX_RULES' msg_size counts them) from msg_lo to msg_hi,
-the calls, and the time spent in them (seconds: the slowest rank's, which
-is what the job waits for; rank_seconds: summed over ranks).
+(docs/guide/statistics.md, "The profile"; other keys are ignored): per
+collective, mode, communicator size, ranks per node and nodes (null where
+collx could not learn them), and class of message sizes (bytes per rank,
+as COLLX_RULES' msg_size counts them: 0, then 2^(k-1)..2^k - 1; msg_hi
+null for the v- and w-collectives: any), the calls and the time spent in
+them (seconds: the slowest rank's, which is what the job waits for;
+rank_seconds: summed over ranks).
 
 What the tuner measures of it (points): each entry's collective at its
 communicator size, at the class's bounds (msg_lo and msg_hi, rounded to
-the 4-byte elements collbench sends; one size where they agree), each
-weighted by the entry's seconds (split between its sizes). An entry the
-tuner cannot measure is set aside with the reason: a collective this
-collx does not know, a communicator larger than the target's P, or ranks
-per node other than block placement gives a communicator of that size
-(the tuner measures ranks 0..q-1; a communicator of one rank per node,
-the nodes' leaders, is another machine)."""
+the 4-byte elements collbench sends; one size where they agree; any
+sizes: ANY_SIZES), each weighted by the entry's seconds (split between
+its sizes); blocking and nonblocking rows of one point add up (a rule
+serves both; collbench measures the blocking call). An entry the tuner
+cannot measure is set aside with the reason: a collective this collx
+does not know, a communicator larger than the target's P, or ranks per
+node other than block placement gives a communicator of that size (the
+tuner measures ranks 0..q-1; a communicator of one rank per node, the
+nodes' leaders, is another machine)."""
 import json
 
 from collx.tune import grid as gridmod
 
 ELEMENT = 4   # collbench sends MPI_INT: sizes are multiples of 4 bytes
+# A v- or w-collective's sizes, which only some ranks know (msg_hi null):
+# measured at a small, a middle and a large block, as the rules choose one
+# algorithm for all its sizes
+ANY_SIZES = (64, 4096, 262144)
 
 
 class ProfileError(ValueError):
@@ -59,14 +67,15 @@ def read(path):
         if missing:
             raise ProfileError(f"{path}: profile[{i}] lacks {', '.join(missing)}")
         bad = [k for k in ("comm_size", "msg_lo", "msg_hi", "calls", "ranks_per_node",
-                           "nodes", "ranks") if k in e and
+                           "nodes", "ranks") if k in e and e[k] is not None and
                (not isinstance(e[k], int) or isinstance(e[k], bool) or e[k] < 0)]
+        bad += [k for k in ("comm_size", "msg_lo") if e[k] is None]
         bad += [k for k in ("seconds", "rank_seconds") if k in e and
                 (not isinstance(e[k], (int, float)) or isinstance(e[k], bool) or e[k] < 0)]
         if bad:
             raise ProfileError(f"{path}: profile[{i}]: {', '.join(bad)} must be "
                                "non-negative numbers (integers but the seconds)")
-        if e["msg_lo"] > e["msg_hi"]:
+        if e["msg_hi"] is not None and e["msg_lo"] > e["msg_hi"]:
             raise ProfileError(f"{path}: profile[{i}]: msg_lo {e['msg_lo']} > msg_hi "
                                f"{e['msg_hi']}")
         entries.append(dict(e))
@@ -76,9 +85,12 @@ def read(path):
 def sizes_of(entry):
     """The message sizes the tuner measures an entry at: its class's
     bounds, each rounded to collbench's elements (msg_lo up, msg_hi down,
-    at least one element); one where they agree. barrier: grid.BARRIER_SIZE."""
+    at least one element); one where they agree. barrier: grid.BARRIER_SIZE;
+    any sizes (msg_hi null): ANY_SIZES."""
     if entry["collective"] in gridmod.NO_SIZE:
         return [gridmod.BARRIER_SIZE]
+    if entry["msg_hi"] is None:
+        return list(ANY_SIZES)
     lo = max(ELEMENT, -(-entry["msg_lo"] // ELEMENT) * ELEMENT)
     hi = max(ELEMENT, entry["msg_hi"] // ELEMENT * ELEMENT)
     return sorted({lo, max(lo, hi)})

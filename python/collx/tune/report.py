@@ -137,7 +137,8 @@ def profile_section(prof, grids, store, dec, choices, bases, algs):
     before = after = 0.0
     for e in sorted(prof.entries, key=lambda e: -e["seconds"]):
         c, q = e["collective"], e["comm_size"]
-        head = (f"| {c} | {q} | {e.get('ranks_per_node', '')} | {e['msg_lo']}..{e['msg_hi']} | "
+        msgs = f"{e['msg_lo']}..{e['msg_hi']}" if e["msg_hi"] is not None else "any"
+        head = (f"| {c} | {q} | {e.get('ranks_per_node', '')} | {msgs} | "
                 f"{e.get('calls', '')} | {e['seconds']:.4g} | {100 * e['seconds'] / total:.1f} % |")
         if id(e) in skipped or c not in grids:
             lines.append(head + f" not measured: {skipped.get(id(e), 'not asked for')} "

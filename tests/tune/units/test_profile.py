@@ -23,31 +23,37 @@ from collx.tune.store import Store
 from test_sampler import Synthetic
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "profile.json")
-KNOWN = {"allreduce", "bcast", "allgather", "alltoall", "barrier"}
+KNOWN = {"allreduce", "bcast", "allgather", "alltoall", "alltoallv", "barrier"}
 ALGS = {"allreduce": ["native", "ring", "recursive_doubling", "rabenseifner"],
-        "bcast": ["native", "binomial", "linear"], "barrier": ["native", "bruck"]}
+        "bcast": ["native", "binomial", "linear"], "barrier": ["native", "bruck"],
+        "alltoallv": ["native", "pairwise"]}
 
 
 def test_read_and_points():
     job, entries = profile.read(FIXTURE)
     assert job == {"ranks": 32, "nodes": 4, "ranks_per_node": 8, "seconds": 12.5} and \
-        len(entries) == 6, f"the job and the entries: {job}, {len(entries)}"
+        len(entries) == 8, f"the job and the entries: {job}, {len(entries)}"
     prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
-    assert prof.points == {"allreduce": {(32, 1024): 1.5, (32, 2044): 1.5, (8, 8): 1.0},
-                           "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
-                           "barrier": {(32, grid.BARRIER_SIZE): 0.15}}, \
-        f"each entry at its class's bounds in 4-byte elements, its seconds split: " \
-        f"{prof.points}"
+    got = {c: {k: round(w, 9) for k, w in pts.items()} for c, pts in prof.points.items()}
+    assert got == {"allreduce": {(32, 1024): 1.5, (32, 2044): 1.5, (8, 8): 0.75,
+                                 (8, 12): 0.75},
+                   "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
+                   "barrier": {(32, grid.BARRIER_SIZE): 0.15},
+                   "alltoallv": {(16, 64): 0.1, (16, 4096): 0.1, (16, 262144): 0.1}}, \
+        f"each entry at its class's bounds in 4-byte elements, its seconds split; blocking " \
+        f"and nonblocking rows of one point add up; a v-collective (any sizes, ranks per " \
+        f"node unknown) at profile.ANY_SIZES: {prof.points}"
     why = {e["collective"]: w for e, w in prof.skipped}
     assert set(why) == {"allgather", "alltoall"} and "block placement" in why["allgather"] \
         and "larger than the target's 32" in why["alltoall"], \
         f"set aside, with the reason: one rank per node (the nodes' leaders); a " \
         f"communicator larger than P: {why}"
-    assert abs(prof.seconds - 5.0) < 1e-9 and abs(prof.measured_seconds() - 4.65) < 1e-9, \
+    assert abs(prof.seconds - 5.8) < 1e-9 and abs(prof.measured_seconds() - 5.45) < 1e-9, \
         f"the profile's time and the part measured: {prof.seconds}, {prof.measured_seconds()}"
     g = prof.grids()
-    assert list(g) == ["allreduce", "bcast", "barrier"] and g["allreduce"].comms == [8, 32] \
-        and g["allreduce"].sizes == [8, 1024, 2044] and g["barrier"].sizes == [4], \
+    assert list(g) == ["allreduce", "bcast", "alltoallv", "barrier"] and \
+        g["allreduce"].comms == [8, 32] and g["allreduce"].sizes == [8, 12, 1024, 2044] and \
+        g["barrier"].sizes == [4], \
         f"grids: the most time first, the profile's sizes: " \
         f"{[(c, x.comms, x.sizes) for c, x in g.items()]}"
     assert ("no collective bcast in this collx" in
@@ -58,9 +64,11 @@ def test_read_and_points():
 
 def test_sizes_of():
     got = [profile.sizes_of({"collective": "allreduce", "msg_lo": lo, "msg_hi": hi})
-           for lo, hi in ((1, 2), (1024, 2047), (8, 8), (0, 0), (6, 6), (100, 1000))]
-    assert got == [[4], [1024, 2044], [8], [4], [8], [100, 1000]], \
+           for lo, hi in ((1, 1), (2, 3), (1024, 2047), (0, 0), (4, 7), (100, 1000))]
+    assert got == [[4], [4], [1024, 2044], [4], [4], [100, 1000]], \
         f"the class's bounds as collbench sends them (whole 4-byte elements): {got}"
+    assert profile.sizes_of({"collective": "alltoallv", "msg_lo": 0, "msg_hi": None}) == \
+        list(profile.ANY_SIZES), "any sizes (a v-collective): ANY_SIZES"
 
 
 def test_refused():
@@ -96,7 +104,7 @@ def sampled(budget):
     st = Store(0.005)
     opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
                           "timeout": 60, "mem_limit": None})
-    t = Synthetic({"allreduce": 0.05, "bcast": 0.05, "barrier": 0.05})
+    t = Synthetic({"allreduce": 0.05, "bcast": 0.05, "barrier": 0.05, "alltoallv": 0.05})
     t.p, t.node = 32, 8
     with open(os.devnull, "w") as devnull:
         s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
@@ -111,7 +119,8 @@ def sampled(budget):
 def test_sampler_on_a_profile():
     prof, st, natives = sampled(None)
     assert natives == [("allreduce", 32, (1024, 2044)), ("barrier", 32, (4,)),
-                       ("bcast", 16, (65536, 131068)), ("allreduce", 8, (8,))], \
+                       ("bcast", 16, (65536, 131068)), ("alltoallv", 16, (64, 4096, 262144)),
+                       ("allreduce", 8, (8, 12))], \
         f"native at the profile's points only, the largest communicators first: {natives}"
     off = [k for k in st.samples if (k[2], k[3]) not in prof.points[k[0]]]
     assert not off, f"nothing measured off the profile's points: {off[:5]}"
@@ -122,7 +131,7 @@ def test_sampler_on_a_profile():
 
 
 def test_budget_split_by_time():
-    # allreduce at 32 ranks has 3.0 of the profile's 4.65 s measured: with
+    # allreduce at 32 ranks has 3.0 of the profile's 5.45 s measured: with
     # a budget that pays for part of the profile, it is measured first and
     # whole, the lighter points with what is left
     prof, st, _ = sampled(1.6)
