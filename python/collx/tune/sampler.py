@@ -64,10 +64,10 @@ DILUTE = 0.7         # a run grows while it keeps this share of its gain per sec
 # do (gige-18x8 at P = 144, 300 s: the sampler before issue 52 spent 6 % at
 # 112-144 ranks, on native alone). Replayed on the four grids at an eighth
 # of their cost (docs/results/tune/README.md, "The budget where the job
-# runs"), power 1 kept tuned/oracle at P within 1.007 and at P/2 within
-# 1.049 in geometric mean; power 2 starved P/2 more, and budget shares
-# forced on the sizes (each size its share, whatever its risk) did worse at
-# both (1.107 at P on gige-18x8).
+# runs"), power 1 kept tuned/oracle at P within 1.012 and at P/2 within
+# 1.047 in geometric mean; power 2 did worse over all points (1.008-1.022
+# against 1.005-1.013), and budget shares forced on the sizes (each size
+# its share, whatever its risk) did worse at P (1.107 on gige-18x8).
 SIZE_POWER = 1
 
 
