@@ -4,7 +4,12 @@ for online tuning, rules with params. From tests/tune/test_tune_units.py's
 sections partial nodes, merging and variants (params).
 
     test_rules.py [REPO_ROOT]"""
+import json
+import os
+import tempfile
+
 import helpers
+from collx import rulesfile
 from collx.tune import grid, labels, rules
 
 
@@ -111,6 +116,31 @@ def test_variants_never_candidates():
     assert rules.pick_candidates("binomial", [(8, 64)],
                                  {(8, 64): {lab: 1.01, "native": 1.05}}) == ["native"], \
         "variants are never candidates (online tuning tries names)"
+
+
+def test_file_says_beyond_and_check_says_ranges():
+    # what the tuner writes for P = 32 with 8 per node: "beyond": "nearest",
+    # and `collx rules check` says per ranks per node what it serves and
+    # what runs beyond (a job of 64 ranks: the rules of 32)
+    g = grid.Grid("allreduce", grid.comm_sizes(32, 8), grid.msg_sizes(8, 65536))
+    choice = {(q, m): "ring" if (g.comms.index(q) + (m >= 4096)) % 2 else "native"
+              for q, m in g.cells()}
+    rs = rules.build("allreduce", g, choice, node=8)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.json")
+        rules.write(path, rs, rulesfile.provenance("test"))
+        with open(path) as f:
+            doc = json.load(f)
+        ch = rulesfile.check_file(path, rulesfile.Registry(find=False))
+    text = "\n".join(ch.serves)
+    assert doc["beyond"] == "nearest" and not ch.errors, \
+        f"the tuner writes \"beyond\": \"nearest\" and the file checks: {ch.errors}"
+    assert "serves one node of 1..7 ranks (communicator size = ranks per node), messages " \
+        "0 B..64 KiB" in text and "serves ranks per node 8: communicator sizes 8..32, " \
+        "messages 0 B..64 KiB" in text and "beyond them: the nearest rule of the call's " \
+        "ranks per node (with 8 ranks per node, communicator sizes above 32 as at 32 and " \
+        "messages above 64 KiB as at 64 KiB); other ranks per node: native" in text, \
+        f"the check's ranges per ranks per node and what runs beyond them:\n{text}"
 
 
 if __name__ == "__main__":
