@@ -187,9 +187,19 @@ def provenance(command, **fields):
     return rulesfile.provenance(command, **fields)
 
 
+class Rules(list):
+    """A file's rules, with what it says serves beyond them (.beyond)."""
+    beyond = "native"
+
+
 def load(path):
+    """The rules of a file (a Rules: .beyond is the file's "beyond", its
+    default rulesfile.BEYOND_DEFAULT where it says none)."""
     with open(path) as f:
-        return json.load(f)["rules"]
+        doc = json.load(f)
+    out = Rules(doc["rules"])
+    out.beyond = doc.get("beyond", rulesfile.BEYOND_DEFAULT)
+    return out
 
 
 def inside(r, key, v):
@@ -197,12 +207,58 @@ def inside(r, key, v):
     return b is None or (b.get("min", 0) <= v <= b.get("max", float("inf")))
 
 
-def match(rules, coll, q, m, rpn):
+def bounds(r, key):
+    b = r.get(key) or {}
+    return b.get("min", 0), b.get("max", float("inf"))
+
+
+def ratio(rng, v):
+    """How far v lies outside rng = (lo, hi), as rules.c measures it: the
+    ratio lo / v below, v / hi above (1 inside)."""
+    lo, hi = rng
+    if v < lo:
+        return lo / max(v, 1)
+    if v > hi:
+        return v / max(hi, 1)
+    return 1.0
+
+
+def label(r):
+    return label_of(r["algorithm"], {k: str(v) for k, v in (r.get("params") or {}).items()})
+
+
+def match(rules, coll, q, m, rpn, beyond=None):
     """The algorithm the first matching rule picks, as a label with its
-    params (None: no rule matches, native runs), as src/core/select/rules.c does."""
+    params, as src/core/select/rules.c does; where none matches, what
+    beyond says (default: the rules' own .beyond, a plain list "native"):
+    None (native runs) or, "nearest" (rules_pick.c), the rules of coll whose
+    ranks_per_node holds rpn and whose communicator sizes hold q, else
+    those nearest to q (in ratio), then the first of them whose message
+    sizes hold m, else the nearest below or above m (in ratio; a tie: the
+    earlier in the file)."""
+    beyond = beyond or getattr(rules, "beyond", "native")
     for r in rules:
         if r["collective"] == coll and inside(r, "comm_size", q) and \
                 inside(r, "msg_size", m) and inside(r, "ranks_per_node", rpn):
-            return label_of(r["algorithm"], {k: str(v) for k, v in
-                                             (r.get("params") or {}).items()})
-    return None
+            return label(r)
+    if beyond != "nearest":
+        return None
+    mine = [(i, r) for i, r in enumerate(rules)
+            if r["collective"] == coll and inside(r, "ranks_per_node", rpn)]
+    cands = [(i, r) for i, r in mine if inside(r, "comm_size", q)]
+    if not cands and mine:
+        far = min(ratio(bounds(r, "comm_size"), q) for _, r in mine)
+        cands = [(i, r) for i, r in mine if ratio(bounds(r, "comm_size"), q) == far]
+    if not cands:
+        return None
+    for _, r in cands:
+        if inside(r, "msg_size", m):
+            return label(r)
+    below = max((x for x in cands if bounds(x[1], "msg_size")[1] < m),
+                key=lambda x: (bounds(x[1], "msg_size")[1], -x[0]), default=None)
+    above = min((x for x in cands if bounds(x[1], "msg_size")[0] > m),
+                key=lambda x: (bounds(x[1], "msg_size")[0], x[0]), default=None)
+    if below is None or above is None:
+        return label((below or above)[1])
+    up, down = bounds(above[1], "msg_size")[0] / m, m / bounds(below[1], "msg_size")[1]
+    return label(above[1] if up < down or (up == down and above[0] < below[0]) else below[1])

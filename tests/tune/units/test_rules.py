@@ -118,6 +118,35 @@ def test_variants_never_candidates():
         "variants are never candidates (online tuning tries names)"
 
 
+def test_match_beyond_nearest():
+    # as src/core/select/rules_pick.c: a call no rule holds gets the
+    # nearest rule of its ranks per node, in communicator size, then in
+    # message size (ratios; a tie: the earlier rule)
+    rs = rules.Rules([
+        {"collective": "bcast", "algorithm": "binomial", "comm_size": {"min": 2, "max": 16},
+         "msg_size": {"max": 1024}, "ranks_per_node": {"max": 8}},
+        {"collective": "bcast", "algorithm": "linear", "comm_size": {"min": 2, "max": 16},
+         "msg_size": {"min": 4096, "max": 65536}, "ranks_per_node": {"max": 8}},
+        {"collective": "bcast", "algorithm": "hier", "comm_size": {"min": 17, "max": 48},
+         "msg_size": {"max": 65536}, "ranks_per_node": {"min": 8, "max": 8}}])
+    rs.beyond = "nearest"
+    got = [rules.match(rs, "bcast", q, m, rpn) for q, m, rpn in (
+        (64, 100, 8), (64, 10 ** 6, 8), (8, 100, 8), (8, 2000, 8), (8, 3000, 8),
+        (8, 10 ** 6, 8), (64, 100, 16), (12, 100, 4))]
+    assert got == ["hier", "hier", "binomial", "binomial", "linear", "linear", None,
+                   "binomial"], \
+        f"beyond the ranges: the rules of 48 at 64 ranks, the nearest message sizes (2000 B: " \
+        f"1024's, 3000: 4096's), no rule of 16 per node: native, 12 ranks at 4 per node: " \
+        f"the rules of 16: {got}"
+    assert rules.match(rs, "bcast", 64, 100, 8, beyond="native") is None and \
+        rules.match(list(rs), "bcast", 64, 100, 8) is None, \
+        "\"beyond\": \"native\", or a plain list: nothing beyond the ranges"
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.json")
+        rules.write(path, list(rs))
+        assert rules.load(path).beyond == "nearest", "a file's rules carry its \"beyond\""
+
+
 def test_file_says_beyond_and_check_says_ranges():
     # what the tuner writes for P = 32 with 8 per node: "beyond": "nearest",
     # and `collx rules check` says per ranks per node what it serves and
