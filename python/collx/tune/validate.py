@@ -30,7 +30,7 @@ import sys
 import time
 
 from collx.csvio import write_rows
-from collx.tune import grid as gridmod, rules as rulesmod, store
+from collx.tune import grid as gridmod, profile as profmod, rules as rulesmod, store
 from collx.tune.labels import interleaved, runs, same_alg
 from collx.tune.options import make_target, registry, target_args
 from collx.tune.store import Stat, t_upper
@@ -55,6 +55,9 @@ def parse_args(argv):
                     help="use every k-th held-out size (default 2)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
                     "off the grid, grid.held_out_comm_sizes)")
+    ap.add_argument("--profile", help="validate at an application's profile (COLLX_STATS "
+                    "JSON, as tune --profile): its collectives and communicator sizes, in the "
+                    "middle of each message-size class (the tuner measured its bounds)")
     ap.add_argument("--out", help="folder for validate.md, validate.csv and validate.json "
                     "(every algorithm's time at every point)")
     ap.add_argument("--from", dest="resume", help="no measuring: evaluate the rules against "
@@ -64,6 +67,39 @@ def parse_args(argv):
                     "and native, timed in the same launch, give a ratio per launch and a "
                     "95%% interval of tuned/native (default 1)")
     return ap.parse_args(argv)
+
+
+def profile_plan(a, t, known):
+    """{collective: [(q, sizes)]} of a profile's points: each measurable
+    entry's communicator size (profile.Profile) at the middle of its
+    message class, 3 * 2^(k-2) for the class 2^(k-1)..2^k - 1 (held out:
+    the tuner measured the bounds; a class of one size: itself), any sizes
+    (v-collectives) between profile.ANY_SIZES."""
+    try:
+        job, entries = profmod.read(a.profile)
+    except profmod.ProfileError as e:
+        raise SystemExit(f"validate: {e}")
+    prof = profmod.Profile(a.profile, job, entries, t.p, t.node, known)
+    skipped = {id(e) for e, _ in prof.skipped}
+    plan = {}
+    for e in entries:
+        c = e["collective"]
+        if id(e) in skipped or (a.colls != "all" and c not in a.colls.split(",")):
+            continue
+        if c in gridmod.NO_SIZE:
+            ms = [gridmod.BARRIER_SIZE]
+        elif e["msg_hi"] is None:
+            ms = [int(math.sqrt(x * y)) // 4 * 4
+                  for x, y in zip(profmod.ANY_SIZES, profmod.ANY_SIZES[1:])]
+        else:
+            lo, hi = profmod.sizes_of(e)[0], profmod.sizes_of(e)[-1]
+            ms = [max(lo, min(hi, lo * 3 // 2 // 4 * 4))]
+        cur = dict(plan.get(c, []))
+        cur[e["comm_size"]] = sorted(set(cur.get(e["comm_size"], [])) | set(ms))
+        plan[c] = sorted(cur.items())
+    if not plan:
+        raise SystemExit(f"validate: nothing to validate in {a.profile}")
+    return plan
 
 
 def points(a, t):
@@ -203,7 +239,12 @@ def main(argv):
         where = f"the measurements of {a.resume}"
     else:
         t = make_target(a)
-        data = collect(t, a, registry(t, a.colls, params=not a.no_params, only=a.algs), files)
+        plan = None
+        if a.profile:
+            plan = profile_plan(a, t, set(registry(t, "all", params=False)))
+            a.colls = ",".join(plan)
+        data = collect(t, a, registry(t, a.colls, params=not a.no_params, only=a.algs), files,
+                       plan)
         where = t.describe()
     rows, problems = evaluate(data, files)
     lines = []
@@ -228,13 +269,19 @@ def main(argv):
     return 1 if any("rules say" in p for p in problems) else 0
 
 
-def collect(t, a, algs, files):
+def collect(t, a, algs, files, plan=None):
     """Measures every held-out point: every algorithm once with the first
     file's choice, then the other files' choices alone. Returns the data
     validate.json keeps: per collective and communicator size the ranks
     per node, every algorithm's (us, ran) per size ("forced"), and each
-    file's ("selected")."""
-    comms, sizes = points(a, t)
+    file's ("selected"). plan: {collective: [(q, sizes)]} (a profile's
+    points, profile_plan) instead of every held-out size at every held-out
+    communicator size."""
+    if plan:
+        comms = sorted({q for v in plan.values() for q, _ in v})
+        sizes = sorted({m for v in plan.values() for _, ms in v for m in ms})
+    else:
+        comms, sizes = points(a, t)
     data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
             "reps": a.reps, "iters": a.iters,
             "launches": a.launches if t.launches_vary else 1, "clock": t.clock, "points": [],
@@ -243,9 +290,10 @@ def collect(t, a, algs, files):
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
           file=sys.stderr, flush=True)
     for coll, names in algs.items():
-        use = sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE]
         cannot = {}
-        for q in comms:
+        for q, use in plan[coll] if plan else [
+                (q, sizes if coll not in gridmod.NO_SIZE else [gridmod.BARRIER_SIZE])
+                for q in comms]:
             for i, path in enumerate(files):
                 labels = ["selected"] + (names if i == 0 else [])
                 res, spent, ppn, fails, pairs = measure(t, a, coll, q, labels, use, path,

@@ -4,6 +4,8 @@ launch; the ratio's interval and p; Holm's correction. From
 tests/tune/test_tune_units.py's validate part.
 
     test_validate.py [REPO_ROOT]"""
+import os
+
 import helpers
 from collx.tune import validate
 
@@ -36,6 +38,21 @@ def test_holm():
         validate.holm([0.0001, 0.0002, 0.3]) == 2 and validate.holm([0.03] * 20) == 0, \
         "Holm: 0.001 of 4 rejected (< 0.0125), 0.02 not (> 0.0167); twenty points at 0.03 " \
         "are what chance gives (none rejected)"
+
+
+def test_profile_points():
+    # validate --profile: the profile's points, in the middle of each
+    # message class (the tuner measured its bounds: tune --profile)
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                           "profile.json")
+    a = type("A", (), {"profile": fixture, "colls": "all"})
+    t = type("T", (), {"p": 32, "node": 8})
+    plan = validate.profile_plan(a, t, {"allreduce", "bcast", "allgather", "alltoall",
+                                        "alltoallv", "barrier"})
+    assert plan == {"allreduce": [(8, [12]), (32, [1536])], "bcast": [(16, [98304])],
+                    "alltoallv": [(16, [512, 32768])], "barrier": [(32, [4])]}, \
+        f"each measurable entry at its class's middle (3 * 2^(k-2)); any sizes between " \
+        f"profile.ANY_SIZES; the entries tune --profile sets aside left out: {plan}"
 
 
 if __name__ == "__main__":
