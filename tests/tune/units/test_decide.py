@@ -217,5 +217,22 @@ def test_variant_spread_shrinks():
         f"a knob that changed nothing where measured: its spread shrinks ({off.spread:.3f})"
 
 
+def test_variant_unmeasured_at_size_no_evidence():
+    # hier@K=1 measured at 8 and 16 ranks, 0.5 times hier there: at 32 ranks,
+    # where it never ran, its offset prediction (45 us, native 100) must not
+    # replace native; where it ran, it may
+    d = variant_decider([(8, m) for m in VM] + [(16, m) for m in VM], offset=0.5)
+    nat = d.estimate("bcast", "native", 32, 4096)
+    far = d.estimate("bcast", "hier@K=1", 32, 4096)
+    assert far is not None and far.via and math.exp(far.ln) < 50.0 and \
+        not d.evidence("bcast", "hier@K=1", far, nat, 32, 4096), \
+        f"a variant never measured at 32 ranks is no evidence there " \
+        f"({math.exp(far.ln):.1f} us predicted)"
+    near = d.estimate("bcast", "hier@K=1", 16, 4096)
+    assert near.measured and d.evidence("bcast", "hier@K=1", near,
+                                        d.estimate("bcast", "native", 16, 4096), 16, 4096), \
+        "where it was measured, it is"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())
