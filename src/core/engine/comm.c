@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "comm.h"
+#include "recent.h"
 #include "plan_comm.h"
 #include "progress.h"
 #include "sched.h"
@@ -44,52 +45,14 @@ static void drain(cx_comm *c)
     }
 }
 
-#ifdef SMPI_H
-/* The simulated ranks may share one thread, and its thread-locals: no
- * per-thread memory of the last communicator. */
-cx_comm *cx_comm_recent(MPI_Comm comm)
-{
-    (void)comm;
-    return NULL;
-}
-
-static void remember(MPI_Comm comm, cx_comm *c)
-{
-    (void)comm, (void)c;
-}
-
-static void forget_all(void) {}
-#else
-/* States deleted so far: a thread's recent lookup holds while this has
- * not changed (a freed communicator's handle may come back for a new
- * one). */
+/* States deleted so far, and this thread's last lookup (recent.h). */
 static atomic_uint deleted;
-static _Thread_local struct {
-    MPI_Comm comm;
-    cx_comm *c;
-    unsigned deleted;
-} recent;
+static CX_RECENT_LOCAL cx_recent recent;
 
 cx_comm *cx_comm_recent(MPI_Comm comm)
 {
-    return recent.c && recent.comm == comm &&
-                   recent.deleted == atomic_load_explicit(&deleted, memory_order_acquire)
-               ? recent.c
-               : NULL;
+    return cx_recent_get(&recent, &deleted, comm);
 }
-
-static void remember(MPI_Comm comm, cx_comm *c)
-{
-    recent.deleted = atomic_load_explicit(&deleted, memory_order_acquire);
-    recent.comm = comm;
-    recent.c = c;
-}
-
-static void forget_all(void)
-{
-    atomic_fetch_add_explicit(&deleted, 1, memory_order_acq_rel);
-}
-#endif
 
 static void (*_Atomic room_release[CX_ROOMS])(void *state);
 
@@ -112,7 +75,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     cx_comm *c = attr;
-    forget_all();
+    cx_recent_forget(&deleted);
     drain(c);
     for (int i = 0; cx_families[i]; i++)
         if (c->family_state[i] && cx_families[i]->release)
@@ -149,7 +112,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     if ((err = PMPI_Comm_get_attr(comm, cx_keyval, &c, &found)))
         return err;
     if (found) {
-        remember(comm, c);
+        cx_recent_set(&recent, &deleted, comm, c);
         *out = c;
         return MPI_SUCCESS;
     }
@@ -178,7 +141,7 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
         delete_state(comm, cx_keyval, c, NULL);
         return err;
     }
-    remember(comm, c);
+    cx_recent_set(&recent, &deleted, comm, c);
     *out = c;
     return MPI_SUCCESS;
 }

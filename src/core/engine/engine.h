@@ -16,6 +16,7 @@
 #include "plan_comm.h"
 #include "request.h"
 #include "blocks.h"
+#include "recent.h"
 
 /* A nonblocking call's schedule s runs on duplicates of a's derived
  * datatypes, freed with s: the program may free its own; its count and

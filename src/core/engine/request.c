@@ -218,15 +218,24 @@ static void completed(CX_Request *request)
         release(request);
 }
 
+/* The program completes r: 0 when there is nothing to complete (no
+ * request, or a persistent one not started); else r's clock runs again. */
+static int taken_up(struct cx_request *r)
+{
+    if (!r || (r->active && !*r->active))
+        return 0;
+    if (r->timer)
+        r->timer->resume(r->clock);
+    return 1;
+}
+
 int CX_Test(CX_Request *request, int *flag)
 {
     int err = MPI_SUCCESS, polling = 0;
     struct cx_request *r = *request;
     *flag = 1;
-    if (!r || (r->active && !*r->active))
+    if (!taken_up(r))
         return MPI_SUCCESS;
-    if (r->timer)
-        r->timer->resume(r->clock);
     if (r->native) {
         err = PMPI_Test(&r->mpi, flag, MPI_STATUS_IGNORE);
         *flag |= err != MPI_SUCCESS;
@@ -257,10 +266,8 @@ int CX_Wait(CX_Request *request)
 {
     int err;
     struct cx_request *r = *request;
-    if (!r || (r->active && !*r->active))
+    if (!taken_up(r))
         return MPI_SUCCESS;
-    if (r->timer)
-        r->timer->resume(r->clock);
     if (r->native) {
         err = PMPI_Wait(&r->mpi, MPI_STATUS_IGNORE);
     } else if (cx_progress_remove(&r->job)) {

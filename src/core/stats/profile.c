@@ -24,44 +24,15 @@ static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------ finding a record */
-#ifdef SMPI_H
-/* Simulated ranks may share a thread: no per-thread memory. */
-static cx_profile_comm *recent_of(MPI_Comm comm) { (void)comm; return NULL; }
-static void remember(MPI_Comm comm, cx_profile_comm *r) { (void)comm, (void)r; }
-static void forget_all(void) {}
-#else
-static atomic_uint deleted;   /* attributes gone: a handle may come back */
-static _Thread_local struct {
-    MPI_Comm comm;
-    cx_profile_comm *rec;
-    unsigned deleted;
-} recent;
-
-static cx_profile_comm *recent_of(MPI_Comm comm)
-{
-    return recent.rec && recent.comm == comm &&
-                   recent.deleted == atomic_load_explicit(&deleted, memory_order_acquire)
-               ? recent.rec : NULL;
-}
-
-static void remember(MPI_Comm comm, cx_profile_comm *r)
-{
-    recent.deleted = atomic_load_explicit(&deleted, memory_order_acquire);
-    recent.comm = comm;
-    recent.rec = r;
-}
-
-static void forget_all(void)
-{
-    atomic_fetch_add_explicit(&deleted, 1, memory_order_acq_rel);
-}
-#endif
+/* Attributes gone so far, and this thread's last lookup (recent.h). */
+static atomic_uint deleted;
+static CX_RECENT_LOCAL cx_recent recent;
 
 /* The record outlives the communicator (the report reads it). */
 static int forget(MPI_Comm comm, int kv, void *attr, void *extra)
 {
     (void)comm, (void)kv, (void)attr, (void)extra;
-    forget_all();
+    cx_recent_forget(&deleted);
     return MPI_SUCCESS;
 }
 
@@ -125,20 +96,20 @@ static cx_profile_comm *record(int size, int *members, int nodes, int per_node)
 
 cx_profile_comm *cx_profile_comm_of(MPI_Comm comm, int size)
 {
-    cx_profile_comm *r = recent_of(comm);
+    cx_profile_comm *r = cx_recent_get(&recent, &deleted, comm);
     int flag = 0, nodes = -1, per_node = -1, *members = NULL;
     if (r)
         return r;
     pthread_once(&keyval_once, make_keyval);
     if (keyval != MPI_KEYVAL_INVALID && !PMPI_Comm_get_attr(comm, keyval, &r, &flag) && flag) {
-        remember(comm, r);
+        cx_recent_set(&recent, &deleted, comm, r);
         return r;
     }
     if (!cx_nodes_fake(size, &nodes, &per_node) && !(members = world_ranks(comm, size)))
         return NULL;
     if ((r = record(size, members, nodes, per_node)) && keyval != MPI_KEYVAL_INVALID &&
         !PMPI_Comm_set_attr(comm, keyval, r))
-        remember(comm, r);
+        cx_recent_set(&recent, &deleted, comm, r);
     return r;
 }
 
