@@ -127,6 +127,15 @@ static int node_changes(const cx_topo *t, const int *o)
     return c;
 }
 
+/* o is rank order rotated to start at root. */
+static int rank_order(const int *o, int p, int root)
+{
+    for (int v = 0; v < p; v++)
+        if (o[v] != (v + root) % p)
+            return 0;
+    return 1;
+}
+
 static void test_measured(const char *prefix)
 {
     char path[600];
@@ -162,7 +171,11 @@ static void test_measured(const char *prefix)
                 const int *o = cx_topo_order_with(t, h, k, roots[ri]);
                 CHECK(o && o[0] == roots[ri], "order h%d k%d root %d", h, k, roots[ri]);
                 agree(comm, o, (int)sizeof(int) * size, "order");
-                if (k == CX_TOPO_RING)
+                /* A ring mapping keeps nodes whole; rank order (from the
+                 * root) stays where the model finds no mapping better by
+                 * COLLX_TOPO_TOLERANCE, which measured distances on a
+                 * loaded machine can make so (seen once in a full run). */
+                if (k == CX_TOPO_RING && o && !rank_order(o, size, roots[ri]))
                     CHECK(node_changes(t, o) == (t->nn > 1 ? t->nn : 0), "ring order h%d "
                           "keeps nodes whole (%d changes)", h, node_changes(t, o));
             }
