@@ -32,6 +32,10 @@ void cb_opts_usage(void *file, const char *prog)
 "  -m MIN:MAX        bytes per rank, powers of two between (default 4:4096);\n"
 "  -m A,B,...        or exactly these sizes (K, M suffixes)\n"
 "  --comm-size Q     measure on ranks 0..Q-1 only (the others wait)\n"
+"  --comm-shape NxK  measure on K ranks of each of the first N nodes (the\n"
+"                    lowest ranks of each, in rank order; nodes as collx sees\n"
+"                    them, COLLX_RANKS_PER_NODE/COLLX_FAKE_NODES included);\n"
+"                    --comm-size, if given, must be N*K (the others wait)\n"
 "  -i N              timed repetitions (default 100)\n"
 "  -x N              warm-up calls (default 10)\n"
 "  -f                full statistics (min/median/mean/max of r and e)\n"
@@ -149,6 +153,26 @@ static int size_list(cb_opts *o, const char *val, char *err, size_t len)
     return 0;
 }
 
+/* --comm-shape NxK: two counts >= 1 whose product is a rank count. */
+static int comm_shape(cb_opts *o, const char *val, char *err, size_t len)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(val, &end, 10), k = 0;
+    if (!errno && end != val && *end == 'x') {
+        const char *s = end + 1;
+        k = strtol(s, &end, 10);
+        if (errno || end == s || *end)
+            k = 0;
+    }
+    if (n < 1 || k < 1 || n > (1 << 20) || k > (1 << 20) || n * k > (1L << 30))
+        return fail(err, len, "bad --comm-shape '%s' (want NxK: K ranks on each of N "
+                    "nodes, e.g. 4x1)", val);
+    o->shape_nodes = (int)n;
+    o->shape_per = (int)k;
+    return 0;
+}
+
 static void defaults(cb_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -231,6 +255,8 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         o->comm_size = (int)v;
         return 0;
     }
+    if (!strcmp(name, "--comm-shape"))
+        return comm_shape(o, val, err, len);
     if (!strcmp(name, "-i") || !strcmp(name, "-x")) {
         if (parse_int(val, !strcmp(name, "-i") ? 1 : 0, 1000000, &v))
             return fail(err, len, "bad count for %s: '%s'", name, val);
@@ -324,7 +350,7 @@ static int takes_value(const char *name)
     static const char *const v[] = {
         "--coll", "--algs", "--guide-algs", "--g2-algs", "-m", "-i", "-x", "--root",
         "--problem", "-b", "--pap", "--max-delay", "--seed", "--tolerance",
-        "--mode", "--csv", "--json", "--comm-size", NULL};
+        "--mode", "--csv", "--json", "--comm-size", "--comm-shape", NULL};
     for (int i = 0; v[i]; i++)
         if (!strcmp(name, v[i]))
             return 1;
@@ -351,6 +377,13 @@ static int check(cb_opts *o, char *err, size_t len)
                     o->mode == CB_MODE_PERSISTENT ? "persistent" : "nonblocking");
     if (o->mode == CB_MODE_PERSISTENT && o->root_mode == CB_ROOT_ROTATE)
         return fail(err, len, "--mode persistent fixes the root at init: no --root rotate");
+    if (o->shape_nodes) {   /* the shape says the size; a size given must agree */
+        int q = o->shape_nodes * o->shape_per;
+        if (o->comm_size && o->comm_size != q)
+            return fail(err, len, "--comm-size %d and --comm-shape %dx%d (%d ranks) disagree",
+                        o->comm_size, o->shape_nodes, o->shape_per, q);
+        o->comm_size = q;
+    }
     if (o->nproblems && !o->root_given)
         o->root_mode = CB_ROOT_MID; /* Träff: r = floor(p/2) */
     return 0;

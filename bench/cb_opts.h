@@ -23,6 +23,8 @@ typedef struct {
     long size_list[CB_MAX_LIST];            /* -m A,B,...: these sizes instead */
     int nsize_list;
     int comm_size;                          /* --comm-size Q: ranks 0..Q-1 (0: all) */
+    int shape_nodes, shape_per;             /* --comm-shape NxPER: PER ranks on each
+                                               of the first N nodes (0: none) */
     int iters, warmup;                      /* -i, -x */
     int full, validate, quiet;              /* -f, -c, -q */
     int host_time;                          /* --host-time */

@@ -14,8 +14,12 @@ void cb_table_add(cb_table *t, const cb_row *r)
 void cb_print_header(FILE *f, const cb_meta *m, const char *coll,
                      int problem_mode, int full)
 {
-    fprintf(f, "# collbench %s  p=%d ppn=%d root=%s warmup=%d iters=%d "
-            "platform=%s", coll, m->p, m->ppn, m->root, m->warmup, m->iters,
+    fprintf(f, "# collbench %s  p=%d ppn=%d", coll, m->p, m->ppn);
+    if (m->nodes >= 0)
+        fprintf(f, " nodes=%d", m->nodes);
+    if (m->shape[0])
+        fprintf(f, " shape=%s", m->shape);
+    fprintf(f, " root=%s warmup=%d iters=%d platform=%s", m->root, m->warmup, m->iters,
             m->platform);
     if (m->max_delay_ms > 0)
         fprintf(f, " pap=uniform max_delay=%gms seed=%llu", m->max_delay_ms, m->seed);
@@ -69,7 +73,7 @@ void cb_csv_header(FILE *f)
 {
     fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
             "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
-            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s\n");
+            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s,nodes,shape\n");
 }
 
 void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r)
@@ -96,7 +100,9 @@ void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r)
     fprintf(f, ",%s,", r->ran);
     if (r->host_s >= 0)
         fprintf(f, "%.4f", r->host_s);
-    fputc('\n', f);
+    fputc(',', f);
+    opt_long(f, m->nodes);
+    fprintf(f, ",%s\n", m->shape);
 }
 
 int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
@@ -138,7 +144,11 @@ int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
         return -1;
     fprintf(f, "{\"schema\": \"collbench/1\",\n \"meta\": {");
     json_str(f, "platform", m->platform);
-    fprintf(f, ", \"p\": %d, \"ppn\": %d, ", m->p, m->ppn);
+    fprintf(f, ", \"p\": %d, \"ppn\": %d", m->p, m->ppn);
+    json_num(f, "nodes", m->nodes);
+    fputs(", ", f);
+    json_str(f, "shape", m->shape);
+    fputs(", ", f);
     json_str(f, "root", m->root);
     fprintf(f, ", \"warmup\": %d, \"iters\": %d, \"max_delay_ms\": %g, \"seed\": %llu, ",
             m->warmup, m->iters, m->max_delay_ms, m->seed);

@@ -9,6 +9,8 @@
 typedef struct {
     char platform[64];
     int p, ppn, warmup, iters;
+    int nodes;            /* nodes of the communicator as collx sees them (-1: unknown) */
+    char shape[32];       /* --comm-shape NxK as given ("": none) */
     double max_delay_ms;
     unsigned long long seed;
     char root[16];

@@ -4,7 +4,7 @@
  * the run time r = max f - min a and the average elapsed time
  * e = mean(f - a) (PAP paper eq. 1-2) and report min/median/mean/max over
  * repetitions. See bench/README.md. */
-#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep, setenv */
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -20,6 +20,10 @@
 #include "cb_pap.h"
 #include "cb_problem.h"
 #include "cb_stats.h"
+/* collx's own node layout (real nodes or COLLX_RANKS_PER_NODE /
+ * COLLX_FAKE_NODES), so that --comm-shape and column ppn see the nodes
+ * collx's algorithms and rules see */
+#include "core/engine/comm.h"
 
 #define CB_CACHE 128
 #define CB_MAX_ALGS 64   /* algorithms of one collective */
@@ -409,14 +413,16 @@ static int bad_usage(bench *B, const char *msg, const char *prog)
     return 2;
 }
 
-/* --comm-size Q: the benchmark runs on ranks 0..Q-1 (with block placement,
- * whole nodes first). The other ranks wait for them in a barrier they poll
- * with sleeps, so they do not take the CPU from the measured ranks when
- * cores are oversubscribed. Returns 1 on the waiting ranks (finalized). */
-static int sub_comm(bench *B, int q)
+/* The benchmark's communicator: the ranks with member set (--comm-size Q:
+ * ranks 0..Q-1, with block placement whole nodes first; --comm-shape: its
+ * ranks), in world rank order. The other ranks wait for them in a barrier
+ * they poll with sleeps, so they do not take the CPU from the measured
+ * ranks when cores are oversubscribed. Returns 1 on the waiting ranks
+ * (finalized). */
+static int sub_comm(bench *B, int member)
 {
     MPI_Comm sub, world = B->comm;
-    MPI_Comm_split(world, B->rank < q ? 0 : MPI_UNDEFINED, B->rank, &sub);
+    MPI_Comm_split(world, member ? 0 : MPI_UNDEFINED, B->rank, &sub);
     if (sub == MPI_COMM_NULL) {
         MPI_Request req;
         int done = 0;
@@ -437,6 +443,130 @@ static int sub_comm(bench *B, int q)
     MPI_Comm_rank(B->comm, &B->rank);
     MPI_Comm_size(B->comm, &B->p);
     return 0;
+}
+
+/* "2,2,1" (the ranks of each node, in node order) into buf. */
+static void node_sizes_text(const int *count, int nodes, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < nodes && n + 16 < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", count[i]);
+    if (nodes && n + 16 >= len)
+        snprintf(buf + n, len - n, ",...");
+}
+
+/* --comm-shape NxK over the world's nodes as collx sees them (lowest[r]:
+ * the lowest rank of rank r's node, the same on every rank): in[r] = the
+ * node (0..N-1) rank r stands for, or -1; rank r is in when it is one of
+ * the K lowest ranks of one of the first N nodes (nodes in the order of
+ * their lowest ranks). Returns 0, or -1 with err when the world has no N
+ * nodes of at least K ranks there (every rank alike). */
+static int shape_members(const int *lowest, int p, int n, int k, int *in, char *err,
+                         size_t len)
+{
+    int *node = malloc(sizeof(int) * 2 * (size_t)p), nodes = 0;
+    if (!node) {
+        snprintf(err, len, "--comm-shape: out of memory");
+        return -1;
+    }
+    int *count = node + p;   /* ranks per node, by node */
+    for (int r = 0; r < p; r++) {
+        if (lowest[r] == r) {   /* r leads a new node */
+            count[nodes] = 0;
+            node[r] = nodes++;
+        } else {
+            node[r] = node[lowest[r]];
+        }
+        int local = count[node[r]]++;
+        in[r] = node[r] < n && local < k ? node[r] : -1;
+    }
+    int short_of = nodes < n;
+    for (int i = 0; i < n && i < nodes; i++)
+        short_of |= count[i] < k;
+    if (short_of) {
+        char sizes[96];
+        node_sizes_text(count, nodes, sizes, sizeof sizes);
+        snprintf(err, len, "--comm-shape %dx%d needs %d node%s of at least %d rank%s; the "
+                 "%d ranks started are on %d node%s of %s rank%s (nodes as collx sees "
+                 "them: the real ones, or COLLX_RANKS_PER_NODE / COLLX_FAKE_NODES)", n, k, n,
+                 n == 1 ? "" : "s", k, k == 1 ? "" : "s", p, nodes, nodes == 1 ? "" : "s",
+                 sizes, nodes == 1 && count[0] == 1 ? "" : "s");
+    }
+    free(node);
+    return short_of ? -1 : 0;
+}
+
+/* Under a fake layout collx numbers nodes by the rank in each communicator
+ * (src/core/engine/nodes.c): ranks 0..Q-1 keep their nodes, the members of
+ * a shape would not. Collx serves only the benchmark communicator here, so
+ * the layout becomes its members' own nodes (in[r] in world rank order,
+ * its rank order). Returns 0, or -1 with err. */
+static int fake_layout_of(const int *in, int p, char *err, size_t len)
+{
+    int nodes, per;
+    if (!cx_nodes_fake(1, &nodes, &per))
+        return 0;   /* real nodes: the members keep them */
+#ifdef CB_SMPI
+    (void)in, (void)p;
+    snprintf(err, len, "--comm-shape under COLLX_RANKS_PER_NODE / COLLX_FAKE_NODES: not "
+             "in SMPI (there the platform's hosts are the nodes)");
+    return -1;
+#else
+    size_t cap = 12 * (size_t)p + 1, n = 0;
+    char *list = malloc(cap);
+    if (!list) {
+        snprintf(err, len, "--comm-shape: out of memory");
+        return -1;
+    }
+    list[0] = '\0';
+    for (int r = 0; r < p; r++)
+        if (in[r] >= 0)
+            n += (size_t)snprintf(list + n, cap - n, "%s%d", n ? "," : "", in[r]);
+    setenv("COLLX_FAKE_NODES", list, 1);   /* wins over COLLX_RANKS_PER_NODE */
+    free(list);
+    cx_knobs_reread();   /* collx reads its variables once */
+    return 0;
+#endif
+}
+
+/* --comm-shape: whether this rank is a member (*member), or -1 with err. */
+static int shape_comm(bench *B, int *member, char *err, size_t len)
+{
+    int *lowest = malloc(sizeof(int) * 2 * (size_t)B->p), rc = -1;
+    if (!lowest) {
+        snprintf(err, len, "--comm-shape: out of memory");
+        return -1;
+    }
+    int *in = lowest + B->p;   /* each world rank's node in the shape, or -1 */
+    if (cx_nodes_lowest(B->comm, lowest) != MPI_SUCCESS)
+        snprintf(err, len, "--comm-shape: collx could not tell the nodes");
+    else if (!shape_members(lowest, B->p, B->o.shape_nodes, B->o.shape_per, in, err, len))
+        rc = fake_layout_of(in, B->p, err, len);
+    if (!rc)
+        *member = in[B->rank] >= 0;
+    free(lowest);
+    return rc;
+}
+
+/* Nodes and ranks on the fullest node of the benchmark communicator, as
+ * collx sees them (what its rules match); the largest shared-memory group
+ * where collx cannot tell. */
+static void comm_nodes(bench *B)
+{
+    int *lowest = malloc(sizeof(int) * (size_t)B->p);
+    if (lowest && cx_nodes_lowest(B->comm, lowest) == MPI_SUCCESS) {
+        cx_nodes_count(lowest, B->p, &B->meta.nodes, &B->meta.ppn);
+    } else {
+        MPI_Comm node;
+        int nsz;
+        MPI_Comm_split_type(B->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &nsz);
+        MPI_Comm_free(&node);
+        MPI_Allreduce(&nsz, &B->meta.ppn, 1, MPI_INT, MPI_MAX, B->comm);
+        B->meta.nodes = -1;
+    }
+    free(lowest);
 }
 
 /* Checks user-given names against the registry; fills in all if none. */
@@ -516,22 +646,20 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "--root %d is not a rank (p = %d)", o->root, p);
         return bad_usage(B, err, argv[0]);
     }
-    if (p < B->p && sub_comm(B, p))
+    int member = B->rank < p;
+    if (o->shape_nodes && shape_comm(B, &member, err, sizeof err))
+        return bad_usage(B, err, argv[0]);
+    if ((o->shape_nodes || p < B->p) && sub_comm(B, member))
         return 0;   /* this rank was not in it */
 #ifdef CB_SMPI
     B->shared = !o->validate;
 #endif
-
-    /* ranks per node: the largest shared-memory group */
-    MPI_Comm node;
-    int nsz;
-    MPI_Comm_split_type(B->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsz);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(&nsz, &B->meta.ppn, 1, MPI_INT, MPI_MAX, B->comm);
+    comm_nodes(B);
     cb_clock_init(B->comm);
 
     cb_meta *mt = &B->meta;
+    if (o->shape_nodes)
+        snprintf(mt->shape, sizeof mt->shape, "%dx%d", o->shape_nodes, o->shape_per);
     const char *plat = getenv("COLLX_PLATFORM");
     snprintf(mt->platform, sizeof mt->platform, "%s", plat && *plat ? plat : "real");
     mt->p = B->p;

@@ -50,6 +50,10 @@ int main(void)
           o.host_time);
     CHECK(o.nsize_list == 3 && o.size_list[1] == 96 && o.size_list[2] == 4096 &&
           o.comm_size == 6);
+    CHECK(parse("--coll bcast --comm-shape 4x1", &o, err) == 0 && o.shape_nodes == 4 &&
+          o.shape_per == 1 && o.comm_size == 4);   /* the shape says the size */
+    CHECK(parse("--coll bcast --comm-size 6 --comm-shape=3x2", &o, err) == 0 &&
+          o.shape_nodes == 3 && o.shape_per == 2 && o.comm_size == 6);
     CHECK(parse("--coll bcast -m 8,16 -m 4:64", &o, err) == 0 && o.nsize_list == 0 &&
           o.max_size == 64);
     CHECK(parse("--help", &o, err) == 0 && o.help);
@@ -63,6 +67,11 @@ int main(void)
     bad("--coll gather -m 8,,16", "bad size list");
     bad("--coll gather -m 8,2G", "bad size '2G'");
     bad("--coll gather --comm-size 0", "bad --comm-size");
+    bad("--coll gather --comm-shape 3", "bad --comm-shape '3'");
+    bad("--coll gather --comm-shape 0x2", "bad --comm-shape");
+    bad("--coll gather --comm-shape 2x", "bad --comm-shape");
+    bad("--coll gather --comm-shape 2x1x1", "bad --comm-shape");
+    bad("--coll gather --comm-shape 3x2 --comm-size 5", "disagree");
     bad("--coll gather -i 0", "bad count for -i");
     bad("--coll gather -i", "needs a value");
     bad("--coll gather --bogus", "unknown option");
