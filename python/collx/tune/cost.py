@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from collx.tune import grid as gridmod
 from collx.tune.labels import base_of, runs
 from collx.tune.model import AlgModel
 
@@ -39,15 +40,17 @@ class CostModel:
         self.models, self.cache, self.launch = {}, {}, (DEFAULT_LAUNCH, 0.0)
         self.growth = {}   # (coll, a, dom) -> exponent beyond the largest q measured
 
-    def domain(self, q):
-        return int(self.node is not None and q > self.node)
+    def domain(self, coll, q):
+        """1 across nodes (a shaped key's nodes are its own: grid.node_of)."""
+        node = gridmod.node_of(coll, self.node)
+        return int(node is not None and q > node)
 
     def refit(self, coll):
         self.cache = {k: v for k, v in self.cache.items() if k[0] != coll}
         pts = {}
         for (c, a, q, m), xs in self.store.host.items():
             if c == coll:
-                pts.setdefault((a, self.domain(q)), []).append(
+                pts.setdefault((a, self.domain(coll, q)), []).append(
                     (q, m, max(sum(xs) / len(xs), 1e-5)))
         for a in self.algs[coll]:
             for dom in (0, 1):
@@ -69,7 +72,7 @@ class CostModel:
         for a in self.algs[coll]:
             for dom in (0, 1):
                 model = self.models.get((coll, a, dom))
-                todo = [(q, m) for q, m in cells if self.domain(q) == dom and
+                todo = [(q, m) for q, m in cells if self.domain(coll, q) == dom and
                         (coll, a, q, m) not in self.store.host]
                 if model is None or model.n < 3 or not todo:
                     continue
@@ -85,7 +88,7 @@ class CostModel:
         if key in self.cache:
             return self.cache[key]
         xs = self.store.host.get(key)
-        model = self.models.get((coll, a, self.domain(q)))
+        model = self.models.get((coll, a, self.domain(coll, q)))
         if xs:
             got = sum(xs) / len(xs)
         elif model is not None and model.n >= 3:
@@ -93,13 +96,13 @@ class CostModel:
             # ring or pairwise exchange, and sharing links costs the solver more)
             top = max(qq for qq, _ in model.points)
             got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \
-                max(q / top, 1) ** self.growth[(coll, a, self.domain(q))]
+                max(q / top, 1) ** self.growth[(coll, a, self.domain(coll, q))]
         elif (base := base_of(a, self.algs[coll])):   # a variant not measured there:
             got = self.case(coll, base, q, m)            # as its algorithm
         else:   # nothing on this algorithm there yet: the others' mean, or a guess
             others = [self.case(coll, b, q, m) for b in self.algs[coll]
-                      if b != a and self.models.get((coll, b, self.domain(q))) is not None
-                      and self.models[(coll, b, self.domain(q))].n >= 3]
+                      if b != a and self.models.get((coll, b, self.domain(coll, q))) is not None
+                      and self.models[(coll, b, self.domain(coll, q))].n >= 3]
             got = sum(others) / len(others) if others else DEFAULT_CASE
         self.cache[key] = got
         return got

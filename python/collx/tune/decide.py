@@ -125,7 +125,7 @@ class Decider:
                    for q, m in sorted(self.store.measured_points(coll, a))]
             self.at_q[(coll, a)] = {q for q, _, _ in pts}
             model = self.models[(coll, a)] = AlgModel(
-                pts, layout=self.domain)
+                pts, layout=lambda q: self.domain(coll, q))
             if model.n >= MIN_POINTS and cells:
                 self.pred[(coll, a)] = dict(zip(cells, model.predict(cells)))
             else:
@@ -143,7 +143,7 @@ class Decider:
         pairs = [(q, m, math.log(self.store.stat(coll, a, q, m).mean /
                                  self.store.stat(coll, base, q, m).mean))
                  for q, m in sorted(both)]
-        off = Offset(pairs, layout=self.domain)
+        off = Offset(pairs, layout=lambda q: self.domain(coll, q))
         self.offsets[(coll, a)] = (base, off, dict(zip(cells, zip(*off.predict(cells))))
                                    if cells else {})
 
@@ -212,7 +212,7 @@ class Decider:
         counts its errors with its communicator size left out
         (model.AlgModel.loqo): the points of one size predict each other
         better than a size predicts another."""
-        dom = self.domain(q)
+        dom = self.domain(coll, q)
         predicted = tuple(("size" if q not in self.at_q.get((coll, a), ()) else "point")
                           if p else None for a, p in zip(algs, predicted))
         key = (coll, algs, predicted, dom)
@@ -220,7 +220,7 @@ class Decider:
             if (coll, dom) not in self.cells_of:
                 self.cells_of[(coll, dom)] = [
                     c for c in (self.grids[coll].cells() if coll in self.grids else [])
-                    if self.domain(c[0]) == dom]
+                    if self.domain(coll, c[0]) == dom]
             cells = self.cells_of[(coll, dom)]
             self.spreads[key] = dict(zip(cells, self.spread(coll, algs, predicted, dom, cells)))
         table = self.spreads[key]
@@ -235,11 +235,12 @@ class Decider:
         """How far (q, m) lies from the nearest point of its layout where a
         (a variant: or its algorithm) was measured, in the model's grid
         steps (doublings of q and of m)."""
-        key = (coll, a, self.domain(q))
+        key = (coll, a, self.domain(coll, q))
         if key not in self.reach:
             base = base_of(a, self.algs[coll])
             pts = [p for lab in ((a, base) if base else (a,))
-                   for p in self.store.measured_points(coll, lab) if self.domain(p[0]) == key[2]]
+                   for p in self.store.measured_points(coll, lab)
+                   if self.domain(coll, p[0]) == key[2]]
             self.reach[key] = np.array([(math.log2(qq), math.log2(mm)) for qq, mm in pts]) \
                 if pts else None
         x = self.reach[key]
@@ -269,11 +270,11 @@ class Decider:
         inside = (c[:, 0] >= lo[0]) & (c[:, 0] <= hi[0]) & (c[:, 1] >= lo[1]) & (c[:, 1] <= hi[1])
         return [float(v) if ok else None for v, ok in zip(local * grow, inside)]
 
-    def domain(self, q):
+    def domain(self, coll, q):
         """Inside one node (0), whole nodes (1), whole nodes and a part of
         one (2): different machines, one is not predicted from the other
-        (grid.layout)."""
-        return gridmod.layout(q, self.node)
+        (grid.layout; a shaped key's nodes are its own, grid.node_of)."""
+        return gridmod.layout(q, gridmod.node_of(coll, self.node))
 
     def support(self, coll, algs, dom):
         """(the points of domain dom where all of algs were measured, as
@@ -284,7 +285,7 @@ class Decider:
         key = (coll, algs, dom)
         if key not in self.pairs:
             loos = [self.models[(coll, a)].loo for a in algs]
-            common = [p for p in loos[0] if self.domain(p[0]) == dom and
+            common = [p for p in loos[0] if self.domain(coll, p[0]) == dom and
                       all(p in lo for lo in loos[1:])]
             if len(common) < MIN_POINTS:
                 self.pairs[key] = None

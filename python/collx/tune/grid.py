@@ -27,7 +27,47 @@ NO_SIZE = ("barrier",)   # measured at one size; rules use no msg_size
 BARRIER_SIZE = 4
 
 
+# A communicator block placement does not give (ranks 0..q-1): k ranks on
+# each of q / k nodes, as the nodes' leaders (k = 1) or a column of a
+# process grid; collbench makes it with --comm-shape. The tuner keeps its
+# points apart from the collective's, under a key of their own,
+# "<collective>-<k>ppn" (no collective's name has a '-'): to the models and
+# the rules another machine, with k ranks per node and whole nodes only.
+SHAPE_SEP = "-"
+
+
+def shaped(coll, per):
+    """The key of coll on communicators of per ranks on each node."""
+    return f"{coll}{SHAPE_SEP}{per}ppn"
+
+
+def coll_of(key):
+    """The collective of a key (itself, or a shaped one's)."""
+    return key.split(SHAPE_SEP, 1)[0]
+
+
+def per_node_of(key):
+    """The ranks per node of a shaped key; None for a collective's own."""
+    _, sep, rest = key.partition(SHAPE_SEP)
+    return int(rest[:-len("ppn")]) if sep else None
+
+
+def node_of(key, node):
+    """Ranks per node of key's communicators: a shaped key's own, else the
+    target's node (None: one node)."""
+    per = per_node_of(key)
+    return per if per else node
+
+
+def comm_args(key, q):
+    """collbench's words for key's communicator of q ranks: --coll, and
+    for a shaped key --comm-shape NODESxK."""
+    per = per_node_of(key)
+    return ["--coll", coll_of(key)] + (["--comm-shape", f"{q // per}x{per}"] if per else [])
+
+
 def uses_msg_size(coll):
+    coll = coll_of(coll)
     return coll not in V_COLLS and coll not in NO_SIZE
 
 
@@ -263,9 +303,9 @@ class Grid:
     """Communicator sizes x message sizes of one collective."""
 
     def __init__(self, coll, comms, sizes):
-        self.coll = coll
+        self.coll = coll   # a collective, or a shaped key (shaped())
         self.comms = sorted(comms)                        # ascending
-        self.sizes = [BARRIER_SIZE] if coll in NO_SIZE else sorted(sizes)
+        self.sizes = [BARRIER_SIZE] if coll_of(coll) in NO_SIZE else sorted(sizes)
 
     def cells(self):
         return [(q, m) for q in self.comms for m in self.sizes]

@@ -93,8 +93,11 @@ def main(argv):
         if not prof.points:
             raise SystemExit(f"tune: nothing to measure in {a.profile}: " + "; ".join(
                 f"{e['collective']} p={e['comm_size']}: {why}" for e, why in prof.skipped[:5]))
-        want = [c for c in prof.points if a.colls == "all" or c in a.colls.split(",")]
-        algs = registry(t, ",".join(want), params=not a.no_params, only=a.algs)
+        want = [c for c in prof.points
+                if a.colls == "all" or gridmod.coll_of(c) in a.colls.split(",")]
+        colls = list(dict.fromkeys(gridmod.coll_of(c) for c in want))
+        by_coll = registry(t, ",".join(colls), params=not a.no_params, only=a.algs)
+        algs = {c: by_coll[gridmod.coll_of(c)] for c in want}   # a shaped key: its coll's
         prof.points = {c: prof.points[c] for c in want}
         grids = prof.grids()
         comms = sorted({q for g in grids.values() for q in g.comms})
@@ -140,13 +143,15 @@ def main(argv):
         s.whole()
         s.natives()
         s.guided()
-    all_rules, choices = [], {}
+    rules_of, choices = {}, {}
     for c, g in grids.items():
         dec.refit(c)
         choices[c] = dec.choices(c, g)
-        all_rules += rulesmod.build(c, g, choices[c], t.node,
-                                    close=dec.candidates(c, g, choices[c]),
-                                    row=Between(dec, c, g, choices[c], t.node).row)
+        rules_of[c] = rulesmod.build(c, g, choices[c], t.node,
+                                     close=dec.candidates(c, g, choices[c]),
+                                     row=Between(dec, c, g, choices[c],
+                                                 gridmod.node_of(c, t.node)).row)
+    all_rules = rulesmod.ordered(rules_of)
     rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof))
     s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
@@ -171,7 +176,8 @@ def main(argv):
                                      "seconds": prof.seconds, "entries": prof.entries,
                                      "skipped": [[e, why] for e, why in prof.skipped]}}
         save(store, os.path.join(a.report, "tune.json"), meta)
-        report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof)
+        report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof,
+                     rules_of=rules_of)
         s.say(f"report: {os.path.join(a.report, 'report.md')}")
     return 1 if check and check["mismatches"] else 0
 
@@ -182,6 +188,10 @@ def say_profile(s, prof, t):
     npts = sum(len(v) for v in prof.points.values())
     s.say(f"profile {prof.path}: {len(prof.entries)} entries, {prof.seconds:.3g} s in "
           f"collectives; measuring {npts} points ({100 * share:.0f} % of that time)")
+    for c in (c for c in prof.points if gridmod.per_node_of(c)):
+        qs = ",".join(map(str, sorted({q for q, _ in prof.points[c]})))
+        s.say(f"profile: {gridmod.coll_of(c)} p={qs} with {gridmod.per_node_of(c)} rank(s) "
+              f"per node, not ranks 0..q-1: measured as {c} (collbench --comm-shape)")
     for e, why in prof.skipped:
         msgs = f"{e['msg_lo']}..{e['msg_hi']} B" if e["msg_hi"] is not None else "any size"
         s.say(f"profile: {e['collective']} p={e['comm_size']} {msgs} ({e['seconds']:.3g} s) "
@@ -200,7 +210,8 @@ def provenance(t, a, argv, grids, lo, hi, prof=None):
         "collx tune " + shlex.join(argv), target=t.describe(), kind=t.kind,
         platform=getattr(t, "name", None) if t.kind == "smpi" else None,
         mpi=t.mpi_version(), machine=t.machine(), ranks=t.p, ranks_per_node=t.node,
-        collectives=list(grids), comm_size={"min": comms[0], "max": comms[-1]},
+        collectives=list(dict.fromkeys(gridmod.coll_of(c) for c in grids)),
+        comm_size={"min": comms[0], "max": comms[-1]},
         msg_size={"min": lo, "max": hi}, budget=a.budget, budget_clock=t.clock,
         mode="decide-only" if a.decide_only else "grid" if a.grid else
         "profile" if prof else "guided",
@@ -215,25 +226,25 @@ def check_rules(t, a, all_rules, grids, store, s):
     path = os.path.abspath(a.out)
     res = {"points": 0, "mismatches": []}
     for c, g in grids.items():
-        qs = {g.comms[0]} | ({min(q for q in g.comms if q > t.node)}
-                            if t.node and g.comms[-1] > t.node else set())
+        node, coll = gridmod.node_of(c, t.node), gridmod.coll_of(c)
+        qs = {g.comms[0]} | ({min(q for q in g.comms if q > node)}
+                            if node and g.comms[-1] > node else set())
         for q in sorted(qs):
-            rpn = store.ppn.get((c, q), min(q, t.node or q))
+            rpn = store.ppn.get((c, q), min(q, node or q))
             picks = {}   # a size per distinct choice, measured there if there is one
             for m in sorted(g.sizes, key=lambda m: not store.usable(
-                    c, rulesmod.match(all_rules, c, q, m, rpn) or "native", q, m)):
-                picks.setdefault(rulesmod.match(all_rules, c, q, m, rpn), m)
+                    c, rulesmod.match(all_rules, coll, q, m, rpn) or "native", q, m)):
+                picks.setdefault(rulesmod.match(all_rules, coll, q, m, rpn), m)
             sizes = sorted(picks.values())[:4]
-            rows, out = t.run_collbench(q, ["--coll", c, "--algs", "selected", "-m",
-                                            ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
-                                        env={"COLLX_RULES": path}, timeout=a.timeout,
-                                        mem_limit=a.mem_limit)
+            rows, out = t.run_collbench(q, gridmod.comm_args(c, q) + [
+                "--algs", "selected", "-m", ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
+                env={"COLLX_RULES": path}, timeout=a.timeout, mem_limit=a.mem_limit)
             if not out.ok:   # not the rules' fault: said, not counted against them
                 s.say(f"check: {c} p={q}: collbench failed: {out.why()}")
                 res.setdefault("failed", []).append(f"{c} p={q}: {out.why()}")
             for r in rows:
                 m = int(r["size_bytes"])
-                want = rulesmod.match(all_rules, c, q, m, int(r["ppn"])) or "native"
+                want = rulesmod.match(all_rules, coll, q, m, int(r["ppn"])) or "native"
                 res["points"] += 1
                 if not same_alg(r["ran"], want):
                     res["mismatches"].append(f"{c} p={q} {m} B: rules say {want}, "

@@ -20,12 +20,16 @@ communicator size, at the class's bounds (msg_lo and msg_hi, rounded to
 the 4-byte elements collbench sends; one size where they agree; any
 sizes: ANY_SIZES), each weighted by the entry's seconds (split between
 its sizes); blocking and nonblocking rows of one point add up (a rule
-serves both; collbench measures the blocking call). An entry the tuner
-cannot measure is set aside with the reason: a collective this collx
-does not know, a communicator larger than the target's P, or ranks per
-node other than block placement gives a communicator of that size (the
-tuner measures ranks 0..q-1; a communicator of one rank per node, the
-nodes' leaders, is another machine)."""
+serves both; collbench measures the blocking call). A communicator
+whose ranks per node and nodes are what ranks 0..q-1 have under block
+placement is measured as collbench's --comm-size q; one with another
+shape of equal nodes (k ranks on each of n nodes: the nodes' leaders, a
+column of a process grid) as --comm-shape nxk, under a key of its own
+(grid.shaped: another machine to the models and the rules). An entry the
+tuner cannot measure is set aside with the reason: a collective this
+collx does not know, a communicator larger than the target's P, ranks on
+nodes of unequal sizes or of unknown count that block placement does not
+give, more nodes or ranks per node than the target has."""
 import json
 
 from collx.tune import grid as gridmod
@@ -102,55 +106,91 @@ def block_rpn(q, node):
     return min(q, node) if node else q
 
 
+def block_nodes(q, node):
+    """Nodes of ranks 0..q-1 under block placement (node: as block_rpn)."""
+    return -(-q // node) if node else 1
+
+
+def placement(q, rpn, nodes, p, node):
+    """How the tuner makes a communicator of q ranks with rpn ranks on its
+    fullest node over nodes nodes (either None: unknown) on a target of p
+    ranks with node ranks per node (None: one node): (None, None) as ranks
+    0..q-1 (--comm-size; also where the profile does not say), (k, None)
+    as k ranks on each of q / k nodes (--comm-shape), or (None, why) not."""
+    if rpn is None or (rpn == block_rpn(q, node) and
+                       (nodes is None or nodes == block_nodes(q, node))):
+        return None, None
+    block = (f"where the tuner's ranks 0..{q - 1} (block placement) have "
+             f"{block_rpn(q, node)} on {block_nodes(q, node)}")
+    if nodes is None or nodes * rpn != q:
+        how = "nodes unknown" if nodes is None else f"{nodes} nodes of unequal sizes"
+        return None, (f"ranks per node {rpn}, {how}, {block}; collbench's --comm-shape "
+                      "makes equal nodes")
+    if not node:
+        return None, f"{nodes} nodes of {rpn} ranks: the target has one node"
+    if rpn > node or nodes > p // node:
+        return None, (f"{nodes} nodes of {rpn} ranks: the target has {p // node} of "
+                      f"{node}")
+    return rpn, None
+
+
 class Profile:
     """The points of a profile the tuner measures, and those it sets aside.
 
-    points: {collective: {(q, m): seconds}}; skipped: [(entry, why)];
-    seconds: the profile's whole time (measured or not), job: its job."""
+    points: {key: {(q, m): seconds}}, key the collective or, for a
+    communicator of another shape than block placement gives, its shaped
+    key (grid.shaped); keys: {id(entry): its key} of the entries measured;
+    skipped: [(entry, why)]; seconds: the profile's whole time (measured or
+    not), job: its job."""
 
     def __init__(self, path, job, entries, p, node, known):
         """p: the target's ranks, node: its ranks per node (None: one node),
         known: the collectives this collx has."""
         self.path, self.job, self.entries = path, job, entries
-        self.points, self.skipped = {}, []
+        self.points, self.keys, self.skipped = {}, {}, []
         self.seconds = sum(e["seconds"] for e in entries)
         for e in entries:
-            c, q = e["collective"], e["comm_size"]
-            rpn = e.get("ranks_per_node")
-            why = None
-            if c not in known:
-                why = f"no collective {c} in this collx"
-            elif q < 2:
-                why = "a communicator of one rank: nothing to tune"
-            elif q > p:
-                why = f"a communicator of {q} ranks, larger than the target's {p}"
-            elif rpn is not None and rpn != block_rpn(q, node):
-                why = (f"ranks per node {rpn}, where the tuner's {q} ranks (ranks 0..{q - 1}, "
-                       f"block placement) have {block_rpn(q, node)}")
-            elif e["seconds"] <= 0:
-                why = "no time spent"
+            key, why = self.key_of(e, p, node, known)
             if why:
                 self.skipped.append((e, why))
                 continue
-            ms = sizes_of(e)
+            self.keys[id(e)] = key
+            ms, q = sizes_of(e), e["comm_size"]
+            cell = self.points.setdefault(key, {})
             for m in ms:
-                cell = self.points.setdefault(c, {})
                 cell[(q, m)] = cell.get((q, m), 0.0) + e["seconds"] / len(ms)
+
+    @staticmethod
+    def key_of(e, p, node, known):
+        """(key, None) of an entry the tuner measures, or (None, why)."""
+        c, q = e["collective"], e["comm_size"]
+        if c not in known:
+            return None, f"no collective {c} in this collx"
+        if q < 2:
+            return None, "a communicator of one rank: nothing to tune"
+        if q > p:
+            return None, f"a communicator of {q} ranks, larger than the target's {p}"
+        per, why = placement(q, e.get("ranks_per_node"), e.get("nodes"), p, node)
+        if why:
+            return None, why
+        if e["seconds"] <= 0:
+            return None, "no time spent"
+        return (gridmod.shaped(c, per) if per else c), None
 
     def measured_seconds(self):
         return sum(w for pts in self.points.values() for w in pts.values())
 
     def grids(self):
-        """{collective: grid.Grid} of the profile's communicator sizes and
-        message sizes per collective (their product: the points not in the
-        profile weigh nothing, the sampler measures none of them for
-        itself), the collectives with the most time first."""
+        """{key: grid.Grid} of the profile's communicator sizes and message
+        sizes per key (their product: the points not in the profile weigh
+        nothing, the sampler measures none of them for itself), the keys
+        with the most time first."""
         order = sorted(self.points, key=lambda c: -sum(self.points[c].values()))
         return {c: gridmod.Grid(c, sorted({q for q, _ in self.points[c]}),
                                 sorted({m for _, m in self.points[c]})) for c in order}
 
     def weights(self):
-        """{(collective, q, m): seconds} of the points measured."""
+        """{(key, q, m): seconds} of the points measured."""
         return {(c, q, m): w for c, pts in self.points.items() for (q, m), w in pts.items()}
 
 

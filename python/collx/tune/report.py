@@ -12,7 +12,7 @@ import os
 
 from collx.csvio import write_rows
 from collx.plotting import pyplot
-from collx.tune import profile
+from collx.tune import grid as gridmod, profile
 from collx.tune.decide import IGNORANT, RISK
 from collx.tune.rules import inside
 
@@ -130,15 +130,19 @@ def profile_section(prof, grids, store, dec, choices, bases, algs):
              "entry is measured at the bounds of its message-size class (rounded to 4-byte "
              "elements), weighted by its seconds; its choice and time against native at "
              "each (measured, or predicted with the model's uncertainty: basis as in "
-             "\"Spend by communicator size\").", "",
+             "\"Spend by communicator size\"). A communicator of another shape than "
+             "ranks 0..q-1 under block placement (nodes x ranks per node) was measured "
+             "on collbench's `--comm-shape`.", "",
              "| collective | comm size | ranks per node | message bytes | calls | seconds | "
              "share | measured at | algorithms measured | choice | choice / native | basis |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     before = after = 0.0
     for e in sorted(prof.entries, key=lambda e: -e["seconds"]):
-        c, q = e["collective"], e["comm_size"]
+        c, q = prof.keys.get(id(e), e["collective"]), e["comm_size"]
+        per = gridmod.per_node_of(c)
         msgs = f"{e['msg_lo']}..{e['msg_hi']}" if e["msg_hi"] is not None else "any"
-        head = (f"| {c} | {q} | {e.get('ranks_per_node', '')} | {msgs} | "
+        head = (f"| {e['collective']} | {q}{f' ({q // per}x{per})' if per else ''} | "
+                f"{e.get('ranks_per_node', '')} | {msgs} | "
                 f"{e.get('calls', '')} | {e['seconds']:.4g} | {100 * e['seconds'] / total:.1f} % |")
         if id(e) in skipped or c not in grids:
             lines.append(head + f" not measured: {skipped.get(id(e), 'not asked for')} "
@@ -171,8 +175,12 @@ def profile_section(prof, grids, store, dec, choices, bases, algs):
     return lines
 
 
-def write(out, meta, grids, store, dec, choices, rules, s, prof=None):
+def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None):
+    """rules: the file's, in order; rules_of: {key: its rules} (a shaped
+    key's are its collective's too; default: by collective)."""
     algs = meta["algs"]
+    rules_of = rules_of or {c: [r for r in rules if r["collective"] == c] for c in grids}
+    index = {id(r): i for i, r in enumerate(rules)}
     dec_rows, lines = [], []
     bases = {(c, q, m): basis(store, dec, c, q, m, choices[c][(q, m)])
              for c, g in grids.items() for q, m in g.cells()}
@@ -207,7 +215,7 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None):
                 "predicted_regret": f"{pr:.4f}" if pr else "",
                 "measured_regret": f"{mr:.4f}" if mr else "",
                 "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m))})
-        n_rules = sum(1 for r in rules if r["collective"] == c)
+        n_rules = len(rules_of.get(c, []))
         summary.append(
             f"| {c} | {n_rules} | {measured_cells} / {len(g.cells())} | "
             f"{geomean(pred):.3f}, {max(pred, default=float('nan')):.3f} | "
@@ -278,7 +286,8 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None):
               "the same where every algorithm was measured.", ""] + summary + [""]
     served = {}   # rule index -> its grid points' bases
     for (c, q, m), b in bases.items():
-        i = first_rule(rules, c, q, m, store.ppn.get((c, q), min(q, meta["node"] or q)))
+        node = gridmod.node_of(c, meta["node"])
+        i = first_rule(rules, gridmod.coll_of(c), q, m, store.ppn.get((c, q), min(q, node or q)))
         if i is not None:
             served.setdefault(i, []).append(b)
     for c in grids:
@@ -288,10 +297,8 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None):
                   "| comm_size | msg_size | ranks_per_node | algorithm | candidates | "
                   "grid points: measured | predicted | at risk | native alone |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for i, r in enumerate(rules):
-            if r["collective"] != c:
-                continue
-            got = served.get(i, [])
+        for r in rules_of.get(c, []):
+            got = served.get(index[id(r)], [])
             alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r.get("params") else "")
             lines.append(f"| {rule_text(r, 'comm_size')} | {rule_text(r, 'msg_size', size_label)}"
                          f" | {rule_text(r, 'ranks_per_node')} | {alg} | "

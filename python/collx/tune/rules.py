@@ -17,7 +17,10 @@ merge; then adjacent communicator-size ranges whose message-size ranges
 and choices are all the same merge. Every range
 gets a rule, native ones included, so the file says native where collx had
 nothing faster. Where the target has nodes, each rule also bounds
-ranks_per_node to what its communicator sizes had under block placement.
+ranks_per_node to what its communicator sizes had under block placement;
+a shaped key's rules (a profile's communicators of k ranks on each node,
+grid.shaped) hold k ranks per node from its smallest communicator size on,
+and come first in the file (ordered).
 
 A choice is an algorithm name, a label with per-call knobs set
 (NAME@KNOB=VALUE, labels.label_of: the tuner's variants) or (name,
@@ -115,7 +118,9 @@ def size_segments(q, sizes, choices):
 
 
 def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=None):
-    """Rules of one collective from {(q, m): choice} over grid (node: ranks
+    """Rules of one collective from {(q, m): choice} over grid (coll: a
+    collective or a shaped key, grid.shaped, whose rules hold its ranks per
+    node and start at its smallest communicator size; node: ranks
     per node of the target, None for one node; comm_open_below=False: no
     rule below the smallest communicator size measured; close: {(q, m):
     {algorithm: T / T(choice)}}, the runners-up that become candidates;
@@ -123,6 +128,9 @@ def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=
     communicator size: between.Between.row, where it gives None the row
     of the grid size that serves q (grid.comm_ranges); without it, each
     grid point serves up to halfway to its neighbours: size_segments)."""
+    if gridmod.per_node_of(coll):   # a shaped key: its own nodes, none below its sizes
+        node, comm_open_below = gridmod.node_of(coll, node), False
+    coll = gridmod.coll_of(coll)
     qranges = gridmod.comm_ranges(grid.comms, node, open_below=comm_open_below)
     sized = gridmod.uses_msg_size(coll)
     rows = []
@@ -152,6 +160,14 @@ def build(coll, grid, choices, node=None, comm_open_below=True, close=None, row=
                 r["candidates"] = cands
             out.append(r)
     return out
+
+
+def ordered(rules_of):
+    """One list of {key: rules}, the shaped keys' first: collx takes the
+    first rule that matches, and a collective's own lowest communicator
+    range, open below, holds one rank per node too (grid.shaped)."""
+    keys = sorted(rules_of, key=lambda k: gridmod.per_node_of(k) is None)
+    return [r for k in keys for r in rules_of[k]]
 
 
 def write(path, rules, prov=None, beyond=BEYOND):

@@ -187,9 +187,10 @@ class Sampler:
         The algorithms' order alternates (labels.interleaved; by turn
         between the launches of a real MPI)."""
         labels = interleaved(algs, reps, turn)
-        args = ["--coll", coll, "--algs", ",".join(labels),
-                "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
-                "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
+        args = gridmod.comm_args(coll, q) + [
+            "--algs", ",".join(labels),
+            "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
+            "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
         rows, out = self.t.run_collbench(q, args, timeout=self.o.timeout,
                                          mem_limit=self.o.mem_limit)
         rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": reps,
@@ -306,7 +307,7 @@ class Sampler:
         where it is a grid size of whole nodes between them, else the
         middle one in log2 q. The job's own size P is the largest of its
         layout. Without nodes: the smallest, the middle and the largest."""
-        k = self.t.node
+        k = gridmod.node_of(g.coll, self.t.node)
         if k is None or k >= g.comms[-1]:
             return spaced(g.comms, INIT_COMMS)
         out = set()

@@ -1,7 +1,10 @@
 """Where the tuner measures: an SMPI platform (sim/run, one simulation per
 batch with q ranks: block placement makes them ranks 0..q-1) or a real
 launch (the launcher given, or bench/mpi_env.sh's for COLLX_MPI, with
-collbench --comm-size q). Both run collbench and read its CSV."""
+collbench --comm-size q). Both run collbench and read its CSV. A shaped
+communicator (grid.shaped: k ranks on each of n nodes) is collbench's
+--comm-shape nxk, in the caller's words (grid.comm_args): on a real
+launch all P ranks start, in SMPI the first n whole nodes."""
 import json
 import os
 import platform as host_platform
@@ -14,7 +17,7 @@ from collx._version import __version__
 from collx.csvio import read_rows, time_rows
 from collx.info import parse_info
 from collx.sweep import launch
-from collx.tune import launcher, limits, rules as rulesmod
+from collx.tune import grid as gridmod, launcher, limits, rules as rulesmod
 from collx.tune.labels import with_params
 from collx.tune.store import Store
 
@@ -189,8 +192,16 @@ class Smpi(Target):
 
     def command(self, q, args, program=None, env=None):
         env = {"SIM_HOSTFILE": self.hostfile} if self.hostfile else {}
-        return ([os.path.join(ROOT, "sim", "run"), self.platform, str(q), "--",
-                 program or self.collbench] + args, env)
+        return ([os.path.join(ROOT, "sim", "run"), self.platform, str(self.ranks(q, args)),
+                 "--", program or self.collbench] + args, env)
+
+    def ranks(self, q, args):
+        """Ranks to simulate: q, or with --comm-shape nxk the first n whole
+        nodes (block hostfile), of which collbench takes k each."""
+        if "--comm-shape" not in args:
+            return q
+        n = int(args[args.index("--comm-shape") + 1].partition("x")[0])
+        return min(n * (self.node or self.p), self.p)
 
     def describe(self):
         return f"SMPI {self.name}, p={self.p}" + (f", {self.node} ranks per node"
@@ -254,7 +265,8 @@ class Real(Target):
                          tools.find("collx_info", mpi, info))
 
     def command(self, q, args, program=None, env=None):
-        extra = ["--comm-size", str(q)] if program is None and q < self.p else []
+        extra = ["--comm-size", str(q)] if program is None and q < self.p and \
+            "--comm-shape" not in args else []   # a shape says its size
         if self.launcher is None:   # --real: the launcher passes the environment itself
             return self.launch + [program or self.collbench] + args + extra, self.env
         return launcher.command(self.launch, self.launcher, program or self.collbench,
@@ -311,6 +323,8 @@ class Replay(Target):
     def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
         opt = {args[i]: args[i + 1] for i in range(0, len(args) - 1) if args[i].startswith("-")}
         coll, algs = opt["--coll"], opt["--algs"].split(",")
+        if "--comm-shape" in opt:   # a shaped key's runs (grid.comm_args)
+            coll = gridmod.shaped(coll, int(opt["--comm-shape"].partition("x")[2]))
         sizes = [int(x) for x in opt["-m"].split(",")]
         rows, cost = [], 0.0
         per = self.per_case.get((coll, q), [0.0])
@@ -322,7 +336,7 @@ class Replay(Target):
                 a = label
                 if a == "selected":
                     ppn = self.src.ppn.get((coll, q), q)
-                    a = rulesmod.match(rules, coll, q, m, ppn) or "native"
+                    a = rulesmod.match(rules, gridmod.coll_of(coll), q, m, ppn) or "native"
                 key = (coll, a, q, m)
                 xs = self.src.samples.get(key)
                 if xs is None:

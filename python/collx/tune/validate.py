@@ -80,13 +80,12 @@ def profile_plan(a, t, known):
     except profmod.ProfileError as e:
         raise SystemExit(f"validate: {e}")
     prof = profmod.Profile(a.profile, job, entries, t.p, t.node, known)
-    skipped = {id(e) for e, _ in prof.skipped}
     plan = {}
     for e in entries:
-        c = e["collective"]
-        if id(e) in skipped or (a.colls != "all" and c not in a.colls.split(",")):
+        c = prof.keys.get(id(e))   # a shaped key where the tuner's is (grid.shaped)
+        if c is None or (a.colls != "all" and gridmod.coll_of(c) not in a.colls.split(",")):
             continue
-        if c in gridmod.NO_SIZE:
+        if gridmod.coll_of(c) in gridmod.NO_SIZE:
             ms = [gridmod.BARRIER_SIZE]
         elif e["msg_hi"] is None:
             ms = [int(math.sqrt(x * y)) // 4 * 4
@@ -150,8 +149,9 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
         if not labs or not ms:
             continue
         seq = interleaved(labs, a.reps, k)   # ABBA: no label always first
-        args = ["--coll", coll, "--algs", ",".join(seq),
-                "-m", ",".join(map(str, ms)), "-i", str(a.iters), "-x", str(a.warmup)]
+        args = gridmod.comm_args(coll, q) + [
+            "--algs", ",".join(seq), "-m", ",".join(map(str, ms)), "-i", str(a.iters),
+            "-x", str(a.warmup)]
         got, out = t.run_collbench(q, args, env={"COLLX_RULES": os.path.abspath(rules_path)},
                                    timeout=a.timeout, mem_limit=a.mem_limit)
         rows += [{**r, "launch": k} for r in got]
@@ -242,9 +242,11 @@ def main(argv):
         plan = None
         if a.profile:
             plan = profile_plan(a, t, set(registry(t, "all", params=False)))
-            a.colls = ",".join(plan)
-        data = collect(t, a, registry(t, a.colls, params=not a.no_params, only=a.algs), files,
-                       plan)
+            a.colls = ",".join(dict.fromkeys(gridmod.coll_of(c) for c in plan))
+        algs = registry(t, a.colls, params=not a.no_params, only=a.algs)
+        if plan:   # per key: a shaped one measures its collective's algorithms
+            algs = {c: algs[gridmod.coll_of(c)] for c in plan}
+        data = collect(t, a, algs, files, plan)
         where = t.describe()
     rows, problems = evaluate(data, files)
     lines = []
@@ -334,7 +336,7 @@ def evaluate(data, files):
         for path, rules in files.items():
             sel = data["selected"].get(path, {}).get(f"{coll} {q} {m}")
             if sel is None:   # from the forced runs: what the rules pick ran there
-                want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+                want = rulesmod.match(rules, gridmod.coll_of(coll), q, m, ppn) or "native"
                 sel = d.get(want)
             if sel is None:
                 problems.append(f"{coll} p={q} {m} B ({path}): no result")
@@ -349,7 +351,7 @@ def point(coll, q, m, ppn, d, rules, path, problems, interval=None):
     """One held-out point of one rules file: tuned, oracle, native (and
     the 95 % interval of tuned/native over launches, if measured so)."""
     tuned, ran = d["selected"]
-    want = rulesmod.match(rules, coll, q, m, ppn) or "native"
+    want = rulesmod.match(rules, gridmod.coll_of(coll), q, m, ppn) or "native"
     served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
     oracle = min(served, key=lambda k: served[k][0]) if served else "native"
     ok_ran = same_alg(ran, want) or ran == d.get(want, (None, None))[1]

@@ -26,9 +26,12 @@ def decider(samples, coll="allreduce", margin=0.02, floor=0.0):
 
 # ---------------------------------------------------------------- partial nodes
 def test_partial_nodes_domain():
-    assert Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(12) == 2 and \
-        Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8).domain(16) == 1, \
+    dec = Decider(Store(0), {"allreduce": ["native"]}, 0.02, node=8)
+    assert dec.domain("allreduce", 12) == 2 and dec.domain("allreduce", 16) == 1, \
         "decider: a communicator that ends in a part of a node is a layout of its own"
+    assert [dec.domain("allreduce-1ppn", q) for q in (2, 4)] == [1, 1] and \
+        dec.domain("allreduce-2ppn", 6) == 1, \
+        "decider: a shaped key's communicators are whole nodes of its own ranks per node"
 
 
 # ---------------------------------------------------------------- predictions

@@ -10,6 +10,22 @@ from collx.tune import grid
 
 
 # ---------------------------------------------------------------- grid
+def test_shaped_keys():
+    k = grid.shaped("alltoallv", 1)
+    assert (k, grid.coll_of(k), grid.per_node_of(k), grid.node_of(k, 8)) == \
+        ("alltoallv-1ppn", "alltoallv", 1, 1) and grid.coll_of("reduce_scatter_block") == \
+        "reduce_scatter_block" and grid.per_node_of("bcast") is None and \
+        grid.node_of("bcast", 8) == 8, \
+        "a shaped key: its collective and ranks per node; a collective's own: the target's"
+    assert grid.comm_args(grid.shaped("bcast", 2), 6) == \
+        ["--coll", "bcast", "--comm-shape", "3x2"] and \
+        grid.comm_args("bcast", 6) == ["--coll", "bcast"], \
+        "collbench's words: a shaped key's communicator of q ranks is --comm-shape (q/k)xk"
+    assert grid.Grid(grid.shaped("barrier", 1), [4], [64, 128]).sizes == [grid.BARRIER_SIZE] \
+        and not grid.uses_msg_size(grid.shaped("alltoallv", 1)), \
+        "a shaped key's sizes are its collective's"
+
+
 def test_comm_sizes():
     qs = grid.comm_sizes(32, 8)
     assert qs == [32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 3, 2], \

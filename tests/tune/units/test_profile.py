@@ -3,12 +3,15 @@
 writes; a hand-written sample in fixtures/profile.json until collx writes
 one) as the tuner's input: which points it measures (collective,
 communicator size, the class's bounds in 4-byte elements), weighted by the
-time spent there; which it sets aside and why (a communicator larger than
-P, ranks per node other than block placement, an unknown collective); the
-grids it makes; files it refuses. Then the sampler on a profile: native at
-the profile's points only, every algorithm at the points with the most
-time first, the budget split by that time, nothing measured off the
-profile.
+time spent there; how it makes each communicator (ranks 0..q-1 under block
+placement, or collbench's --comm-shape under a shaped key: one rank per
+node, the nodes' leaders); which it sets aside and why (a communicator
+larger than P, nodes of unequal sizes or more than the target has, an
+unknown collective); the grids it makes; files it refuses. Then the
+sampler on a profile: native at the profile's points only, every
+algorithm at the points with the most time first, the budget split by
+that time, nothing measured off the profile, a shaped key's runs on
+--comm-shape.
 
     test_profile.py [REPO_ROOT]"""
 import json
@@ -26,7 +29,7 @@ FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "
 KNOWN = {"allreduce", "bcast", "allgather", "alltoall", "alltoallv", "barrier"}
 ALGS = {"allreduce": ["native", "ring", "recursive_doubling", "rabenseifner"],
         "bcast": ["native", "binomial", "linear"], "barrier": ["native", "bruck"],
-        "alltoallv": ["native", "pairwise"]}
+        "alltoallv": ["native", "pairwise"], "allgather": ["native", "ring", "bruck"]}
 
 
 def test_read_and_points():
@@ -38,20 +41,20 @@ def test_read_and_points():
     assert got == {"allreduce": {(32, 1024): 1.5, (32, 2044): 1.5, (8, 8): 0.75,
                                  (8, 12): 0.75},
                    "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
+                   "allgather-1ppn": {(4, 256): 0.125, (4, 508): 0.125},
                    "barrier": {(32, grid.BARRIER_SIZE): 0.15},
                    "alltoallv": {(16, 64): 0.1, (16, 4096): 0.1, (16, 262144): 0.1}}, \
         f"each entry at its class's bounds in 4-byte elements, its seconds split; blocking " \
         f"and nonblocking rows of one point add up; a v-collective (any sizes, ranks per " \
-        f"node unknown) at profile.ANY_SIZES: {prof.points}"
+        f"node unknown) at profile.ANY_SIZES; one rank per node on 4 nodes (the nodes' " \
+        f"leaders) under a key of its own: {prof.points}"
     why = {e["collective"]: w for e, w in prof.skipped}
-    assert set(why) == {"allgather", "alltoall"} and "block placement" in why["allgather"] \
-        and "larger than the target's 32" in why["alltoall"], \
-        f"set aside, with the reason: one rank per node (the nodes' leaders); a " \
-        f"communicator larger than P: {why}"
-    assert abs(prof.seconds - 5.8) < 1e-9 and abs(prof.measured_seconds() - 5.45) < 1e-9, \
+    assert set(why) == {"alltoall"} and "larger than the target's 32" in why["alltoall"], \
+        f"set aside, with the reason: a communicator larger than P: {why}"
+    assert abs(prof.seconds - 5.8) < 1e-9 and abs(prof.measured_seconds() - 5.7) < 1e-9, \
         f"the profile's time and the part measured: {prof.seconds}, {prof.measured_seconds()}"
     g = prof.grids()
-    assert list(g) == ["allreduce", "bcast", "alltoallv", "barrier"] and \
+    assert list(g) == ["allreduce", "bcast", "alltoallv", "allgather-1ppn", "barrier"] and \
         g["allreduce"].comms == [8, 32] and g["allreduce"].sizes == [8, 12, 1024, 2044] and \
         g["barrier"].sizes == [4], \
         f"grids: the most time first, the profile's sizes: " \
@@ -96,15 +99,27 @@ def test_refused():
             assert "cannot read" in str(e), str(e)
 
 
-def sampled(budget):
+class Recording(Synthetic):
+    """Synthetic, keeping the words of every run: (q, args)."""
+
+    def __init__(self, case_s):
+        super().__init__(case_s)
+        self.runs = []
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        self.runs.append((q, list(args)))
+        return super().run_collbench(q, args, env, timeout, mem_limit)
+
+
+def sampled(budget, runs=None):
     job, entries = profile.read(FIXTURE)
     prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
     grids = prof.grids()
-    algs = ALGS
+    algs = {c: ALGS[grid.coll_of(c)] for c in grids}
     st = Store(0.005)
     opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
                           "timeout": 60, "mem_limit": None})
-    t = Synthetic({"allreduce": 0.05, "bcast": 0.05, "barrier": 0.05, "alltoallv": 0.05})
+    t = Recording({c: 0.05 for c in ALGS})
     t.p, t.node = 32, 8
     with open(os.devnull, "w") as devnull:
         s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
@@ -113,21 +128,67 @@ def sampled(budget):
         natives = [(b["coll"], b["q"], tuple(b["sizes"])) for b in st.batches]
         s.profiled()
         s.guided()
+    if runs is not None:
+        runs += t.runs
     return prof, st, natives
 
 
 def test_sampler_on_a_profile():
-    prof, st, natives = sampled(None)
+    runs = []
+    prof, st, natives = sampled(None, runs)
     assert natives == [("allreduce", 32, (1024, 2044)), ("barrier", 32, (4,)),
                        ("bcast", 16, (65536, 131068)), ("alltoallv", 16, (64, 4096, 262144)),
-                       ("allreduce", 8, (8, 12))], \
+                       ("allreduce", 8, (8, 12)), ("allgather-1ppn", 4, (256, 508))], \
         f"native at the profile's points only, the largest communicators first: {natives}"
     off = [k for k in st.samples if (k[2], k[3]) not in prof.points[k[0]]]
     assert not off, f"nothing measured off the profile's points: {off[:5]}"
     every = [(c, a, q, m) for c, pts in prof.points.items() for q, m in pts
-             for a in ALGS[c]]
+             for a in ALGS[grid.coll_of(c)]]
     missing = [k for k in every if k not in st.samples]
     assert not missing, f"without a budget every algorithm at every profile point: {missing}"
+    shaped = [args[:4] for q, args in runs if "--comm-shape" in args]
+    assert shaped and all(a == ["--coll", "allgather", "--comm-shape", "4x1"] for a in shaped) \
+        and all(args[:2] != ["--coll", "allgather"] for q, args in runs
+                if "--comm-shape" not in args), \
+        f"the nodes' leaders measured on collbench's --comm-shape 4x1, as allgather: {runs}"
+
+
+def test_placement():
+    # (q, ranks per node, nodes) on 32 ranks, 8 per node (4 nodes)
+    got = {case: profile.placement(*case, 32, 8) for case in [
+        (16, 8, 2), (12, 8, 2), (4, 4, 1), (16, None, None),   # ranks 0..q-1
+        (4, 1, 4), (8, 2, 4), (12, 4, 3), (2, 1, 2),           # k ranks on each node
+        (5, 2, 3), (8, 4, None), (8, 1, 8), (16, 16, 1), (8, 2, 3)]}   # not made
+    assert [per for per, _ in got.values()] == [None] * 4 + [1, 2, 4, 1] + [None] * 5 and \
+        all(why is None for _, why in list(got.values())[:8]), \
+        f"ranks 0..q-1 where block placement gives the profile's nodes (or it says none), " \
+        f"else k ranks on each node (--comm-shape): {got}"
+    why = [w for _, w in list(got.values())[8:]]
+    assert "unequal" in why[0] and "nodes unknown" in why[1] and "has 4 of 8" in why[2] and \
+        "has 4 of 8" in why[3] and "unequal" in why[4], \
+        f"not made: nodes of unequal sizes or unknown, more nodes or ranks per node than " \
+        f"the target has: {why}"
+    per, why = profile.placement(4, 1, 4, 8, None)
+    assert per is None and "one node" in why, \
+        f"a target of one node makes no communicator across nodes: {why}"
+
+
+def test_shaped_points():
+    # LAMMPS's PPPM on 4 nodes x 2 (docs/results/tune/profile-cycle): the
+    # FFT's columns, 4 ranks one per node, and the whole job
+    entries = [{"collective": "alltoallv", "comm_size": 4, "ranks_per_node": 1, "nodes": 4,
+                "msg_lo": 0, "msg_hi": None, "seconds": 1.69},
+               {"collective": "allreduce", "comm_size": 8, "ranks_per_node": 2, "nodes": 4,
+                "msg_lo": 8, "msg_hi": 15, "seconds": 0.52},
+               {"collective": "allreduce", "comm_size": 4, "ranks_per_node": 2, "nodes": 2,
+                "msg_lo": 8, "msg_hi": 15, "seconds": 0.1}]
+    prof = profile.Profile("lammps", {}, entries, 8, 2, KNOWN)
+    g = prof.grids()
+    assert not prof.skipped and list(g) == ["alltoallv-1ppn", "allreduce"] and \
+        g["alltoallv-1ppn"].comms == [4] and g["allreduce"].comms == [4, 8] and \
+        grid.comm_args("alltoallv-1ppn", 4) == ["--coll", "alltoallv", "--comm-shape", "4x1"], \
+        f"the columns measured as alltoallv on --comm-shape 4x1, apart from the block " \
+        f"communicators: {[(c, x.comms) for c, x in g.items()]}, {prof.skipped}"
 
 
 def test_budget_split_by_time():

@@ -23,6 +23,26 @@ def test_partial_nodes_rules():
         f"rules: 9..15 ranks (one node and a part) apart from 16: {pr}"
 
 
+def test_shaped_rules():
+    # a profile's nodes' leaders (4 and 8 ranks, one per node) beside the
+    # collective's own grid on 8 per node: their rules hold one rank per
+    # node from 4 ranks on, and come first (the own lowest range holds 1)
+    key = grid.shaped("alltoallv", 1)
+    sg, og = grid.Grid(key, [4, 8], [64]), grid.Grid("alltoallv", [2, 8, 16], [64])
+    sr = rules.build(key, sg, {(4, 64): "pairwise", (8, 64): "native"}, node=8)
+    own = rules.build("alltoallv", og, {(q, 64): "native" for q in (2, 8, 16)}, node=8)
+    assert all(r["collective"] == "alltoallv" and r["ranks_per_node"] == {"min": 1, "max": 1}
+               for r in sr) and sr[0]["comm_size"]["min"] == 4, \
+        f"shaped rules: the collective's name, one rank per node, none below 4 ranks: {sr}"
+    both = rules.ordered({"alltoallv": own, key: sr})
+    assert both[:len(sr)] == sr and \
+        [rules.match(both, "alltoallv", q, 64, rpn) for q, rpn in
+         ((4, 1), (8, 1), (2, 1), (2, 2), (8, 8))] == \
+        ["pairwise", "native", "native", "native", "native"] and \
+        rules.match(both, "alltoallv", 4, 64, 4) != "pairwise", \
+        f"first match: 4 ranks one per node take the leaders' rule, 4 on one node not: {both}"
+
+
 # ---------------------------------------------------------------- merging
 def merging_choices():
     """The grid, the choices at its points and the rules they merge into."""

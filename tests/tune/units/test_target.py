@@ -51,5 +51,22 @@ def test_hostfile_and_partial_csv():
         assert target.finished_rows(os.path.join(d, "none.csv")) == [], "no CSV: no rows"
 
 
+def test_comm_shape_words():
+    # a shaped key's runs (grid.comm_args): a real launch starts all P ranks
+    # and lets --comm-shape say the size; SMPI simulates the first n nodes
+    t = target.Real.__new__(target.Real)
+    t.p, t.launch, t.launcher, t.env, t.collbench = 8, ["mpirun", "-np", "8"], None, {}, "cb"
+    shaped, _ = t.command(4, ["--coll", "bcast", "--comm-shape", "4x1"])
+    plain, _ = t.command(4, ["--coll", "bcast"])
+    assert shaped == ["mpirun", "-np", "8", "cb", "--coll", "bcast", "--comm-shape", "4x1"] \
+        and plain[-2:] == ["--comm-size", "4"], \
+        f"real: --comm-shape without --comm-size, ranks 0..q-1 with it: {shaped}, {plain}"
+    s = target.Smpi.__new__(target.Smpi)
+    s.p, s.node = 32, 8
+    assert [s.ranks(4, ["--comm-shape", "4x1"]), s.ranks(3, ["--comm-shape", "3x1"]),
+            s.ranks(12, ["--coll", "bcast"])] == [32, 24, 12], \
+        "SMPI: a shape's first n whole nodes (block hostfile), else q ranks"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())

@@ -50,9 +50,11 @@ def test_profile_points():
     plan = validate.profile_plan(a, t, {"allreduce", "bcast", "allgather", "alltoall",
                                         "alltoallv", "barrier"})
     assert plan == {"allreduce": [(8, [12]), (32, [1536])], "bcast": [(16, [98304])],
-                    "alltoallv": [(16, [512, 32768])], "barrier": [(32, [4])]}, \
+                    "allgather-1ppn": [(4, [384])], "alltoallv": [(16, [512, 32768])],
+                    "barrier": [(32, [4])]}, \
         f"each measurable entry at its class's middle (3 * 2^(k-2)); any sizes between " \
-        f"profile.ANY_SIZES; the entries tune --profile sets aside left out: {plan}"
+        f"profile.ANY_SIZES; one rank per node under the tuner's shaped key; the entries " \
+        f"tune --profile sets aside left out: {plan}"
 
 
 if __name__ == "__main__":
