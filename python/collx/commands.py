@@ -74,6 +74,9 @@ COMMANDS = (
             "collx.tune.validate", f"--rules R {TARGET} [--out DIR]"),
     Command("rules", "is a rules file (COLLX_RULES) usable, and what it serves",
             "collx.rulesfile", "check FILE..."),
+    Command("apps", "real applications from Debian: correct with every algorithm "
+            "forced, timed end to end (collx apps --help)", "collx.apps.main",
+            "list|setup|correct|time|report|quick [options]"),
 )
 
 
