@@ -17,7 +17,9 @@
 #  4. tune (bench/demo_tune.sh): a short ./run tune on ib-6x8 (p=32,
 #     allreduce and bcast, 8 B..256 KiB, 30 host seconds), then ./run tune
 #     validate of its rules on held-out points (about a minute);
-#  5. python3 -m collx report: results/<date>/report.md with tables + PNGs.
+#  5. apps (bench/demo_apps.sh): LAMMPS from Debian on the emulated
+#     cluster, native vs tuned vs online vs oracle (a few minutes);
+#  6. python3 -m collx report: results/<date>/report.md with tables + PNGs.
 # Every run prints a line when it starts and ends, with the time left.
 # Env: COLLX_MPI (openmpi|mpich), NP (real ranks, 4), JOBS (parallel SMPI
 # runs, nproc), DEMO_QUICK=1 (group demo-quick: no Scatterv table, PAP, FFT
@@ -35,7 +37,7 @@ GROUP=demo
 [ "${DEMO_SMOKE:-0}" = 1 ] && GROUP=demo-smoke
 collx() { PYTHONPATH="$ROOT/python" /usr/bin/python3 -m collx "$@"; }
 
-rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,cluster,tune,log} "$OUT"/*.png "$OUT/timings.txt"
+rm -rf "$OUT"/{real,smpi,pap,fft,rma,topo,cluster,tune,apps,log} "$OUT"/*.png "$OUT/timings.txt"
 mkdir -p "$OUT"
 T0=$(date +%s)
 echo "[demo] sweeps of group $GROUP: ${COLLX_MPI:-openmpi} with $NP ranks, SMPI $JOBS runs at a time" >&2
@@ -51,6 +53,10 @@ if [ "${DEMO_SMOKE:-0}" = 1 ]; then
          DEMO_TUNE_SIZES="${DEMO_TUNE_SIZES:-8:4K}" DEMO_TUNE_BUDGET="${DEMO_TUNE_BUDGET:-5}"
 fi
 "$ROOT/bench/demo_tune.sh" "$OUT" || echo "demo: the tune step failed (see $OUT/tune/); the report says so" >&2
+
+echo "[demo $(( $(date +%s) - T0 ))s] apps: LAMMPS from Debian on the emulated cluster" >&2
+[ "${DEMO_SMOKE:-0}" = 1 ] && export DEMO_APPS="${DEMO_APPS:-0}"
+"$ROOT/bench/demo_apps.sh" "$OUT" || echo "demo: the apps step failed (see $OUT/apps/); the report says so" >&2
 
 echo "[demo $(( $(date +%s) - T0 ))s] report" >&2
 printf "%-28s %4d s\n" "total" $(( $(date +%s) - T0 )) >> "$OUT/timings.txt"

@@ -14,7 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tune",
                                 "units"))
 import helpers  # noqa: E402  (puts REPO_ROOT/python on the path)
-from collx.apps import catalogue, correct, share, timing  # noqa: E402
+from collx.apps import catalogue, correct, report, share, timing  # noqa: E402
 
 LAMMPS_LOG = """LAMMPS (7 Jan 2022)
 ---------------- Step        0 ----- CPU =      0.0000 (sec) ----------------
@@ -140,6 +140,31 @@ def test_abba_summary():
     assert timing.settings("native") is None
     assert timing.settings("oracle", oracle={"alltoall": "hier"}) == \
         {"COLLX_ALLTOALL_ALGORITHM": "hier"}
+
+
+def test_report_table_and_targets():
+    d = tempfile.mkdtemp(prefix="collx-apps-")
+    rows = []
+    for i, (n, t) in enumerate(((10.0, 8.0), (10.4, 8.2), (9.8, 7.9), (10.1, 8.1), (10.2, 8.0))):
+        rows += [{"round": i, "config": "native", "wall_seconds": n, "rc": 0},
+                 {"round": i, "config": "tuned", "wall_seconds": t, "rc": 0}]
+    summ = timing.summary(rows)
+    t = {"app": "qe", "where": "cluster-p8-block", "placement": "block", "share": 0.5,
+         "job_seconds": 9.0, "by_collective": [["alltoall", 4.0, 0.44]], "oracle": {},
+         "summary": summ}
+    os.makedirs(os.path.join(d, "time-qe-block"))
+    with open(os.path.join(d, "time-qe-block", "summary.json"), "w") as f:
+        json.dump(t, f)
+    correct.write([{"app": "qe", "where": "fake-p8-rpn2", "size": "check",
+                    "collective": "alltoall", "algorithm": "bruck", "status": "fail",
+                    "worst": "energy_ry moved", "notes": "", "dir": d}],
+                  os.path.join(d, "correct-fake-p8-rpn2.csv"))
+    report.main(d)
+    text = open(os.path.join(d, "report.md")).read()
+    assert "| qe | block | 0.50 |" in text, text
+    assert "x1.15 wanted: met" in text, "10.1/8.0 = 1.26 meets the target"
+    assert "alltoall=bruck: fail: energy_ry moved" in text
+    assert "| qe | fake-p8-rpn2 | 0 | 1 |" in text
 
 
 if __name__ == "__main__":

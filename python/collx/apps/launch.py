@@ -48,12 +48,16 @@ class Where:
         return ["mpirun.openmpi", "--oversubscribe", "-np", str(self.np)]
 
 
+# the tools' own variables, not settings of the library
+TOOL_VARS = ("COLLX_CLUSTER", "COLLX_MPI")
+
+
 def clean_env(collx):
-    """The environment of a launch: the caller's, without COLLX_ variables
+    """The environment of a launch: the caller's, without COLLX_ settings
     and LD_PRELOAD (a native run has no collx; a collx run gets its
     settings from `collx` only)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("COLLX_") and k != "LD_PRELOAD"}
+           if (k in TOOL_VARS or not k.startswith("COLLX_")) and k != "LD_PRELOAD"}
     env.update(collx or {})
     env.setdefault("OMP_NUM_THREADS", "1")
     return env

@@ -105,25 +105,40 @@ def time_one(app, w, out, a):
     os.makedirs(wd, exist_ok=True)
     correct.log(f"== {app.name} on {w.label()}: the profile and the oracle "
                 f"(collectives with >= {a.oracle_share:.0%} of the collective time)")
-    rows = correct.matrix(app, w, "time", os.path.join(wd, "oracle"), timeout=a.timeout,
-                          mpi=a.mpi, min_share=a.oracle_share)
-    correct.write(rows, os.path.join(wd, "oracle.csv"))
+    done = os.path.join(wd, "oracle.csv")
+    if a.resume and os.path.exists(done):
+        rows = correct.read_rows(done)
+        correct.log(f"--resume: the oracle's {len(rows)} runs from {done}")
+    else:
+        rows = correct.matrix(app, w, "time", os.path.join(wd, "oracle"), timeout=a.timeout,
+                              mpi=a.mpi, min_share=a.oracle_share)
+        correct.write(rows, done)
     profile = os.path.join(rows[0]["dir"], "stats.json")
     with open(profile) as f:
         stats = json.load(f)
     best = correct.oracle(rows)
     correct.log(f"f = {share.share(stats):.3f}; oracle: "
                 + (", ".join(f"{c}={x}" for c, x in sorted(best.items())) or "native"))
-    rules = timing.tune(w, profile, wd, a.budget, a.mpi)
+    rules = os.path.join(wd, "rules.json")
+    if not (a.resume and os.path.exists(rules)):
+        rules = timing.tune(w, profile, wd, a.budget, a.mpi)
     configs = {c: timing.settings(c, rules, best) for c in timing.CONFIGS}
-    correct.log(f"ABBA: {a.rounds} rounds of {', '.join(configs)}")
-    trows = timing.abba(app, w, os.path.join(wd, "rounds"), configs, a.rounds, a.timeout)
-    timing.write(trows, os.path.join(wd, "time.csv"))
+    done = os.path.join(wd, "time.csv")
+    if a.resume and os.path.exists(done):
+        trows = timing.read_rows(done)
+        correct.log(f"--resume: {len(trows)} timed launches from {done}")
+    else:
+        correct.log(f"ABBA: {a.rounds} rounds of {', '.join(configs)}")
+        trows = timing.abba(app, w, os.path.join(wd, "rounds"), configs, a.rounds, a.timeout)
+        timing.write(trows, done)
     summ = timing.summary(trows)
+    served = timing.served_runs(app, w, os.path.join(wd, "served"), configs, a.timeout)
     info = {"app": app.name, "where": w.label(), "placement": w.placement,
             "share": share.share(stats), "job_seconds": share.job_seconds(stats),
-            "by_collective": share.by_collective(stats), "oracle": best, "rules": rules,
-            "configs": configs, "summary": summ}
+            "by_collective": share.by_collective(stats),
+            "profile_top": share.top_points(stats), "oracle": best, "rules": rules,
+            "configs": configs, "summary": summ, "served": served,
+            "native_coll_seconds": share.coll_seconds(stats)}
     with open(os.path.join(wd, "summary.json"), "w") as f:
         json.dump(info, f, indent=1)
     nat = summ.get("native", {}).get("median")
@@ -172,6 +187,8 @@ def parse(argv):
     ap.add_argument("--timeout", type=float, default=900, help="per launch, s")
     ap.add_argument("--mpi", default=tools.default_mpi())
     ap.add_argument("--out", default="", help="results folder")
+    ap.add_argument("--resume", action="store_true",
+                    help="time: keep the oracle runs and rules already in --out")
     return ap.parse_args(argv)
 
 

@@ -88,10 +88,22 @@ def table(times):
     return out
 
 
+def coll_speedup(t, config):
+    """native's time in collectives / config's (the untimed COLLX_STATS
+    launches of timing.served_runs), or None."""
+    got = (t.get("served") or {}).get(config)
+    nat = t.get("native_coll_seconds")
+    return nat / got["coll_seconds"] if got and nat and got["coll_seconds"] > 0 else None
+
+
 def oracle_speedups(times, rows):
-    """Each timing's collective speed-up s of the oracle (native's time in
-    collectives / the oracle's, from the forced runs' COLLX_STATS)."""
+    """Each timing's collective speed-up s of the oracle: from its
+    COLLX_STATS launch, else from the forced runs' (native's time in
+    collectives / the oracle's)."""
     for t in times:
+        if coll_speedup(t, "oracle"):
+            t["oracle_coll_speedup"] = coll_speedup(t, "oracle")
+            continue
         ref = next((r for r in rows if r["where"] == t["where"] and r["app"] == t["app"]
                     and r["size"] == "time" and r["algorithm"] == "native"), None)
         if not ref:
@@ -106,6 +118,40 @@ def oracle_speedups(times, rows):
             if run:
                 best -= nat.get(c, 0) - correct.coll_times(run["dir"]).get(c, nat.get(c, 0))
         t["oracle_coll_speedup"] = total / best if best > 0 else 1.0
+
+
+def size_text(lo, hi):
+    if lo is None:
+        return "any size"
+    return f"{lo}-{hi} B" if hi is not None else f">= {lo} B"
+
+
+def causes(times):
+    """Per timing: the profile's heaviest points, what served each
+    collective under tuned, online and the oracle (COLLX_STATS), and the
+    time in collectives of each against native's."""
+    out = []
+    for t in times:
+        out.append(f"**{t['app']}, {t['placement']}** (native: "
+                   f"{t.get('native_coll_seconds', 0):.2f} s of {t['job_seconds']:.1f} s in "
+                   "collectives, the average rank)")
+        for p in t.get("profile_top", []):
+            out.append(f"- {p['collective']} on {p['comm_size']} ranks ({p['nodes']} nodes x "
+                       f"{p['ranks_per_node']}), {size_text(p['msg_lo'], p['msg_hi'])}: "
+                       f"{p['calls']} calls, {p['seconds']:.2f} s")
+        for c in ("tuned", "online", "oracle"):
+            got = (t.get("served") or {}).get(c)
+            if not got:
+                continue
+            algs = {}
+            for coll, alg, calls in got["served"]:
+                algs.setdefault(coll, []).append(f"{alg} {calls}")
+            sp = coll_speedup(t, c)
+            out.append(f"- {c}: {got['coll_seconds']:.2f} s in collectives"
+                       + (f" (s = {sp:.2f})" if sp else "") + "; served: "
+                       + "; ".join(f"{coll}: {', '.join(v)}" for coll, v in sorted(algs.items())))
+        out.append("")
+    return out
 
 
 def plot(t_app, path):
@@ -152,6 +198,8 @@ def main(d):
                          f"{top}; oracle "
                          + (", ".join(f"{c}={a}" for c, a in sorted(t["oracle"].items()))
                             or "native everywhere"))
+    if times:
+        lines += ["", "## What ran, where the time went", ""] + causes(times)
     counts, bad = correctness(rows)
     lines += ["", "## Correct with every algorithm forced", "",
               "| application | where | pass | fail | error | timeout | unexercised |",

@@ -65,3 +65,15 @@ def bound(f, s=float("inf")):
     if s == float("inf"):
         return 1.0 / (1.0 - f) if f < 1 else float("inf")
     return 1.0 / (1.0 - f + f / s)
+
+
+def top_points(stats, n=4):
+    """The n profile rows with the most time (the average rank's):
+    [{collective, comm_size, ranks_per_node, nodes, msg_lo, msg_hi, calls,
+    seconds}]."""
+    st = stats or {}
+    ranks = int((st.get("job") or {}).get("ranks") or 1)
+    rows = sorted(st.get("profile", []), key=lambda r: -float(r["rank_seconds"]))[:n]
+    keys = ("collective", "comm_size", "ranks_per_node", "nodes", "msg_lo", "msg_hi", "calls")
+    return [{**{k: r.get(k) for k in keys}, "seconds": float(r["rank_seconds"]) / ranks}
+            for r in rows]

@@ -12,13 +12,14 @@ native per round (both launched next to each other), its geometric mean,
 on logs), so a family of applications x placements can be tested at a
 family-wise 5 % (Holm, as `collx validate` does)."""
 import csv
+import json
 import os
 import statistics
 import subprocess
 import sys
 
 from collx import tools
-from collx.apps import correct, launch
+from collx.apps import correct, launch, share
 from collx.tune import validate
 
 CONFIGS = ("native", "tuned", "online", "oracle")
@@ -47,8 +48,8 @@ def tune(where, profile, outdir, budget, mpi="openmpi"):
            "--ranks-per-node", str(where.rpn), "--profile", profile,
            "--budget", str(budget), "--out", rules, "--report", os.path.join(outdir, "tune")]
     correct.log(f"tune: {' '.join(cmd[2:])}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLLX_")}
-    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(tools.PKG))
+    env = launch.clean_env({})
+    env["PYTHONPATH"] = os.path.dirname(tools.PKG)
     env["COLLX_MPI"] = mpi
     with open(os.path.join(outdir, "tune.log"), "w") as f:
         rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
@@ -75,6 +76,36 @@ def abba(app, where, outdir, configs, rounds=5, timeout=900):
             correct.log(f"  round {i + 1}/{rounds} {name}: {r.seconds:.2f} s"
                         f"{'' if r.ok() else ' FAILED rc ' + str(r.rc)}")
     return rows
+
+
+def served_runs(app, where, outdir, configs, timeout=900):
+    """One more launch of each collx configuration, untimed, with
+    COLLX_STATS: which algorithm served each collective (what the rules
+    and online tuning chose) and the time in collectives. {config:
+    {"coll_seconds", "job_seconds", "served": [[coll, alg, calls]]}};
+    a folder that has its stats.json already is read, not run again."""
+    out = {}
+    for name, env in configs.items():
+        if env is None:
+            continue
+        wd = os.path.join(outdir, name)
+        path = os.path.join(wd, "stats.json")
+        st = None
+        if os.path.exists(path):
+            with open(path) as f:
+                st = json.load(f)
+        else:
+            os.makedirs(wd, exist_ok=True)
+            r = launch.run(where, app.prepare(wd, "time"), wd, collx=env, stats=True,
+                           timeout=timeout)
+            st = r.stats
+            correct.log(f"  {name} with COLLX_STATS: {r.seconds:.2f} s")
+        if st:
+            out[name] = {"coll_seconds": share.coll_seconds(st),
+                         "job_seconds": share.job_seconds(st),
+                         "served": [[x["collective"], x["algorithm"], x["calls"]]
+                                    for x in st.get("served", [])]}
+    return out
 
 
 def summary(rows):

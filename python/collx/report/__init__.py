@@ -2,8 +2,8 @@
 wrote into a results directory and writes DIR/report.md and PNG plots next
 to it, one section per paper, each with the paper's published figures
 beside ours (python/collx/published/), then real MPI on this machine, the
-emulated cluster and the demo's tune step (measured selection: tuned vs
-native vs oracle; tuner.py).
+emulated cluster, the demo's tune step (measured selection: tuned vs
+native vs oracle; tuner.py) and its applications step (apps.py).
 
     collx report results/<date>    (collx report demo DIR: the same)
 
@@ -14,7 +14,7 @@ new algorithms and new sweeps appear without changes here."""
 import argparse
 import os
 
-from collx.report import bhowmik, machines, parsons, paznikov, proficz, traff, tuner
+from collx.report import apps, bhowmik, machines, parsons, paznikov, proficz, traff, tuner
 from collx.report.sweeps import Sweeps
 
 
@@ -24,7 +24,7 @@ def sections(res):
     papers = [traff.section(res), proficz.section(res), paznikov.section(res, smpi),
               parsons.section(res, smpi), bhowmik.section(res, smpi)]
     rest = [machines.real_mpi(res), machines.emulated_cluster(res), tuner.section(res),
-            machines.other_sweeps(res, smpi)]
+            apps.section(res), machines.other_sweeps(res, smpi)]
     return papers + [s for s in rest if s is not None]
 
 
