@@ -73,7 +73,7 @@ void cb_csv_header(FILE *f)
 {
     fprintf(f, "kind,platform,coll,alg,p,ppn,root,size_bytes,problem,b,m,m_pad,"
             "max_delay_ms,seed,warmup,iters,metric,min_us,median_us,mean_us,"
-            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s,nodes,shape\n");
+            "max_us,valid,ref,ref_us,ratio,violated,ran,host_s,nodes,shape,first_us\n");
 }
 
 void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r)
@@ -102,7 +102,10 @@ void cb_csv_row(FILE *f, const cb_meta *m, const cb_row *r)
         fprintf(f, "%.4f", r->host_s);
     fputc(',', f);
     opt_long(f, m->nodes);
-    fprintf(f, ",%s\n", m->shape);
+    fprintf(f, ",%s,", m->shape);
+    if (r->first_us >= 0)
+        fprintf(f, "%.3f", r->first_us);
+    fputc('\n', f);
 }
 
 int cb_write_csv(const char *path, const cb_meta *m, const cb_table *t)
@@ -178,6 +181,10 @@ int cb_write_json(const char *path, const cb_meta *m, const cb_table *t,
             fprintf(f, ", \"host_s\": %.4f", r->host_s);
         else
             fprintf(f, ", \"host_s\": null");
+        if (r->first_us >= 0)
+            fprintf(f, ", \"first_us\": %.3f", r->first_us);
+        else
+            fprintf(f, ", \"first_us\": null");
         if (r->valid >= 0)
             fprintf(f, ", \"valid\": %s", r->valid ? "true" : "false");
         else

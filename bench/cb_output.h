@@ -34,6 +34,9 @@ typedef struct {
     double host_s;        /* --host-time: CPU seconds of rank 0's process
                              during the case (SMPI: the whole simulation);
                              < 0: not measured */
+    double first_us;      /* the first call of alg on a new communicator, before
+                             any warm-up (this row's metric; the run's first
+                             point only); < 0: not measured */
 } cb_row;
 
 typedef struct {
