@@ -46,6 +46,18 @@ native when the choice is not native: what the tuner could not tell from
 the winner by much, which a program measuring its own calls
 (COLLX_TUNE_ONLINE) should try first.
 
+Setup (with a profile that counts the calls): an algorithm's time per call
+at a profile point is its time (measured or predicted) plus its setup on a
+new communicator (store.setup: collbench's first call on a new
+communicator minus its median; the topo family's distance tournament,
+hier's segments, rma_*'s windows) over the point's calls. Quantum ESPRESSO
+on the emulated cluster (issue 53) made 3 bcasts of 64-741 KiB at p = 8:
+binomial_topo, 0.265 of native's time per call in steady state, paid
+about a second of distance measurement for them, and the tuned run was
+2 % slower than native. Without calls (no profile, or a profile without
+them) nothing is charged. lost_to_setup says where the charge changed the
+choice.
+
 Risk: the probability that an algorithm whose time is only predicted (or
 whose comparison is not measured) is faster than the choice by more than
 EPS (3 %); its expected gain beyond EPS ranks what to measure next
@@ -99,10 +111,13 @@ class Est:
 
 
 class Decider:
-    def __init__(self, store, algs, margin, grids=None, node=None):
+    def __init__(self, store, algs, margin, grids=None, node=None, calls=None):
         """algs: {coll: [algorithm, ...]} (native among them); node: ranks
-        per node (None: one node)."""
+        per node (None: one node); calls: {(coll, q, m): calls} of a
+        profile's points (profile.Profile.calls), whose estimates carry the
+        algorithms' setup over them (charge); None: no charge anywhere."""
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
+        self.calls = calls or {}
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
         self.offsets = {}   # (coll, variant) -> (its algorithm, Offset, {cell: (ln, sigma)})
@@ -149,6 +164,44 @@ class Decider:
 
     # ------------------------------------------------------------ estimates
     def estimate(self, coll, alg, q, m):
+        """alg's time per call at (q, m): per_call plus its charge (the
+        setup over the point's calls, where the profile counts them)."""
+        e = self.per_call(coll, alg, q, m)
+        extra = self.charge(coll, alg, q, m) if e is not None else 0.0
+        if not extra:
+            return e
+        # the setup is taken as exact: the time's uncertainty stays as it was
+        return Est(math.log(e.us + extra), e.sigma, e.via)
+
+    def setup(self, coll, alg, q):
+        """alg's setup on a new communicator of q ranks, us: measured there,
+        else its algorithm's (a variant's knobs are per call), else the
+        one measured at the nearest communicator size (the larger on a tie:
+        a setup grows with the nodes); 0 where none was measured."""
+        names = (alg, base_of(alg, self.algs[coll]) or alg)
+        for a in names:
+            x = self.store.setup(coll, a, q)
+            if x is not None:
+                return x
+        near = [(abs(math.log(qq / q)), -qq, a, qq) for (c, a, qq) in self.store.setups
+                if c == coll and a in names]
+        if not near:
+            return 0.0
+        *_, a, qq = min(near)
+        return self.store.setup(coll, a, qq)
+
+    def charge(self, coll, alg, q, m):
+        """What alg's setup adds to each call at a profile point: setup /
+        calls (0 without calls). Conservative: the whole setup is charged
+        to each point, as if no other point (another message size, another
+        collective of its family: the topo distances are one per
+        communicator) shared it and the calls all ran on one communicator."""
+        n = self.calls.get((coll, q, m))
+        return self.setup(coll, alg, q) / n if n else 0.0
+
+    def per_call(self, coll, alg, q, m):
+        """alg's steady-state time per call at (q, m), measured or
+        predicted, without setup; None where there is no estimate."""
         if self.store.cannot(coll, alg, q, m):
             return None
         if self.store.usable(coll, alg, q, m):
@@ -158,17 +211,19 @@ class Decider:
             base, off, at = self.offsets[(coll, alg)]
             if self.store.cannot(coll, base, q, m):
                 return None   # where its algorithm cannot serve, nor can it
-            b = self.estimate(coll, base, q, m)
+            b = self.per_call(coll, base, q, m)
             if b is not None:
                 d, s = at[(q, m)] if (q, m) in at else [float(v[0]) for v in off.predict([(q, m)])]
                 return Est(b.ln + float(d), via=(base, b, float(s)))
         ln = self.pred.get((coll, alg), {}).get((q, m))
         return None if ln is None else Est(float(ln))
 
-    def estimates(self, coll, q, m):
+    def estimates(self, coll, q, m, charged=True):
+        """{algorithm: Est} at (q, m); charged=False: per call, no setup."""
+        get = self.estimate if charged else self.per_call
         out = {}
         for a in self.algs[coll]:
-            e = self.estimate(coll, a, q, m)
+            e = get(coll, a, q, m)
             if e:
                 out[a] = e
         return out
@@ -349,9 +404,30 @@ class Decider:
             return keep
         return best
 
-    def choose_bin(self, coll, q, sizes):
+    def lost_to_setup(self, coll, q, m, choice, sizes=None):
+        """(algorithm, its setup in us, the point's calls, its per-call time
+        over native's) where that algorithm, chosen without the setups,
+        lost to its setup over the point's calls; else None. sizes: the
+        grid's, for the collectives that choose one algorithm for all."""
+        n = self.calls.get((coll, q, m))
+        if not n:
+            return None
+        if gridmod.uses_msg_size(coll):
+            want = self.choose_cell(coll, q, m, ests=self.estimates(coll, q, m, False))
+            lost = want != self.choose_cell(coll, q, m)
+        else:
+            want = self.choose_bin(coll, q, sizes or [m], charged=False)
+            lost = want != self.choose_bin(coll, q, sizes or [m])
+        raw = self.estimates(coll, q, m, False)
+        if not lost or want == choice or not self.charge(coll, want, q, m) or \
+                want not in raw or "native" not in raw:
+            return None
+        return (want, self.setup(coll, want, q), n,
+                math.exp(raw[want].ln - raw["native"].ln))
+
+    def choose_bin(self, coll, q, sizes, charged=True):
         """One algorithm for every size at q (rules without msg_size)."""
-        per = [(m, self.estimates(coll, q, m)) for m in sizes]
+        per = [(m, self.estimates(coll, q, m, charged)) for m in sizes]
         if any("native" not in e for _, e in per):
             return "native"
         best, best_g = "native", 0.0

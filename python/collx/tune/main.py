@@ -118,7 +118,8 @@ def main(argv):
             store = Store.from_json(json.load(f)["measurements"])
     else:
         store = Store(floor)
-    dec = Decider(store, algs, a.margin, grids, t.node)
+    # with a profile, the setups are charged to the points' calls (decide.py)
+    dec = Decider(store, algs, a.margin, grids, t.node, calls=prof.calls() if prof else None)
     s = Sampler(t, grids, algs, store, dec, a, weights=prof.weights() if prof else None)
     full = grid_pairs(grids, algs)
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "

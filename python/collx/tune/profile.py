@@ -20,7 +20,11 @@ communicator size, at the class's bounds (msg_lo and msg_hi, rounded to
 the 4-byte elements collbench sends; one size where they agree; any
 sizes: ANY_SIZES), each weighted by the entry's seconds (split between
 its sizes); blocking and nonblocking rows of one point add up (a rule
-serves both; collbench measures the blocking call). A communicator
+serves both; collbench measures the blocking call). Each point also has
+the entry's calls (each of its sizes all of them; the sum over its rows),
+over which decide.py charges an algorithm's setup on a new communicator:
+an algorithm 4 times faster per call that measures the topology for a
+second first is no gain for 3 calls. A communicator
 whose ranks per node and nodes are what ranks 0..q-1 have under block
 placement is measured as collbench's --comm-size q; one with another
 shape of equal nodes (k ranks on each of n nodes: the nodes' leaders, a
@@ -141,13 +145,14 @@ class Profile:
     communicator of another shape than block placement gives, its shaped
     key (grid.shaped); keys: {id(entry): its key} of the entries measured;
     skipped: [(entry, why)]; seconds: the profile's whole time (measured or
-    not), job: its job."""
+    not), job: its job; ncalls: {key: {(q, m): calls}} (None where an
+    entry there does not count them)."""
 
     def __init__(self, path, job, entries, p, node, known):
         """p: the target's ranks, node: its ranks per node (None: one node),
         known: the collectives this collx has."""
         self.path, self.job, self.entries = path, job, entries
-        self.points, self.keys, self.skipped = {}, {}, []
+        self.points, self.keys, self.skipped, self.ncalls = {}, {}, [], {}
         self.seconds = sum(e["seconds"] for e in entries)
         for e in entries:
             key, why = self.key_of(e, p, node, known)
@@ -157,8 +162,14 @@ class Profile:
             self.keys[id(e)] = key
             ms, q = sizes_of(e), e["comm_size"]
             cell = self.points.setdefault(key, {})
+            calls = self.ncalls.setdefault(key, {})
+            n = e.get("calls") or None   # 0 or missing: not counted
             for m in ms:
                 cell[(q, m)] = cell.get((q, m), 0.0) + e["seconds"] / len(ms)
+                # each size of the class its whole calls, not a share as
+                # the seconds: a rule from those sizes serves them all
+                had = calls.get((q, m), 0)
+                calls[(q, m)] = None if n is None or had is None else had + n
 
     @staticmethod
     def key_of(e, p, node, known):
@@ -188,6 +199,13 @@ class Profile:
         order = sorted(self.points, key=lambda c: -sum(self.points[c].values()))
         return {c: gridmod.Grid(c, sorted({q for q, _ in self.points[c]}),
                                 sorted({m for _, m in self.points[c]})) for c in order}
+
+    def calls(self):
+        """{(key, q, m): calls} of the points measured whose entries all
+        count their calls (a point of two modes, blocking and nonblocking,
+        the sum): what decide.Decider charges an algorithm's setup to."""
+        return {(c, q, m): n for c, pts in self.ncalls.items() for (q, m), n in pts.items()
+                if n and c in self.points}
 
     def weights(self):
         """{(key, q, m): seconds} of the points measured."""

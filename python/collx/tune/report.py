@@ -115,11 +115,43 @@ def spend_by_size(grids, store, bases):
     return rows
 
 
-def profile_section(prof, grids, store, dec, choices, bases, algs):
+def setup_text(lost):
+    """ "binomial_topo: setup 0.93 s over 3 calls (0.265 of native per call)"
+    of decide.Decider.lost_to_setup's answer."""
+    a, us, n, ratio = lost
+    return f"{a}: setup {us * 1e-6:.3g} s over {n:g} calls ({ratio:.3f} of native per call)"
+
+
+def lost_to_setup(dec, grids, choices):
+    """{(key, q, m): decide.Decider.lost_to_setup} at the points where an
+    algorithm's setup over the profile's calls lost it the choice."""
+    out = {}
+    for c, g in grids.items():
+        for q, m in g.cells():
+            lost = dec.lost_to_setup(c, q, m, choices[c][(q, m)], g.sizes)
+            if lost:
+                out[(c, q, m)] = lost
+    return out
+
+
+def setup_lines(lost, choices):
+    """report.md's lines on the choices lost to their setup, if any."""
+    if not lost:
+        return []
+    return ["Lost to their setup on a new communicator (collbench's first call there "
+            "minus its median; decide.py charges it whole to each point's calls): where "
+            "an algorithm faster per call was not chosen because its setup over the "
+            "application's calls there outweighs its gain.", ""] + \
+        [f"- {c} p={q} {size_label(m)}: {setup_text(x)}; chosen: {choices[c][(q, m)]}"
+         for (c, q, m), x in sorted(lost.items())] + [""]
+
+
+def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
     """report.md's lines on a profile's points: each entry (the most time
     first), its share of the application's time in collectives, what was
     measured at its sizes and what the rules choose there, against
-    native; then what the choices predict for that time."""
+    native; then what the choices predict for that time, and the choices
+    lost to their setup (lost: lost_to_setup)."""
     total = prof.seconds or 1.0
     skipped = {id(e): why for e, why in prof.skipped}
     lines = ["## The profile's points", "",
@@ -132,7 +164,9 @@ def profile_section(prof, grids, store, dec, choices, bases, algs):
              "each (measured, or predicted with the model's uncertainty: basis as in "
              "\"Spend by communicator size\"). A communicator of another shape than "
              "ranks 0..q-1 under block placement (nodes x ranks per node) was measured "
-             "on collbench's `--comm-shape`.", "",
+             "on collbench's `--comm-shape`. Where the entry counts its calls, every "
+             "algorithm's time per call there includes its setup on a new communicator "
+             "over those calls (the whole setup at each point: decide.py).", "",
              "| collective | comm size | ranks per node | message bytes | calls | seconds | "
              "share | measured at | algorithms measured | choice | choice / native | basis |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -172,7 +206,7 @@ def profile_section(prof, grids, store, dec, choices, bases, algs):
               f"times against native's (measured or predicted) give {after:.4g} s "
               f"({100 * (after / before - 1) if before else 0:+.1f} %): a prediction, to be "
               "checked by running the application with the rules.", ""]
-    return lines
+    return lines + setup_lines(lost or {}, choices)
 
 
 def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None):
@@ -184,6 +218,7 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
     dec_rows, lines = [], []
     bases = {(c, q, m): basis(store, dec, c, q, m, choices[c][(q, m)])
              for c, g in grids.items() for q, m in g.cells()}
+    lost = lost_to_setup(dec, grids, choices)
     store.write_csv(os.path.join(out, "measurements.csv"))
     summary = ["| collective | rules | points measured / grid | predicted regret: geomean, "
                "worst | measured regret (points with every algorithm measured): geomean, "
@@ -214,7 +249,11 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                 "basis": bases[(c, q, m)],
                 "predicted_regret": f"{pr:.4f}" if pr else "",
                 "measured_regret": f"{mr:.4f}" if mr else "",
-                "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m))})
+                "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m)),
+                "calls": dec.calls.get((c, q, m), ""),   # a profile's: setups charged
+                "choice_setup_us": f"{dec.setup(c, ch, q):.1f}" if (c, q, m) in dec.calls
+                else "",
+                "lost_to_setup": setup_text(lost[(c, q, m)]) if (c, q, m) in lost else ""})
         n_rules = len(rules_of.get(c, []))
         summary.append(
             f"| {c} | {n_rules} | {measured_cells} / {len(g.cells())} | "
@@ -257,7 +296,7 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                   ("column ran agrees with the rules everywhere." if not ck["mismatches"]
                    else "disagreements: " + "; ".join(ck["mismatches"])), ""]
     if prof:
-        lines += profile_section(prof, grids, store, dec, choices, bases, algs)
+        lines += profile_section(prof, grids, store, dec, choices, bases, algs, lost)
     spend = spend_by_size(grids, store, bases)
     lines += ["## Spend by communicator size", "",
               "Where the budget went: host seconds of the runs at each communicator size "

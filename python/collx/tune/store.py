@@ -2,7 +2,11 @@
 algorithm, communicator size q, message size m), what served them (column
 ran), points an algorithm could not be measured at, and the batches with
 their cost. A sample is the median of collbench's run time r over its timed
-repetitions; the confidence interval of a point comes from its samples."""
+repetitions; the confidence interval of a point comes from its samples.
+Per (collective, algorithm, communicator size) also its setup on a new
+communicator: collbench's first_us minus the median at a run's first
+point (bench/README.md, "First use"), which decide.py charges to a
+profile's calls."""
 import json
 import math
 
@@ -86,6 +90,17 @@ def grows(why):
     return why.startswith(("memory:", "timeout:"))
 
 
+def setup_of(row):
+    """An algorithm's setup on a new communicator in us from one of
+    collbench's rows: its first call there (first_us) minus the median,
+    at least 0; None where the row has no first_us (not the run's first
+    point, or a collbench from before the column)."""
+    first = row.get("first_us")
+    if first in (None, ""):
+        return None
+    return max(0.0, float(first) - float(row["median_us"]))
+
+
 def case_cost(row):
     """What measuring one case cost: collbench's host_s (SMPI: the
     simulation's CPU seconds), else its timed and warm-up calls' time."""
@@ -102,6 +117,7 @@ class Store:
         self.host = {}      # (coll, alg, q, m) -> [cost of each sample's case, s]
         self.ran = {}       # (coll, alg, q, m) -> set of column-ran values
         self.ppn = {}       # (coll, q) -> ranks per node collbench saw
+        self.setups = {}    # (coll, alg, q) -> [setup on a new communicator, us]
         self.failed = {}    # (coll, alg, q, m) -> why
         self.batches = []   # dicts: what ran, its cost, its outcome
 
@@ -113,6 +129,9 @@ class Store:
             self.host.setdefault(key, []).append(case_cost(r))
             self.ran.setdefault(key, set()).add(r["ran"])
             self.ppn[(coll, q)] = int(r["ppn"])
+            setup = setup_of(r)
+            if setup is not None and r["ran"] == r["alg"]:   # not a fallback's
+                self.setups.setdefault((coll, r["alg"], q), []).append(setup)
         batch["rows"] = len(rows)
 
     def fail(self, coll, alg, q, m, why):
@@ -122,6 +141,15 @@ class Store:
     def stat(self, coll, alg, q, m):
         s = self.samples.get((coll, alg, q, m))
         return Stat(s, self.floor) if s else None
+
+    def setup(self, coll, alg, q):
+        """alg's setup on a new communicator of q ranks in us (the median
+        of its samples), or None where no run measured it."""
+        xs = sorted(self.setups.get((coll, alg, q), ()))
+        if not xs:
+            return None
+        k = len(xs) // 2
+        return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
     def usable(self, coll, alg, q, m):
         """A measurement of alg itself (not of a fallback that served it)."""
@@ -182,6 +210,8 @@ class Store:
                 "failed": [{"coll": c, "alg": a, "p": q, "size_bytes": m, "why": w}
                            for (c, a, q, m), w in sorted(self.failed.items())],
                 "ppn": [{"coll": c, "p": q, "ppn": k} for (c, q), k in sorted(self.ppn.items())],
+                "setup": [{"coll": c, "alg": a, "p": q, "us": xs}
+                          for (c, a, q), xs in sorted(self.setups.items())],
                 "batches": self.batches, "noise_floor": self.floor}
 
     @classmethod
@@ -196,6 +226,8 @@ class Store:
             s.failed[(x["coll"], x["alg"], x["p"], x["size_bytes"])] = x["why"]
         for x in d["ppn"]:
             s.ppn[(x["coll"], x["p"])] = x["ppn"]
+        for x in d.get("setup", ()):   # a tune.json from before it has none
+            s.setups[(x["coll"], x["alg"], x["p"])] = list(x["us"])
         s.batches = d["batches"]
         return s
 

@@ -328,7 +328,7 @@ class Replay(Target):
         sizes = [int(x) for x in opt["-m"].split(",")]
         rows, cost = [], 0.0
         per = self.per_case.get((coll, q), [0.0])
-        rules = None
+        rules, firsts = None, set()   # firsts: labels whose first call was given
         if "selected" in algs:   # what the rules pick, as collx would
             rules = rulesmod.load(env["COLLX_RULES"])
         for m in sizes:
@@ -342,10 +342,14 @@ class Replay(Target):
                 if xs is None:
                     continue
                 host = self.src.host.get(key) or [sum(per) / len(per)]
+                setup = self.src.setup(coll, a, q) if m == sizes[0] else None
                 rows.append({"alg": label, "size_bytes": str(m), "median_us": str(xs[0]),
                              "ran": "+".join(sorted(self.src.ran[key])),
                              "ppn": str(self.src.ppn.get((coll, q), q)),
-                             "host_s": str(host[0])})
+                             "host_s": str(host[0]),   # collbench's first call there:
+                             "first_us": "" if setup is None or label in firsts
+                             else str(xs[0] + setup)})
+                firsts.add(label)
                 cost += host[0]
         fail = next((w for (c, a, qq, mm), w in self.src.failed.items()
                      if c == coll and qq == q and a in algs and mm in sizes), None)

@@ -237,5 +237,70 @@ def test_variant_unmeasured_at_size_no_evidence():
         "where it was measured, it is"
 
 
+# ---------------------------------------------------------------- setup (issue 53)
+BIG = 524288   # bytes per rank, as Quantum ESPRESSO's bcasts at p = 8
+
+
+def setup_decider(calls, setups=None):
+    """bcast at p = 8, 512 KiB: native 400 us a call, binomial_topo 100 (4
+    times faster: 300 us a call gained) with a setup of 0.1 s on a new
+    communicator (its distance tournament), native 10 us."""
+    st = Store(0.0)
+    for a, xs in (("native", [400, 401, 399]), ("binomial_topo", [100, 101, 99])):
+        st.samples[("bcast", a, 8, BIG)] = xs
+        st.ran[("bcast", a, 8, BIG)] = {a}
+    st.setups.update(setups if setups is not None else
+                     {("bcast", "native", 8): [10.0], ("bcast", "binomial_topo", 8): [1e5]})
+    return Decider(st, {"bcast": ["native", "binomial_topo"]}, 0.02, calls=calls)
+
+
+def test_setup_over_few_calls_not_chosen():
+    # 3 calls gain 900 us; the setup is 0.1 s: native
+    d = setup_decider({("bcast", 8, BIG): 3})
+    got = d.choose_cell("bcast", 8, BIG)
+    assert got == "native", f"4 times faster a call, setup > 3 x the gain, 3 calls: {got}"
+    lost = d.lost_to_setup("bcast", 8, BIG, got)
+    assert lost and lost[0] == "binomial_topo" and lost[1] == 1e5 and lost[2] == 3 and \
+        abs(lost[3] - 0.25) < 0.01, f"and said: lost to its setup over 3 calls: {lost}"
+    e = d.estimate("bcast", "binomial_topo", 8, BIG)
+    assert abs(e.us - (100 + 1e5 / 3)) < 1e-6 and \
+        abs(d.per_call("bcast", "binomial_topo", 8, BIG).us - 100) < 1e-9, \
+        f"its time per call there: 100 us + 0.1 s / 3 ({e.us:.1f}); per call alone 100 us"
+
+
+def test_setup_over_many_calls_chosen():
+    # 3000 calls gain 0.9 s, more than the 0.1 s setup: binomial_topo
+    d = setup_decider({("bcast", 8, BIG): 3000})
+    got = d.choose_cell("bcast", 8, BIG)
+    assert got == "binomial_topo", f"the same setup over 3000 calls: {got}"
+    assert d.lost_to_setup("bcast", 8, BIG, got) is None, "nothing lost"
+
+
+def test_setup_without_calls_as_before():
+    for calls in (None, {("bcast", 8, 64): 3}):   # no profile; a profile without this point
+        d = setup_decider(calls)
+        got = d.choose_cell("bcast", 8, BIG)
+        assert got == "binomial_topo" and d.lost_to_setup("bcast", 8, BIG, got) is None and \
+            d.charge("bcast", "binomial_topo", 8, BIG) == 0.0, \
+            f"no calls at the point ({calls}): no charge, the steady state decides: {got}"
+    d = setup_decider({("bcast", 8, BIG): 3}, setups={})
+    assert d.choose_cell("bcast", 8, BIG) == "binomial_topo", \
+        "calls but no setup measured (a collbench without first_us): as before"
+
+
+def test_setup_of_variant_and_nearest_size():
+    d = setup_decider({}, setups={("bcast", "binomial_topo", 4): [2e5],
+                                  ("bcast", "binomial_topo", 16): [3e5],
+                                  ("bcast", "binomial_topo", 64): [9e5]})
+    d.algs["bcast"].append("binomial_topo@K=1")
+    assert d.setup("bcast", "binomial_topo", 16) == 3e5 and \
+        d.setup("bcast", "binomial_topo", 8) == 3e5 and \
+        d.setup("bcast", "binomial_topo", 40) == 9e5 and \
+        d.setup("bcast", "binomial_topo@K=1", 16) == 3e5 and \
+        d.setup("bcast", "native", 16) == 0.0, \
+        "measured there; else at the nearest communicator size (the larger on a tie); " \
+        "a variant its algorithm's; never measured: 0"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())

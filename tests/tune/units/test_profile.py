@@ -19,7 +19,7 @@ import os
 import tempfile
 
 import helpers
-from collx.tune import grid, profile
+from collx.tune import grid, profile, report
 from collx.tune.decide import Decider
 from collx.tune.sampler import Sampler
 from collx.tune.store import Store
@@ -205,6 +205,60 @@ def test_budget_split_by_time():
         f"the point with the most time measured first and whole, and most spent there: " \
         f"{spent}, {heavy}"
     assert sum(spent.values()) <= 1.6 + 0.6, f"the budget holds (within a run): {spent}"
+
+
+# ---------------------------------------------------------------- setup (issue 53)
+def qe_like(calls):
+    """Quantum ESPRESSO's bcasts on the emulated cluster, cut down: 8
+    ranks, 64 KiB..128 KiB (one class), `calls` calls, and an allreduce
+    class whose entry does not count its calls."""
+    es = [{"collective": "bcast", "mode": "blocking", "comm_size": 8, "ranks_per_node": 8,
+           "nodes": 1, "msg_lo": 65536, "msg_hi": 131071, "calls": calls, "ranks": 8,
+           "seconds": 0.5},
+          {"collective": "bcast", "mode": "nonblocking", "comm_size": 8, "ranks_per_node": 8,
+           "nodes": 1, "msg_lo": 65536, "msg_hi": 131071, "calls": 1, "ranks": 8,
+           "seconds": 0.01},
+          {"collective": "allreduce", "mode": "blocking", "comm_size": 8, "ranks_per_node": 8,
+           "nodes": 1, "msg_lo": 8, "msg_hi": 15, "ranks": 8, "seconds": 0.2}]
+    return profile.Profile("qe.json", {}, es, 8, 8, KNOWN)
+
+
+def test_calls_per_point():
+    prof = qe_like(2)
+    assert prof.calls() == {("bcast", 8, 65536): 3, ("bcast", 8, 131068): 3}, \
+        f"each size of a class its whole calls, blocking and nonblocking added; an entry " \
+        f"without calls gives none: {prof.calls()}"
+    fix = profile.Profile(FIXTURE, *profile.read(FIXTURE), 32, 8, KNOWN).calls()
+    assert fix[("allreduce", 8, 8)] == 50100 and fix[("allgather-1ppn", 4, 256)] == 1000, \
+        f"the fixture's calls, a shaped key's under it: {fix}"
+
+
+def test_setup_charged_to_profile_calls():
+    # binomial_topo 4 times faster per call than native, its setup on a new
+    # communicator 0.1 s (collbench's first call minus the median): not
+    # chosen for 3 calls, chosen for 3000; the report says what was lost
+    for calls, want in ((2, "native"), (2999, "binomial_topo")):
+        prof = qe_like(calls)
+        grids = prof.grids()
+        algs = {"bcast": ["native", "binomial_topo"], "allreduce": ["native"]}
+        st = Store(0.005)
+        rows = [{"alg": a, "size_bytes": str(m), "median_us": str(us), "ran": a, "ppn": "8",
+                 "host_s": "", "first_us": str(us + setup) if m == 65536 else ""}
+                for m in (65536, 131068) for a, us, setup in
+                (("native", 400.0 * m / 65536, 10.0), ("binomial_topo", 100.0 * m / 65536, 1e5))]
+        st.add_rows("bcast", 8, rows, {})
+        dec = Decider(st, algs, 0.02, grids, 8, calls=prof.calls())
+        choices = {c: dec.choices(c, g) for c, g in grids.items()}
+        got = {m: choices["bcast"][(8, m)] for m in (65536, 131068)}
+        assert got == {65536: want, 131068: want}, f"{calls + 1} calls: {got}"
+        lost = report.lost_to_setup(dec, grids, choices)
+        lines = report.setup_lines(lost, choices)
+        if want == "native":
+            assert set(lost) == {("bcast", 8, 65536), ("bcast", 8, 131068)} and \
+                "- bcast p=8 64K: binomial_topo: setup 0.1 s over 3 calls (0.250 of native " \
+                "per call); chosen: native" in lines, f"the report says why: {lines}"
+        else:
+            assert not lost and not lines, f"nothing lost to a setup: {lines}"
 
 
 if __name__ == "__main__":

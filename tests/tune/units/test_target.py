@@ -4,11 +4,13 @@ a launcher starts, the slots of a hostfile, and a CSV cut mid-line (the
 labels and runs it measures: test_labels.py).
 
     test_target.py [REPO_ROOT]"""
+import json
 import os
 import tempfile
 
 import helpers
 from collx.tune import target
+from collx.tune.store import Store
 
 
 def test_parse_info():
@@ -66,6 +68,29 @@ def test_comm_shape_words():
     assert [s.ranks(4, ["--comm-shape", "4x1"]), s.ranks(3, ["--comm-shape", "3x1"]),
             s.ranks(12, ["--coll", "bcast"])] == [32, 24, 12], \
         "SMPI: a shape's first n whole nodes (block hostfile), else q ranks"
+
+
+def test_replay_gives_first_calls():
+    # a replayed run answers first_us as collbench would: at its first size,
+    # the first listing of each label, median + the setup measured
+    st = Store(0.005)
+    for a in ("native", "binomial_topo"):
+        for m in (64, 4096):
+            st.samples[("bcast", a, 8, m)] = [100.0 if a == "native" else 50.0]
+            st.ran[("bcast", a, 8, m)] = {a}
+    st.setups[("bcast", "binomial_topo", 8)] = [9e5]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tune.json")
+        with open(path, "w") as f:
+            json.dump({"p": 8, "node": None, "algs": {"bcast": ["native", "binomial_topo"]},
+                       "measurements": st.to_json()}, f)
+        rows, _ = target.Replay(path).run_collbench(8, [
+            "--coll", "bcast", "--algs", "binomial_topo,native,binomial_topo", "-m", "64,4096"])
+    got = [(r["alg"], r["size_bytes"], r["first_us"]) for r in rows]
+    assert got == [("binomial_topo", "64", str(50.0 + 9e5)), ("native", "64", ""),
+                   ("binomial_topo", "64", ""), ("binomial_topo", "4096", ""),
+                   ("native", "4096", ""), ("binomial_topo", "4096", "")], \
+        f"first_us where a setup was measured, at the first size, first listing: {got}"
 
 
 if __name__ == "__main__":
