@@ -72,13 +72,20 @@ class Lammps(App):
              "MPI_Alltoallv), NVT + SHAKE")
     steps = {"check": 60, "time": 300}
     # thermo_style multi prints each quantity with 4 decimals (%14.4f)
-    tolerance = {r".*": (2e-4, 1e-6)}
-    why = ("thermo output (thermo_style multi, every 30 steps at the check size) "
-           "is printed with 4 decimals; allreduce in another order changes the "
-           "forces' last bits and molecular dynamics amplifies that, but over 60 "
-           "steps it stays below a relative 1e-6 (two units of the last printed "
-           "digit allowed for rounding); a wrong alltoallv in PPPM moves the "
-           "long-range energy (E_long) in its third digit")
+    why = ("every thermo quantity at every output step (thermo_style multi, "
+           "4 decimals): at step 0 and up to step 60 within 2e-4 + 1e-6 "
+           "relative; later, molecular dynamics amplifies the last bits a "
+           "reduction in another order changes (measured: 300 steps, cyclic "
+           "placement, node-aware allreduce: energies 6e-7 relative, pressure "
+           "0.03 atm), so beyond step 60 energies within 1e-5 relative and "
+           "the pressure within 0.1 atm. A wrong collective shows at step 0: "
+           "a wrong alltoallv in PPPM moves E_long in its third digit")
+
+    def limits(self, quantity):
+        name, _, step = quantity.partition("@")
+        if int(step or 0) <= 60:
+            return (2e-4, 1e-6)
+        return (0.1, 0.0) if name == "Press" else (2e-4, 1e-5)
 
     def prepare(self, workdir, size):
         steps = self.steps[size]

@@ -76,6 +76,15 @@ def command(where, program, workdir, collx):
     return words[:3] + ["--collxrun", f"--mpi {where.mpi}"] + words[3:] + inner
 
 
+def read_output(workdir):
+    """A finished launch's output (workdir/output.txt), "" without one."""
+    try:
+        with open(os.path.join(workdir, "output.txt"), errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 class Result:
     def __init__(self, rc, seconds, timed_out, output, stats):
         self.rc, self.seconds, self.timed_out = rc, seconds, timed_out

@@ -11,6 +11,8 @@
                                        application's launch, then native /
                                        tuned / online / oracle in ABBA rounds
   collx apps report DIR                DIR/report.md and one plot per app
+  collx apps recheck DIR               the forced runs in DIR checked again
+                                       with the tolerances as they are now
   collx apps quick                     CI's subset: LAMMPS, its alltoallv's
                                        algorithms, fake nodes (~1 min)
 
@@ -20,6 +22,7 @@ The emulated cluster must be up for --where cluster and for time
 (./run cluster up 4x2 --switches 2 --uplink-rate 100mbit)."""
 import argparse
 import datetime
+import glob
 import json
 import os
 import subprocess
@@ -117,6 +120,10 @@ def time_one(app, w, out, a):
     with open(profile) as f:
         stats = json.load(f)
     best = correct.oracle(rows)
+    timed = os.path.join(wd, "summary.json")
+    if a.resume and os.path.exists(os.path.join(wd, "time.csv")) and os.path.exists(timed):
+        with open(timed) as f:
+            best = json.load(f)["oracle"]   # the oracle the timed rounds ran
     correct.log(f"f = {share.share(stats):.3f}; oracle: "
                 + (", ".join(f"{c}={x}" for c, x in sorted(best.items())) or "native"))
     rules = os.path.join(wd, "rules.json")
@@ -158,6 +165,20 @@ def cmd_time(a):
     return 0
 
 
+def cmd_recheck(a):
+    """Every CSV of forced runs in DIR checked again with the tolerances
+    as they are now, from the runs' saved outputs (no launch)."""
+    total = 0
+    for path in sorted(glob.glob(os.path.join(a.dir, "correct-*.csv"))
+                       + glob.glob(os.path.join(a.dir, "time-*", "oracle.csv"))):
+        rows = correct.read_rows(path)
+        n = correct.recheck(rows)
+        correct.write(rows, path)
+        total += n
+        correct.log(f"{path}: {n} row(s) changed status")
+    return 0
+
+
 def cmd_quick(a):
     a.apps, a.colls, a.where, a.size = "lammps", "alltoallv", "fake", "check"
     a.timeout = min(a.timeout, 180)   # a run takes 1-2 s: a hang ends soon
@@ -167,7 +188,8 @@ def cmd_quick(a):
 def parse(argv):
     ap = argparse.ArgumentParser(prog="collx apps", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", choices=("list", "setup", "correct", "time", "report", "quick"))
+    ap.add_argument("action", choices=("list", "setup", "correct", "time", "report", "quick",
+                                       "recheck"))
     ap.add_argument("dir", nargs="?", help="report: the results folder")
     ap.add_argument("--apps", default="", help="a,b (default all: "
                     + ",".join(catalogue.APPS) + ")")
@@ -196,12 +218,12 @@ def parse(argv):
 def main(argv=None):
     a = parse(sys.argv[1:] if argv is None else argv)
     try:
+        if a.action in ("report", "recheck") and not a.dir:
+            raise SystemExit(f"collx apps {a.action} DIR")
         if a.action == "report":
-            if not a.dir:
-                raise SystemExit("collx apps report DIR")
             return report.main(a.dir)
         return {"list": cmd_list, "setup": cmd_setup, "correct": cmd_correct,
-                "time": cmd_time, "quick": cmd_quick}[a.action](a)
+                "time": cmd_time, "quick": cmd_quick, "recheck": cmd_recheck}[a.action](a)
     except (RuntimeError, tools.ToolNotFound, KeyError) as e:
         print(f"collx apps: {e}", file=sys.stderr)
         return 1
