@@ -45,6 +45,11 @@ def test_lammps_parse_and_tolerance():
     wrong = dict(got, **{"E_long@30": -33901.0})
     ok, why = app.compare(got, wrong)
     assert not ok and "E_long@30" in why, why
+    late = {"Press@250": -189.5772, "KinEng@250": 1100.0}
+    assert app.compare(late, {"Press@250": -189.6059, "KinEng@250": 1100.0 * (1 + 6e-7)})[0], \
+        "past step 60, chaos amplified rounding: 0.03 atm and 6e-7 pass"
+    assert not app.compare({"Press@0": -837.0112}, {"Press@0": -837.0412})[0], \
+        "at step 0 the same 0.03 atm is a wrong result"
     missing = {k: v for k, v in got.items() if k != "Press@0"}
     ok, why = app.compare(got, missing)
     assert not ok and "missing" in why
