@@ -121,7 +121,7 @@ def oracle_speedups(times, rows):
 
 
 def size_text(lo, hi):
-    if lo is None:
+    if lo is None or hi is None:   # v and w collectives: no one size
         return "any size"
     return f"{lo}-{hi} B" if hi is not None else f">= {lo} B"
 
