@@ -139,7 +139,7 @@ def causes(times):
             out.append(f"- {p['collective']} on {p['comm_size']} ranks ({p['nodes']} nodes x "
                        f"{p['ranks_per_node']}), {size_text(p['msg_lo'], p['msg_hi'])}: "
                        f"{p['calls']} calls, {p['seconds']:.2f} s")
-        for c in ("tuned", "online", "oracle"):
+        for c in ("loaded", "tuned", "online", "oracle"):
             got = (t.get("served") or {}).get(c)
             if not got:
                 continue
@@ -157,7 +157,7 @@ def causes(times):
 def plot(t_app, path):
     plt = plotting.pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    configs = timing.CONFIGS
+    configs = [c for c in timing.CONFIGS if any(c in t["summary"] for t in t_app)]
     width = 0.8 / max(len(t_app), 1)
     for i, t in enumerate(t_app):
         nat = t["summary"]["native"]["median"]

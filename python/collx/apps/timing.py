@@ -1,5 +1,5 @@
 """Faster, measured honestly: an application's wall time on the emulated
-cluster with native (no collx), tuned (COLLX_RULES from the profile ->
+cluster with native (no collx), loaded (collx, nothing chosen), tuned (COLLX_RULES from the profile ->
 tune -> run cycle), online (COLLX_TUNE_ONLINE=1) and the oracle (the best
 single algorithm per collective, found by forcing each: correct.oracle),
 interleaved in ABBA rounds (round i runs the configurations in order, the
@@ -22,7 +22,8 @@ from collx import tools
 from collx.apps import correct, launch, share
 from collx.tune import validate
 
-CONFIGS = ("native", "tuned", "online", "oracle")
+# loaded: collx loaded, nothing chosen (the interposer's own cost)
+CONFIGS = ("native", "loaded", "tuned", "online", "oracle")
 FIELDS = ("app", "where", "round", "config", "wall_seconds", "job_seconds", "rc", "dir")
 
 
@@ -30,6 +31,8 @@ def settings(config, rules=None, oracle=None):
     """The COLLX_ settings of a configuration (None: native, no collx)."""
     if config == "native":
         return None
+    if config == "loaded":
+        return {}
     if config == "tuned":
         return {"COLLX_RULES": rules}
     if config == "online":
