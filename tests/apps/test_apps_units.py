@@ -142,7 +142,7 @@ def test_abba_summary():
     assert s["tuned"]["min"] == 7.9, "a failed launch is no time"
     gm, lo, hi, p = s["tuned"]["ratio"]
     assert 0.78 < gm < 0.81 and lo < gm < hi < 1 and p > 0.5
-    assert timing.settings("native") is None
+    assert timing.settings("native") is None and timing.settings("loaded") == {}
     assert timing.settings("oracle", oracle={"alltoall": "hier"}) == \
         {"COLLX_ALLTOALL_ALGORITHM": "hier"}
 
