@@ -9,13 +9,12 @@ none was printed); error (the launch failed); timeout; unexercised (the
 run passed but the forced algorithm served none of the calls: collx's
 reasons are in `notes`). The same rows carry each run's time in that
 collective (COLLX_STATS), from which timing.py takes the oracle."""
-import csv
 import json
 import os
 import subprocess
 import sys
 
-from collx import tools
+from collx import csvio, tools
 from collx.apps import catalogue, launch, share
 
 FIELDS = ("app", "where", "size", "collective", "algorithm", "status", "served_calls",
@@ -139,15 +138,10 @@ def recheck(rows):
 
 def write(rows, path):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
+    csvio.write_rows(path, FIELDS, rows)
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+read_rows = csvio.read_rows
 
 
 def oracle(rows):

@@ -126,8 +126,7 @@ def run(where, program, workdir, collx=None, stats=False, timeout=600):
             os.killpg(p.pid, signal.SIGKILL)
             rc = p.wait()
     seconds = time.monotonic() - t0
-    with open(logpath, errors="replace") as f:
-        output = f.read()
+    output = read_output(workdir)
     data = None
     if stats and os.path.exists(stats_path):
         try:

@@ -11,14 +11,13 @@ native per round (both launched next to each other), its geometric mean,
 95 % interval and the one-sided p of "slower than native" (validate's t
 on logs), so a family of applications x placements can be tested at a
 family-wise 5 % (Holm, as `collx validate` does)."""
-import csv
 import json
 import os
 import statistics
 import subprocess
 import sys
 
-from collx import tools
+from collx import csvio, tools
 from collx.apps import correct, launch, share
 from collx.tune import validate
 
@@ -129,12 +128,7 @@ def summary(rows):
 
 
 def write(rows, path):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
+    csvio.write_rows(path, FIELDS, rows)
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+read_rows = csvio.read_rows
