@@ -111,6 +111,9 @@ expect(rc == 0 and len(SHIPPED) >= 5, f"rules check --no-registry on the {len(SH
        f"files: exit {rc}" + ("" if rc == 0 else ":\n" + out[-2000:]))
 expect("warning: no \"version\"" not in out and "no \"provenance\"" not in out,
        "every shipped file has its version and provenance")
+for f in SHIPPED:   # what runs beyond the tuned ranges is said, not left to the default
+    expect(json.load(open(f)).get("beyond") in ("nearest", "native"),
+           f"{os.path.basename(f)} says what runs beyond its ranges (\"beyond\")")
 
 # ---------------------------------------------------------------- bad files
 GOOD_RULE = {"collective": "bcast", "algorithm": "binomial", "comm_size": {"min": 2}}
@@ -194,9 +197,9 @@ with tempfile.TemporaryDirectory() as d:
                      r"the call's ranks per node \(with 16 ranks per node, communicator sizes "
                      r"above 48 as at 48 and messages above 1 MiB as at 1 MiB\); other ranks per "
                      r"node: native", fat) is not None and
-           "(\"beyond\": \"nearest\", the default when a file does not say)" in fat,
+           "(\"beyond\": \"nearest\")" in fat,
            "the check says, per ranks per node, the ranges a file serves and what runs beyond "
-           f"them (fattree-256x16, no \"beyond\": the default):\n{fat[:1500]}")
+           f"them (fattree-256x16, \"beyond\": \"nearest\"):\n{fat[:1500]}")
     expect(blocks[out_path].startswith(" OK") and
            "bcast: 1 rule, communicator sizes 2 and up" in blocks[out_path] and
            "serves any ranks per node: communicator sizes 2 and up" in blocks[out_path] and
