@@ -1,5 +1,5 @@
 /* A plain MPI program for the COLLX_STATS profile test (run_stats.py
- * --app-kind profile), run under LD_PRELOAD=libcollx_pmpi.so on 6 ranks:
+ * --profile), run under LD_PRELOAD=libcollx_pmpi.so on 6 ranks:
  * collectives on communicators of four sizes at a few message sizes, the
  * calls uneven across ranks where the profile must keep the most any rank
  * made. What the profile must say is run_stats.py's expected_profile.
@@ -12,10 +12,22 @@
  *   self (1):         rank r makes r + 1 bcast of one int
  *   world:            1 reduce of one int (the failures, at rank 0)
  *
- * It checks its results and prints "profile app: OK" at rank 0. */
+ * It checks its results and prints "profile app: OK" at rank 0.
+ *
+ * Built with PROFILE_LINKED for SMPI, which has no interposer: the
+ * collectives are collx's CX_ calls, linked in. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifdef PROFILE_LINKED
+#include "collx.h"
+#define MPI_Allreduce CX_Allreduce
+#define MPI_Alltoallv CX_Alltoallv
+#define MPI_Barrier CX_Barrier
+#define MPI_Bcast CX_Bcast
+#define MPI_Reduce CX_Reduce
+#endif
 
 static int rank, size, bad;
 

@@ -45,6 +45,17 @@ for communicators of 4 ranks, which serves those of 6 and 2 as the
 nearest rule: the calls beyond it counted per rule (member "beyond") and
 said once per communicator size under COLLX_VERBOSE.
 
+  run_stats.py --sim-run sim/run --platform ib-6x8 --hostfile H --np 6
+               --app profile_app_smpi --profile smpi
+
+the same profile under SimGrid's SMPI (no interposer: profile_app.c built
+with collx linked, its collectives CX_ calls), placed by the hostfile H
+on 3 nodes of 2 ranks: the report is written at all (SMPI's MPI_Finalize
+finalizes the rank before MPI_COMM_SELF's attributes go, collx's own
+MPI_Finalize runs it first), every row as on a real MPI with these nodes,
+and the tuner reads the file (collx.tune.profile): the points it measures
+on 24 ranks of ib-6x8 and the one it sets aside.
+
   run_stats.py ... --np 3 --form partial|missing
 
 COLLX_STATS set on every rank but rank 1 (partial), or collx loaded on
@@ -108,7 +119,16 @@ PROFILE_APP = {
 # COLLX_FAKE_NODES=0,0,0,1,1,2 by rank in the communicator, else one node
 FAKE_NODES = "0,0,0,1,1,2"
 LAYOUT = {"fake": {6: (3, 3), 4: (3, 2), 2: (2, 1), 1: (1, 1)},
-          "rules": {6: (6, 1), 4: (4, 1), 2: (2, 1), 1: (1, 1)}}
+          "rules": {6: (6, 1), 4: (4, 1), 2: (2, 1), 1: (1, 1)},
+          # SMPI, the hostfile's 3 nodes of 2: ranks 0-3 on two, 4-5 on one
+          "smpi": {6: (2, 3), 4: (2, 2), 2: (2, 1), 1: (1, 1)}}
+# The tuner on the SMPI profile, 24 ranks of ib-6x8 (3 nodes of 8): the
+# keys it measures (2 ranks per node on 3 or 2 nodes: --comm-shape, a key
+# of their own) and the entry it sets aside.
+TUNER_P, TUNER_NODE = 24, 8
+TUNER_POINTS = {"allreduce-2ppn": {6, 4}, "barrier-2ppn": {6}, "alltoallv-2ppn": {6},
+                "reduce-2ppn": {6}, "allreduce": {2}}
+TUNER_SKIPPED = {("bcast", 1): "a communicator of one rank"}
 # The rules of the "rules" case: 4 ranks only; 6 and 2 are beyond them.
 PROFILE_RULES = {"rules": [
     {"collective": "allreduce", "algorithm": "recursive_doubling",
@@ -154,6 +174,9 @@ def launch(a, env, segments=None):
             seg_env = with_preload(a, seg_env, preload)
             cmd += ([":"] if i else []) + [a.npflag, str(n), "env"]
             cmd += [f"{k}={v}" for k, v in seg_env.items()] + [a.app]
+    elif a.sim_run:   # SMPI: the ranks share smpirun's environment
+        cmd = [a.sim_run, a.platform, str(a.np), "--", a.app]
+        env = dict(env, SIM_HOSTFILE=a.hostfile) if a.hostfile else env
     else:
         cmd = [a.mpiexec, a.npflag, str(a.np)] + a.flags.split()
         for k, v in with_preload(a, env).items():
@@ -165,6 +188,8 @@ def launch(a, env, segments=None):
     # the launcher itself runs without the preload
     base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and
             not k.startswith("COLLX_")}
+    if a.sim_run:
+        base.update(env)
     r = subprocess.run(cmd, env=base, capture_output=True, text=True, timeout=120)
     print(r.stdout + r.stderr)
     return r
@@ -266,14 +291,16 @@ def check_job(a, job, bad, ranks_per_node=None, nodes=1):
         bad.append(f"job {job}, want {want} and seconds > 0")
 
 
-def check_profile(got, want, bad):
+def check_profile(got, want, bad, timeless=()):
     """Rows exactly as wanted: calls and ranks; the slowest rank's time > 0
-    and at most the sum over ranks."""
+    (>= 0 for the communicator sizes timeless) and at most the sum over
+    ranks."""
     for key, counts in want.items():
         row = got.get(key)
+        least = 0 if key[2] in timeless else 1e-12
         if not row:
             bad.append(f"no profile row {key}")
-        elif row[:2] != counts or not 0 < row[2] <= row[3] + 1e-9:
+        elif row[:2] != counts or not least <= row[2] <= row[3] + 1e-9:
             bad.append(f"profile {key}: calls, ranks, s, rank s = {row}, want {counts}")
     for key in got:
         if key not in want:
@@ -363,7 +390,7 @@ def profile_app(a, tmp, bad):
     env = {"COLLX_STATS": out}
     if a.profile == "fake":
         env["COLLX_FAKE_NODES"] = FAKE_NODES
-    else:
+    elif a.profile == "rules":
         rules = os.path.join(tmp, "rules.json")
         with open(rules, "w") as f:
             json.dump(PROFILE_RULES, f)
@@ -383,7 +410,8 @@ def profile_app(a, tmp, bad):
     for (coll, p), rows in PROFILE_APP.items():
         for lo, hi, calls, ranks in rows:
             want[profile_key(coll, "blocking", p, *layout[p], lo, hi)] = (calls, ranks)
-    check_profile(profile, want, bad)
+    # SMPI: a call on one rank sends nothing and simulated time stands still
+    check_profile(profile, want, bad, (1,) if a.sim_run else ())
     beyond = {(b["collective"], b["comm_size"], b["ranks_per_node"], b["nodes"], b["rule"],
                b["algorithm"]): (b["calls"], b["ranks"]) for b in d.get("beyond", [])}
     want = PROFILE_BEYOND if a.profile == "rules" else {}
@@ -393,6 +421,30 @@ def profile_app(a, tmp, bad):
         said = [l for l in r.stderr.splitlines() if " is beyond " in l]
         if sorted(said) != sorted(PROFILE_SAID):
             bad.append(f"COLLX_VERBOSE said {said}, want {PROFILE_SAID} (once each)")
+    if a.profile == "smpi":
+        tuner_reads(out, bad)
+
+
+def tuner_reads(path, bad):
+    """`collx tune --profile` takes the file: its points and what it sets
+    aside (TUNER_POINTS, TUNER_SKIPPED)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "python"))
+    from collx.tune import profile
+    try:
+        job, entries = profile.read(path)
+    except profile.ProfileError as e:
+        bad.append(f"the tuner refuses the profile: {e}")
+        return
+    known = {e["collective"] for e in entries}
+    prof = profile.Profile(path, job, entries, TUNER_P, TUNER_NODE, known)
+    got = {key: {q for q, _ in pts} for key, pts in prof.points.items()}
+    if got != TUNER_POINTS:
+        bad.append(f"the tuner measures {got}, want {TUNER_POINTS}")
+    skipped = {(e["collective"], e["comm_size"]): why for e, why in prof.skipped}
+    if set(skipped) != set(TUNER_SKIPPED) or any(
+            TUNER_SKIPPED[k] not in why for k, why in skipped.items()):
+        bad.append(f"the tuner sets aside {skipped}, want {TUNER_SKIPPED}")
 
 
 def partial(a, tmp, bad):
@@ -418,16 +470,23 @@ def partial(a, tmp, bad):
 
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ("--mpiexec", "--npflag", "--launcher", "--app"):
-        ap.add_argument(opt, required=True)
+    ap.add_argument("--app", required=True)
+    for opt in ("--mpiexec", "--npflag", "--launcher"):   # a real MPI's launch
+        ap.add_argument(opt)
+    # or SMPI: sim/run PLATFORM NP -- app, placed by SIM_HOSTFILE=hostfile
+    ap.add_argument("--sim-run")
+    ap.add_argument("--platform")
+    ap.add_argument("--hostfile")
     ap.add_argument("--form", default="json")
     ap.add_argument("--flags", default="")
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--preload", default="")
     ap.add_argument("--linked", action="store_true")
     ap.add_argument("--solo", action="store_true")
-    ap.add_argument("--profile", choices=("fake", "rules"))
+    ap.add_argument("--profile", choices=("fake", "rules", "smpi"))
     a = ap.parse_args()
+    if not (a.sim_run and a.platform) and not (a.mpiexec and a.npflag and a.launcher):
+        ap.error("give --mpiexec, --npflag and --launcher, or --sim-run and --platform")
     bad = []
     with tempfile.TemporaryDirectory(prefix="collx_stats_") as tmp:
         try:

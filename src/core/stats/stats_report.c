@@ -4,7 +4,10 @@
  * attribute there runs the report; every rank has one (set at MPI_Init by
  * the interposer, else at its first collx call), and every rank takes
  * part with arrays of the same shape, sized by the catalogue, so no rank
- * waits for another's contribution. */
+ * waits for another's contribution. SMPI deletes MPI_COMM_SELF's
+ * attributes only after the rank is finalized (SimGrid 3.32): there the
+ * SMPI build's MPI_Finalize (api/smpi_finalize.c) runs the report first
+ * (cx_stats_report_now). */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +26,8 @@ static struct {
     int *owner;               /* lowest rank that has a fallback's reason */
     int *world;               /* the profile's room: a node per world rank */
     double since;             /* when the report was hooked (MPI_Init) */
+    int rank;                 /* in MPI_COMM_WORLD, for words after MPI has gone */
+    int keyval, hooked;       /* the attribute on MPI_COMM_SELF, if set */
 } buf;
 
 /* Slots: SERVED (blocking and nonblocking per algorithm) and FALLBACKS
@@ -134,11 +139,23 @@ static int everyone_reports(void)
     return 0;
 }
 
+/* MPI finalized before the report (SMPI without the SMPI build's
+ * MPI_Finalize): every MPI call would fail, say so rather than nothing. */
+static int finalized(void)
+{
+    int done = 0;
+    PMPI_Finalized(&done);
+    if (done && buf.rank == 0)
+        fprintf(stderr, "collx: COLLX_STATS: MPI was finalized before the report could run "
+                "(SMPI: collx's MPI_Finalize not linked in?); no report\n");
+    return done;
+}
+
 static void report(void)
 {
     MPI_Comm world;
     int rank, size;
-    if (!everyone_reports())
+    if (finalized() || !everyone_reports())
         return;
     cx_stats_prepare_sections();   /* online tuning's sites are in the report */
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
@@ -182,6 +199,7 @@ static void hook(void)
     int keyval, size = 1;
     buf.since = PMPI_Wtime();
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &buf.rank);
     buf.n = cx_algorithm_total();
     buf.world = calloc((size_t)size, sizeof *buf.world);
     buf.mx = calloc((size_t)MX_LEN, sizeof *buf.mx);
@@ -199,6 +217,8 @@ static void hook(void)
     if (err)
         fprintf(stderr, "collx: COLLX_STATS: cannot run at MPI_Finalize (error %d); "
                 "no statistics\n", err);
+    else
+        buf.keyval = keyval, buf.hooked = 1;
 }
 
 void cx_stats_report_at_finalize(void)
@@ -206,4 +226,12 @@ void cx_stats_report_at_finalize(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (cx_stats_on())
         pthread_once(&once, hook);
+}
+
+void cx_stats_report_now(void)
+{
+    if (buf.hooked) {
+        buf.hooked = 0;   /* once: the attribute goes with it */
+        PMPI_Comm_delete_attr(MPI_COMM_SELF, buf.keyval);
+    }
 }
