@@ -89,27 +89,46 @@ def expected(p, linked, solo):
     return {key: (calls, p, nbytes) for key, (calls, nbytes) in rows.items()}
 
 
+def size_class(nbytes):
+    """(msg_lo, msg_hi) of the class of nbytes (cx_size_class)."""
+    lo = 1 << (nbytes.bit_length() - 1) if nbytes > 0 else 0
+    return lo, max(0, 2 * lo - 1)
+
+
+def gatherv_classes(p):
+    """{(msg_lo, msg_hi): ranks} of stats_app's gatherv (rank r sends r + 1
+    doubles to rank 0) as each rank sees it (v_size.c): the root the mean
+    block, 8 (p + 1) / 2 bytes, the others their own, 8 (r + 1): uneven
+    counts, so the call may count in several classes."""
+    out = {}
+    for r in range(p):
+        c = size_class(8 * (p + 1) // 2 if r == 0 else 8 * (r + 1))
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
 def expected_profile(p, linked, solo):
     """{(coll, mode, comm_size, ranks_per_node, nodes, msg_lo, msg_hi): (calls,
-    ranks)} of stats_app: one node (the ranks of one machine); msg_hi None:
-    any size (gatherv)."""
+    ranks)} of stats_app: one node (the ranks of one machine)."""
     if solo:
         return {("allreduce", "blocking", 1, 1, 1, 4096, 8191): (5, 1)}
-    rows = {("allreduce", "blocking", 4096, 8191): 10, ("allreduce", "blocking", 16, 31): 2,
-            ("bcast", "blocking", 256, 511): 3, ("gatherv", "blocking", 0, None): 2}
+    rows = {("allreduce", "blocking", 4096, 8191): (10, p), ("allreduce", "blocking", 16, 31):
+            (2, p), ("bcast", "blocking", 256, 511): (3, p)}
+    for (lo, hi), ranks in gatherv_classes(p).items():
+        rows[("gatherv", "blocking", lo, hi)] = (2, ranks)
     if linked:
-        rows[("allreduce", "nonblocking", 4096, 8191)] = 4
-        rows[("bcast", "nonblocking", 256, 511)] = 1
+        rows[("allreduce", "nonblocking", 4096, 8191)] = (4, p)
+        rows[("bcast", "nonblocking", 256, 511)] = (1, p)
     else:
-        rows[("reduce", "blocking", 4, 7)] = 1
-    return {(c, m, p, p, 1, lo, hi): (calls, p) for (c, m, lo, hi), calls in rows.items()}
+        rows[("reduce", "blocking", 4, 7)] = (1, p)
+    return {(c, m, p, p, 1, lo, hi): counts for (c, m, lo, hi), counts in rows.items()}
 
 
 # profile_app.c on 6 ranks: (coll, comm size) -> [(msg_lo, msg_hi, calls, ranks)]
 PROFILE_APP = {
     ("allreduce", 6): [(64, 127, 3, 6), (4096, 8191, 2, 6)],
     ("barrier", 6): [(0, 0, 2, 6)],
-    ("alltoallv", 6): [(0, None, 1, 6)],
+    ("alltoallv", 6): [(4, 7, 1, 6)],   # one int per pair
     ("reduce", 6): [(4, 7, 1, 6)],
     ("allreduce", 4): [(64, 127, 5, 4), (4096, 8191, 1, 4)],
     ("allreduce", 2): [(64, 127, 6, 2), (4096, 8191, 1, 2)],
@@ -123,11 +142,15 @@ LAYOUT = {"fake": {6: (3, 3), 4: (3, 2), 2: (2, 1), 1: (1, 1)},
           # SMPI, the hostfile's 3 nodes of 2: ranks 0-3 on two, 4-5 on one
           "smpi": {6: (2, 3), 4: (2, 2), 2: (2, 1), 1: (1, 1)}}
 # The tuner on the SMPI profile, 24 ranks of ib-6x8 (3 nodes of 8): the
-# keys it measures (2 ranks per node on 3 or 2 nodes: --comm-shape, a key
-# of their own) and the entry it sets aside.
+# points it measures, {key: {(q, bytes)}} (2 ranks per node on 3 or 2
+# nodes: --comm-shape, a key of their own; each class's bounds in 4-byte
+# elements, the alltoallv's too: one int per pair) and the entry it sets
+# aside.
 TUNER_P, TUNER_NODE = 24, 8
-TUNER_POINTS = {"allreduce-2ppn": {6, 4}, "barrier-2ppn": {6}, "alltoallv-2ppn": {6},
-                "reduce-2ppn": {6}, "allreduce": {2}}
+ALLREDUCE_SIZES = (64, 124, 4096, 8188)   # classes 64..127 and 4096..8191
+TUNER_POINTS = {"allreduce-2ppn": {(q, m) for q in (6, 4) for m in ALLREDUCE_SIZES},
+                "allreduce": {(2, m) for m in ALLREDUCE_SIZES},
+                "barrier-2ppn": {(6, 4)}, "alltoallv-2ppn": {(6, 4)}, "reduce-2ppn": {(6, 4)}}
 TUNER_SKIPPED = {("bcast", 1): "a communicator of one rank"}
 # The rules of the "rules" case: 4 ranks only; 6 and 2 are beyond them.
 PROFILE_RULES = {"rules": [
@@ -438,7 +461,7 @@ def tuner_reads(path, bad):
         return
     known = {e["collective"] for e in entries}
     prof = profile.Profile(path, job, entries, TUNER_P, TUNER_NODE, known)
-    got = {key: {q for q, _ in pts} for key, pts in prof.points.items()}
+    got = {key: set(pts) for key, pts in prof.points.items()}
     if got != TUNER_POINTS:
         bad.append(f"the tuner measures {got}, want {TUNER_POINTS}")
     skipped = {(e["collective"], e["comm_size"]): why for e, why in prof.skipped}

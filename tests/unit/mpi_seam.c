@@ -2,9 +2,10 @@
  * on a call's arguments, which an MPI answers only after MPI_Init (Open
  * MPI aborts the process): the size of a datatype (message sizes, node
  * memory), whether an operation commutes, and adding an error code
- * (COLLX_FALLBACK=error). Linked into unit_select only: the program's own
- * definitions come before libmpi's, for the library's objects linked into
- * it as well. Anything else is a mistake of the test: said, and abort. */
+ * (COLLX_FALLBACK=error). Linked into unit_select and unit_v_size only:
+ * the program's own definitions come before libmpi's, for the library's
+ * objects linked into it as well. Anything else is a mistake of the
+ * test: said, and abort. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>

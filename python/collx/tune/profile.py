@@ -10,15 +10,18 @@ the JSON that COLLX_STATS=FILE.json writes at MPI_Finalize
 (docs/guide/statistics.md, "The profile"; other keys are ignored): per
 collective, mode, communicator size, ranks per node and nodes (null where
 collx could not learn them), and class of message sizes (bytes per rank,
-as COLLX_RULES' msg_size counts them: 0, then 2^(k-1)..2^k - 1; msg_hi
-null for the v- and w-collectives: any), the calls and the time spent in
-them (seconds: the slowest rank's, which is what the job waits for;
-rank_seconds: summed over ranks).
+as COLLX_RULES' msg_size counts them: 0, then 2^(k-1)..2^k - 1; for the v-
+and w-collectives, whose rules cannot use a size, as collbench's -m means
+it there: the mean block of the call's counts, per pair for alltoallv/w;
+msg_hi null in a profile of a collx before that: any), the calls and the
+time spent in them (seconds: the slowest rank's, which is what the job
+waits for; rank_seconds: summed over ranks).
 
 What the tuner measures of it (points): each entry's collective at its
 communicator size, at the class's bounds (msg_lo and msg_hi, rounded to
-the 4-byte elements collbench sends; one size where they agree; any
-sizes: ANY_SIZES), each weighted by the entry's seconds (split between
+the 4-byte elements collbench sends; one size where they agree; the v-
+and w-collectives' too; any sizes: ANY_SIZES), each weighted by the
+entry's seconds (split between
 its sizes); blocking and nonblocking rows of one point add up (a rule
 serves both; collbench measures the blocking call). Each point also has
 the entry's calls (each of its sizes all of them; the sum over its rows),
@@ -39,9 +42,9 @@ import json
 from collx.tune import grid as gridmod
 
 ELEMENT = 4   # collbench sends MPI_INT: sizes are multiples of 4 bytes
-# A v- or w-collective's sizes, which only some ranks know (msg_hi null):
-# measured at a small, a middle and a large block, as the rules choose one
-# algorithm for all its sizes
+# A v- or w-collective without a class (msg_hi null: a profile of a collx
+# that did not size them yet): measured at a small, a middle and a large
+# block, as the rules choose one algorithm for all its sizes
 ANY_SIZES = (64, 4096, 262144)
 
 
@@ -93,8 +96,9 @@ def read(path):
 def sizes_of(entry):
     """The message sizes the tuner measures an entry at: its class's
     bounds, each rounded to collbench's elements (msg_lo up, msg_hi down,
-    at least one element); one where they agree. barrier: grid.BARRIER_SIZE;
-    any sizes (msg_hi null): ANY_SIZES."""
+    at least one element); one where they agree; a v-collective's class
+    as any other. barrier: grid.BARRIER_SIZE; any sizes (msg_hi null, an
+    older profile): ANY_SIZES."""
     if entry["collective"] in gridmod.NO_SIZE:
         return [gridmod.BARRIER_SIZE]
     if entry["msg_hi"] is None:

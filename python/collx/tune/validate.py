@@ -74,7 +74,7 @@ def profile_plan(a, t, known):
     entry's communicator size (profile.Profile) at the middle of its
     message class, 3 * 2^(k-2) for the class 2^(k-1)..2^k - 1 (held out:
     the tuner measured the bounds; a class of one size: itself), any sizes
-    (v-collectives) between profile.ANY_SIZES."""
+    (an older profile's v-collectives) between profile.ANY_SIZES."""
     try:
         job, entries = profmod.read(a.profile)
     except profmod.ProfileError as e:

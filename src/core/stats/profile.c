@@ -130,8 +130,9 @@ cx_profile_slot *cx_profile_slot_of(const cx_args *a, int rank, int size, int no
         else
             free(fresh), s = none;
     }
-    int cls = cx_coll_sized(a->coll) ? cx_size_class(cx_rules_msg_size_of(a, rank))
-                                     : CX_PROFILE_ANY_SIZE;
+    /* a v-collective's size is this rank's view, for the profile only */
+    int cls = cx_size_class(cx_coll_sized(a->coll) ? cx_rules_msg_size_of(a, rank)
+                                                   : cx_v_msg_size(a, rank, size));
     return &s[(nonblocking != 0) * CX_PROFILE_CLASSES + cls];
 }
 

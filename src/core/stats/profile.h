@@ -8,10 +8,8 @@
 #include "stats.h"
 
 /* A record's slots per collective: [blocking 0, nonblocking 1][class],
- * classes cx_size_class and one for collectives whose size only some
- * ranks know (the v- and w-collectives). */
-#define CX_PROFILE_ANY_SIZE CX_SIZE_CLASSES
-#define CX_PROFILE_CLASSES (CX_SIZE_CLASSES + 1)
+ * classes cx_size_class (the v- and w-collectives' too: v_size.c). */
+#define CX_PROFILE_CLASSES CX_SIZE_CLASSES
 
 struct cx_profile_slot {
     atomic_llong calls, ns;

@@ -16,14 +16,6 @@ static void json_int(FILE *f, const char *key, long long v)
         fprintf(f, "\"%s\": %lld", key, v);
 }
 
-static void msg_range(const cx_stats_profile_row *r, long long *lo, long long *hi)
-{
-    if (r->cls == CX_SIZE_CLASSES)   /* sizes only some ranks know: any */
-        *lo = 0, *hi = -1;
-    else
-        cx_size_class_range(r->cls, lo, hi);
-}
-
 static const char *alg_name(int i)
 {
     const cx_algorithm *a = cx_algorithm_at(i);
@@ -55,15 +47,14 @@ static void json(FILE *f, const cx_stats_profile *p)
     for (int i = 0; i < p->nrows; i++) {
         const cx_stats_profile_row *r = &p->rows[i];
         long long lo, hi;
-        msg_range(r, &lo, &hi);
+        cx_size_class_range(r->cls, &lo, &hi);
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"mode\": \"%s\", \"comm_size\": %d, ",
                 i ? "," : "", cx_coll_name((cx_coll)r->coll),
                 r->nonblocking ? "nonblocking" : "blocking", r->comm_size);
         json_int(f, "ranks_per_node", r->ranks_per_node);
         fprintf(f, ", ");
         json_int(f, "nodes", r->nodes);
-        fprintf(f, ", \"msg_lo\": %lld, ", lo);
-        json_int(f, "msg_hi", hi);
+        fprintf(f, ", \"msg_lo\": %lld, \"msg_hi\": %lld", lo, hi);
         fprintf(f, ", \"calls\": %lld, \"ranks\": %lld, \"seconds\": %.9f, \"rank_seconds\": "
                 "%.9f}", r->calls, r->ranks, r->ns * 1e-9, r->rank_ns * 1e-9);
     }
@@ -91,13 +82,11 @@ static void csv(FILE *f, const cx_stats_profile *p)
     for (int i = 0; i < p->nrows; i++) {
         const cx_stats_profile_row *r = &p->rows[i];
         long long lo, hi;
-        msg_range(r, &lo, &hi);
-        fprintf(f, "profile,%s,,%s,%lld,%lld,,%.9f,,,,%d,%d,%d,%lld,", cx_coll_name(r->coll),
-                r->nonblocking ? "nonblocking" : "blocking", r->calls, r->ranks, r->ns * 1e-9,
-                r->comm_size, r->ranks_per_node, r->nodes, lo);
-        if (hi >= 0)
-            fprintf(f, "%lld", hi);
-        fprintf(f, ",%.9f,\n", r->rank_ns * 1e-9);
+        cx_size_class_range(r->cls, &lo, &hi);
+        fprintf(f, "profile,%s,,%s,%lld,%lld,,%.9f,,,,%d,%d,%d,%lld,%lld,%.9f,\n",
+                cx_coll_name(r->coll), r->nonblocking ? "nonblocking" : "blocking", r->calls,
+                r->ranks, r->ns * 1e-9, r->comm_size, r->ranks_per_node, r->nodes, lo, hi,
+                r->rank_ns * 1e-9);
     }
     for (int i = 0; i < p->nbeyond; i++) {
         const cx_stats_beyond_row *b = &p->beyond[i];
@@ -119,11 +108,8 @@ static void table(FILE *f, const cx_stats_profile *p)
         const cx_stats_profile_row *r = &p->rows[i];
         long long lo, hi;
         char range[48];
-        msg_range(r, &lo, &hi);
-        if (hi < 0)
-            snprintf(range, sizeof range, "any");
-        else
-            snprintf(range, sizeof range, "%lld..%lld", lo, hi);
+        cx_size_class_range(r->cls, &lo, &hi);
+        snprintf(range, sizeof range, "%lld..%lld", lo, hi);
         fprintf(f, "%-21s %-11s %6d %5d %6d %-22s %8lld %6lld %12.6f %14.6f\n",
                 cx_coll_name(r->coll), r->nonblocking ? "nonblocking" : "blocking",
                 r->comm_size, r->ranks_per_node, r->nodes, range, r->calls, r->ranks,

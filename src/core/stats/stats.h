@@ -63,6 +63,10 @@ extern const struct cx_request_timer cx_stats_timer;
 /* Bytes of a call made by rank of a communicator of size p (payload.c;
  * intracommunicators). */
 long long cx_call_payload(const cx_args *a, int rank, int p);
+/* The profile's message size of a v- or w-collective call (v_size.c):
+ * bytes per rank as collbench's -m means them, from the counts this rank
+ * holds; the rules never see it. */
+long long cx_v_msg_size(const cx_args *a, int rank, int p);
 
 /* The profile (profile.c): the slot of call a (by rank of an
  * intracommunicator of size ranks), NULL on no memory; a call counted
@@ -107,7 +111,7 @@ typedef struct cx_stats_job {
 } cx_stats_job;
 typedef struct cx_stats_profile_row {
     int coll, nonblocking, comm_size, ranks_per_node, nodes;
-    int cls;                            /* cx_size_class; CX_SIZE_CLASSES: any size */
+    int cls;                            /* cx_size_class */
     long long calls;                    /* the most any rank made */
     long long ranks;                    /* ranks that made such calls */
     long long ns, rank_ns;              /* the slowest rank's time; summed over ranks */

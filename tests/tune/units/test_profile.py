@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """profile.py: the application's profile (the JSON COLLX_STATS=FILE.json
-writes; a hand-written sample in fixtures/profile.json until collx writes
-one) as the tuner's input: which points it measures (collective,
-communicator size, the class's bounds in 4-byte elements), weighted by the
+writes; a hand-written sample in fixtures/profile.json) as the tuner's
+input: which points it measures (collective, communicator size, the
+class's bounds in 4-byte elements, a v-collective's too), weighted by the
 time spent there; how it makes each communicator (ranks 0..q-1 under block
 placement, or collbench's --comm-shape under a shaped key: one rank per
 node, the nodes' leaders); which it sets aside and why (a communicator
@@ -43,10 +43,10 @@ def test_read_and_points():
                    "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
                    "allgather-1ppn": {(4, 256): 0.125, (4, 508): 0.125},
                    "barrier": {(32, grid.BARRIER_SIZE): 0.15},
-                   "alltoallv": {(16, 64): 0.1, (16, 4096): 0.1, (16, 262144): 0.1}}, \
+                   "alltoallv": {(16, 16384): 0.15, (16, 32764): 0.15}}, \
         f"each entry at its class's bounds in 4-byte elements, its seconds split; blocking " \
-        f"and nonblocking rows of one point add up; a v-collective (any sizes, ranks per " \
-        f"node unknown) at profile.ANY_SIZES; one rank per node on 4 nodes (the nodes' " \
+        f"and nonblocking rows of one point add up; a v-collective (ranks per node " \
+        f"unknown) at its class's bounds too; one rank per node on 4 nodes (the nodes' " \
         f"leaders) under a key of its own: {prof.points}"
     why = {e["collective"]: w for e, w in prof.skipped}
     assert set(why) == {"alltoall"} and "larger than the target's 32" in why["alltoall"], \
@@ -70,8 +70,13 @@ def test_sizes_of():
            for lo, hi in ((1, 1), (2, 3), (1024, 2047), (0, 0), (4, 7), (100, 1000))]
     assert got == [[4], [4], [1024, 2044], [4], [4], [100, 1000]], \
         f"the class's bounds as collbench sends them (whole 4-byte elements): {got}"
+    got = [profile.sizes_of({"collective": c, "msg_lo": lo, "msg_hi": hi}) for c, lo, hi in
+           (("alltoallv", 4, 7), ("gatherv", 1024, 2047), ("reduce_scatter", 0, 0))]
+    assert got == [[4], [1024, 2044], [4]], \
+        f"a v-collective's class (COLLX_STATS: the mean block of its counts, as collbench's " \
+        f"-m) at its bounds, as any collective's, not at profile.ANY_SIZES: {got}"
     assert profile.sizes_of({"collective": "alltoallv", "msg_lo": 0, "msg_hi": None}) == \
-        list(profile.ANY_SIZES), "any sizes (a v-collective): ANY_SIZES"
+        list(profile.ANY_SIZES), "any sizes (an older collx's v-collective): ANY_SIZES"
 
 
 def test_refused():
@@ -137,7 +142,7 @@ def test_sampler_on_a_profile():
     runs = []
     prof, st, natives = sampled(None, runs)
     assert natives == [("allreduce", 32, (1024, 2044)), ("barrier", 32, (4,)),
-                       ("bcast", 16, (65536, 131068)), ("alltoallv", 16, (64, 4096, 262144)),
+                       ("bcast", 16, (65536, 131068)), ("alltoallv", 16, (16384, 32764)),
                        ("allreduce", 8, (8, 12)), ("allgather-1ppn", 4, (256, 508))], \
         f"native at the profile's points only, the largest communicators first: {natives}"
     off = [k for k in st.samples if (k[2], k[3]) not in prof.points[k[0]]]

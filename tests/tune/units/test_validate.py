@@ -4,7 +4,9 @@ launch; the ratio's interval and p; Holm's correction. From
 tests/tune/test_tune_units.py's validate part.
 
     test_validate.py [REPO_ROOT]"""
+import json
 import os
+import tempfile
 
 import helpers
 from collx.tune import validate
@@ -50,11 +52,20 @@ def test_profile_points():
     plan = validate.profile_plan(a, t, {"allreduce", "bcast", "allgather", "alltoall",
                                         "alltoallv", "barrier"})
     assert plan == {"allreduce": [(8, [12]), (32, [1536])], "bcast": [(16, [98304])],
-                    "allgather-1ppn": [(4, [384])], "alltoallv": [(16, [512, 32768])],
+                    "allgather-1ppn": [(4, [384])], "alltoallv": [(16, [24576])],
                     "barrier": [(32, [4])]}, \
-        f"each measurable entry at its class's middle (3 * 2^(k-2)); any sizes between " \
-        f"profile.ANY_SIZES; one rank per node under the tuner's shaped key; the entries " \
-        f"tune --profile sets aside left out: {plan}"
+        f"each measurable entry at its class's middle (3 * 2^(k-2)), a v-collective's " \
+        f"too; one rank per node under the tuner's shaped key; the entries tune --profile " \
+        f"sets aside left out: {plan}"
+    # a profile of a collx that gave the v-collectives no class (msg_hi null)
+    with tempfile.TemporaryDirectory() as d:
+        a.profile = os.path.join(d, "old.json")
+        with open(a.profile, "w") as f:
+            json.dump({"profile": [{"collective": "alltoallv", "comm_size": 16, "msg_lo": 0,
+                                    "msg_hi": None, "seconds": 0.3}]}, f)
+        plan = validate.profile_plan(a, t, {"alltoallv"})
+    assert plan == {"alltoallv": [(16, [512, 32768])]}, \
+        f"any sizes (an older profile) between profile.ANY_SIZES: {plan}"
 
 
 if __name__ == "__main__":
