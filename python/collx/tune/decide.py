@@ -86,6 +86,13 @@ MIN_SIGMA = 0.01
 # ranks and 16 KiB, 1.2 times slower, still passed). On the four SMPI grids
 # an algorithm's ln(T / T native) moves by 0.19-0.25 (RMS) per doubling of m
 STEP_SIGMA = 0.2
+# ... and a doubling of q counts as Q_STEPS doublings of m: how far the
+# nearest measurement lies is a step in the node count too (replayed at an
+# eighth of a 64-rank grid of cse-2switch-30x8, hier_ms reduce_scatter_block
+# at 48 ranks, 6 nodes, predicted from 32 and 64 faster than native, ran
+# 2.06 times native's time; with 3, no point of six grids' replays was
+# slower than native by more than 2 %).
+Q_STEPS = 3.0
 CLOSE = 0.10      # a measured runner-up this close to the choice is a candidate
 
 
@@ -296,12 +303,13 @@ class Decider:
             pts = [p for lab in ((a, base) if base else (a,))
                    for p in self.store.measured_points(coll, lab)
                    if self.domain(coll, p[0]) == key[2]]
-            self.reach[key] = np.array([(math.log2(qq), math.log2(mm)) for qq, mm in pts]) \
-                if pts else None
+            self.reach[key] = np.array([(Q_STEPS * math.log2(qq), math.log2(mm))
+                                        for qq, mm in pts]) if pts else None
         x = self.reach[key]
         if x is None:
             return float("inf")
-        return float(np.sqrt(((x - (math.log2(q), math.log2(m))) ** 2).sum(axis=1).min()))
+        return float(np.sqrt(((x - (Q_STEPS * math.log2(q), math.log2(m))) ** 2)
+                             .sum(axis=1).min()))
 
     def spread(self, coll, algs, predicted, dom, cells):
         """local_sigma without the noise at cells of domain dom (None:
