@@ -94,6 +94,15 @@ PLATFORMS = {
         clusters=[dict(id="rt", n=32, cores=8, bw="3.1GBps", lat="1.5us",
                        topo=("TORUS", "4,8"))],
         lo=("6GBps", "0.3us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=8, mem=(6e9, 6e9)),
+    # The second held-out platform (issue 52): roce-torus-32x8 taught the
+    # decision rule one fix, so the targets are checked again on a machine
+    # the tuner has not seen: 12 ranks per node (none before), TCP
+    # overheads on 10 GbE, a 2:1 oversubscribed fat tree.
+    "eth10g-ft-48x12": dict(
+        doc="held-out check platform: 48 nodes x 12 cores, 10 GbE with TCP overheads, fat tree of 4 leaf switches of 12 nodes, 6 uplinks each (2:1) (not used to develop the tuner)",
+        clusters=[dict(id="ef", n=48, cores=12, bw="1.25GBps", lat="4us",
+                       topo=("FAT_TREE", "2;12,4;1,6;1,1"))],
+        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=12, mem=(5e9, 5e9)),
 }
 
 
