@@ -88,10 +88,11 @@ SCREEN = 2.0
 # from 1.15 to 1.05 (docs/results/tune/README.md, "The job's own sizes").
 FOCUS_BOOST = 8.0
 # native's run at a communicator size off the initial design may cost this
-# share of the budget (its largest sizes left out, predicted from the
-# neighbours): native alltoall of 512 B-64 KiB at 64 ranks of
-# cse-2switch-30x8 costs 37 host seconds, the natives at every size of that
-# grid half of an eighth of its cost.
+# share of the budget, on the design's sizes INIT_SHARE, like the design's
+# own runs (its largest sizes left out, predicted from the neighbours):
+# native alltoall of 512 B-64 KiB at 64 ranks of cse-2switch-30x8 costs 37
+# host seconds, the natives at every size of that grid half of an eighth of
+# its cost; at 96 ranks of eth10g-ft-48x12, 256 B-64 KiB, 226 s, two thirds.
 NATIVE_SHARE = 0.02
 
 
@@ -478,11 +479,11 @@ class Sampler:
         (SMPI's native is simulated fast)."""
         for q, coll in self.largest_first(lambda g: g.comms):
             sizes = self.points(coll, q)
-            if self.profile is None and self.budget < float("inf") and \
-                    q not in self.init_comms(self.grids[coll]):
+            if self.profile is None and self.budget < float("inf"):
+                share = INIT_SHARE if q in self.init_comms(self.grids[coll]) else NATIVE_SHARE
                 sizes = self.todo(coll, q, ["native"], sizes)[1]
                 while len(sizes) > 1 and \
-                        self.cost.batch(coll, q, ["native"], sizes) > NATIVE_SHARE * self.budget:
+                        self.cost.batch(coll, q, ["native"], sizes) > share * self.budget:
                     sizes = sizes[:-1]
             if sizes and not self.try_batch(coll, q, ["native"], sizes, "native"):
                 self.say(f"{coll} p={q}: no budget left for native's run")
