@@ -4,7 +4,7 @@
  * the run time r = max f - min a and the average elapsed time
  * e = mean(f - a) (PAP paper eq. 1-2) and report min/median/mean/max over
  * repetitions. See bench/README.md. */
-#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep, setenv */
+#define _POSIX_C_SOURCE 200809L /* isatty, nanosleep */
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -565,39 +565,6 @@ static int shape_members(const int *lowest, int p, int n, int k, int *in, char *
     return short_of ? -1 : 0;
 }
 
-/* Under a fake layout collx numbers nodes by the rank in each communicator
- * (src/core/engine/nodes.c): ranks 0..Q-1 keep their nodes, the members of
- * a shape would not. Collx serves only the benchmark communicator here, so
- * the layout becomes its members' own nodes (in[r] in world rank order,
- * its rank order). Returns 0, or -1 with err. */
-static int fake_layout_of(const int *in, int p, char *err, size_t len)
-{
-    int nodes, per;
-    if (!cx_nodes_fake(1, &nodes, &per))
-        return 0;   /* real nodes: the members keep them */
-#ifdef CB_SMPI
-    (void)in, (void)p;
-    snprintf(err, len, "--comm-shape under COLLX_RANKS_PER_NODE / COLLX_FAKE_NODES: not "
-             "in SMPI (there the platform's hosts are the nodes)");
-    return -1;
-#else
-    size_t cap = 12 * (size_t)p + 1, n = 0;
-    char *list = malloc(cap);
-    if (!list) {
-        snprintf(err, len, "--comm-shape: out of memory");
-        return -1;
-    }
-    list[0] = '\0';
-    for (int r = 0; r < p; r++)
-        if (in[r] >= 0)
-            n += (size_t)snprintf(list + n, cap - n, "%s%d", n ? "," : "", in[r]);
-    setenv("COLLX_FAKE_NODES", list, 1);   /* wins over COLLX_RANKS_PER_NODE */
-    free(list);
-    cx_knobs_reread();   /* collx reads its variables once */
-    return 0;
-#endif
-}
-
 /* --comm-shape: whether this rank is a member (*member), or -1 with err. */
 static int shape_comm(bench *B, int *member, char *err, size_t len)
 {
@@ -609,8 +576,8 @@ static int shape_comm(bench *B, int *member, char *err, size_t len)
     int *in = lowest + B->p;   /* each world rank's node in the shape, or -1 */
     if (cx_nodes_lowest(B->comm, lowest) != MPI_SUCCESS)
         snprintf(err, len, "--comm-shape: collx could not tell the nodes");
-    else if (!shape_members(lowest, B->p, B->o.shape_nodes, B->o.shape_per, in, err, len))
-        rc = fake_layout_of(in, B->p, err, len);
+    else   /* collx's fake layouts go by world rank: the members keep their nodes */
+        rc = shape_members(lowest, B->p, B->o.shape_nodes, B->o.shape_per, in, err, len);
     if (!rc)
         *member = in[B->rank] >= 0;
     free(lowest);

@@ -23,8 +23,11 @@ a grid of 3 rows (one per node) x 4, 3 iterations.
 
 A real MPI, the plain MPI program under the interposer, nodes faked as
 2 consecutive ranks (COLLX_RANKS_PER_NODE=2): a grid of np/2 rows x 2,
-"OK" and a profile row for each collective at its communicator size;
-forced as above (hier, the node-aware algorithms, on the fake nodes).
+"OK" and a profile row for each collective at its communicator size and
+node layout: a row's 2 ranks on one node, a column's np/2 ranks one per
+node on np/2 nodes (the fake layout goes by rank in MPI_COMM_WORLD, as
+real nodes), the world's np on np/2 nodes of 2; forced as above (hier,
+the node-aware algorithms, on the fake nodes).
 """
 import argparse
 import csv
@@ -176,10 +179,13 @@ def real_case(a, tmp, bad):
     if not got:
         return
     served, fallbacks, _, prof, _ = got
-    sizes = {(k[0], k[2]) for k in prof}
-    want = {("alltoall", 2), ("allgather", rows), ("allreduce", a.np), ("bcast", a.np)}
-    if sizes != want:
-        bad.append(f"profile rows (collective, comm size) {sorted(sizes)}, want {sorted(want)}")
+    # (collective, comm size, ranks per node, nodes)
+    shapes = {(k[0], k[2], k[3], k[4]) for k in prof}
+    want = {("alltoall", 2, 2, 1), ("allgather", rows, 1, rows), ("allreduce", a.np, 2, rows),
+            ("bcast", a.np, 2, rows)}
+    if shapes != want:
+        bad.append(f"profile rows (collective, comm size, ranks per node, nodes) "
+                   f"{sorted(shapes)}, want {sorted(want)}")
     if a.case == "forced":
         algs = {coll: alg for coll, alg, _ in served}
         if algs != FORCED["real"] or fallbacks:

@@ -39,8 +39,8 @@ and time (expected_profile); the ranks of one machine are one node.
 
 runs profile_app.c (plain MPI, under the preload) and checks its JSON
 profile row by row: "fake" under COLLX_FAKE_NODES=0,0,0,1,1,2 (the nodes
-as the rules see them, by rank in each communicator) with nothing
-selected, every call native; "rules" on the real nodes with a rules file
+as the rules see them, by rank in MPI_COMM_WORLD: the split of ranks 4-5
+is on two nodes) with nothing selected, every call native; "rules" on the real nodes with a rules file
 for communicators of 4 ranks, which serves those of 6 and 2 as the
 nearest rule: the calls beyond it counted per rule (member "beyond") and
 said once per communicator size under COLLX_VERBOSE.
@@ -135,9 +135,10 @@ PROFILE_APP = {
     ("bcast", 1): [(4, 7, 6, 6)],
 }
 # (ranks per node, nodes) of each communicator size: under
-# COLLX_FAKE_NODES=0,0,0,1,1,2 by rank in the communicator, else one node
+# COLLX_FAKE_NODES=0,0,0,1,1,2 by rank in MPI_COMM_WORLD (the split of
+# ranks 4 and 5 spans nodes 1 and 2), else one node
 FAKE_NODES = "0,0,0,1,1,2"
-LAYOUT = {"fake": {6: (3, 3), 4: (3, 2), 2: (2, 1), 1: (1, 1)},
+LAYOUT = {"fake": {6: (3, 3), 4: (3, 2), 2: (1, 2), 1: (1, 1)},
           "rules": {6: (6, 1), 4: (4, 1), 2: (2, 1), 1: (1, 1)},
           # SMPI, the hostfile's 3 nodes of 2: ranks 0-3 on two, 4-5 on one
           "smpi": {6: (2, 3), 4: (2, 2), 2: (2, 1), 1: (1, 1)}}

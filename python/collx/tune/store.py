@@ -101,6 +101,14 @@ def setup_of(row):
     return max(0.0, float(first) - float(row["median_us"]))
 
 
+def setups_of(rows):
+    """[(algorithm, setup us)] of collbench's rows that measured one: an
+    algorithm's first call on a new communicator that it served itself
+    (not a fallback's, nor `selected`'s)."""
+    return [(r["alg"], x) for r in rows
+            if (x := setup_of(r)) is not None and r["ran"] == r["alg"]]
+
+
 def case_cost(row):
     """What measuring one case cost: collbench's host_s (SMPI: the
     simulation's CPU seconds), else its timed and warm-up calls' time."""
@@ -129,10 +137,12 @@ class Store:
             self.host.setdefault(key, []).append(case_cost(r))
             self.ran.setdefault(key, set()).add(r["ran"])
             self.ppn[(coll, q)] = int(r["ppn"])
-            setup = setup_of(r)
-            if setup is not None and r["ran"] == r["alg"]:   # not a fallback's
-                self.setups.setdefault((coll, r["alg"], q), []).append(setup)
+        for alg, us in setups_of(rows):
+            self.add_setup(coll, alg, q, us)
         batch["rows"] = len(rows)
+
+    def add_setup(self, coll, alg, q, us):
+        self.setups.setdefault((coll, alg, q), []).append(us)
 
     def fail(self, coll, alg, q, m, why):
         self.failed[(coll, alg, q, m)] = why

@@ -18,6 +18,14 @@ off, never more than 10 % slower than native). A point where column ran
 is not what the rules say (nor its fallback's) is listed: the rules did
 not load or did not match as written.
 
+With --profile the times compared are per call with each algorithm's
+setup on a new communicator (collbench's first call there minus its
+median) charged over the profile point's calls, as the tuner chose
+(decide.Decider.charge, the same code): an algorithm faster per call
+whose setup outweighs that over 4 calls is no oracle there. The
+steady-state ratios stand beside them (columns steady_*); without a
+profile, or for a profile without calls, the two are the same.
+
     ./run tune validate --rules rules.json --platform ib-6x8 -n 32 \\
         --colls allreduce,bcast --out results/tune/validate
 """
@@ -31,6 +39,7 @@ import time
 
 from collx.csvio import write_rows
 from collx.tune import grid as gridmod, profile as profmod, rules as rulesmod, store
+from collx.tune.decide import Decider
 from collx.tune.labels import interleaved, runs, same_alg
 from collx.tune.options import make_target, registry, target_args
 from collx.tune.store import Stat, t_upper
@@ -70,17 +79,20 @@ def parse_args(argv):
 
 
 def profile_plan(a, t, known):
-    """{collective: [(q, sizes)]} of a profile's points: each measurable
-    entry's communicator size (profile.Profile) at the middle of its
-    message class, 3 * 2^(k-2) for the class 2^(k-1)..2^k - 1 (held out:
-    the tuner measured the bounds; a class of one size: itself), any sizes
-    (an older profile's v-collectives) between profile.ANY_SIZES."""
+    """({collective: [(q, sizes)]}, {(collective, q, m): calls}) of a
+    profile's points: each measurable entry's communicator size
+    (profile.Profile) at the middle of its message class, 3 * 2^(k-2) for
+    the class 2^(k-1)..2^k - 1 (held out: the tuner measured the bounds; a
+    class of one size: itself), any sizes (an older profile's
+    v-collectives) between profile.ANY_SIZES; each with the calls the
+    tuner charged its class's setups to (Profile.calls: every size of the
+    class all of them; none where the profile does not count them)."""
     try:
         job, entries = profmod.read(a.profile)
     except profmod.ProfileError as e:
         raise SystemExit(f"validate: {e}")
     prof = profmod.Profile(a.profile, job, entries, t.p, t.node, known)
-    plan = {}
+    plan, counted, calls = {}, prof.calls(), {}
     for e in entries:
         c = prof.keys.get(id(e))   # a shaped key where the tuner's is (grid.shaped)
         if c is None or (a.colls != "all" and gridmod.coll_of(c) not in a.colls.split(",")):
@@ -96,9 +108,11 @@ def profile_plan(a, t, known):
         cur = dict(plan.get(c, []))
         cur[e["comm_size"]] = sorted(set(cur.get(e["comm_size"], [])) | set(ms))
         plan[c] = sorted(cur.items())
+        n = counted.get((c, e["comm_size"], profmod.sizes_of(e)[0]))
+        calls.update({(c, e["comm_size"], m): n for m in ms if n})
     if not plan:
         raise SystemExit(f"validate: nothing to validate in {a.profile}")
-    return plan
+    return plan, calls
 
 
 def points(a, t):
@@ -120,9 +134,10 @@ def mean_of(rows):
 
 
 def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
-    """({m: {label: (us, ran)}}, cost, ranks per node, failures) where a
-    label is 'selected' or an algorithm. A run that fails keeps the cases
-    it finished; the case it was in cannot be measured (a failure, said),
+    """({m: {label: (us, ran)}}, cost, ranks per node, failures, {m:
+    selected / native per launch}, [(algorithm, setup us)]: store.setups_of)
+    where a label is 'selected' or an algorithm. A run that fails keeps the
+    cases it finished; the case it was in cannot be measured (a failure, said),
     and the rest runs again. Out of memory or time, that label is skipped
     at larger sizes and communicator sizes too (cannot: {label: [(q, m)]},
     shared by the runs of one collective), as the tuner presumes."""
@@ -175,7 +190,8 @@ def measure(t, a, coll, q, labels, sizes, rules_path, cannot):
     ppn = int(rows[0]["ppn"]) if rows else q
     return ({m: {lab: (mean_of(rs), "+".join(sorted({x["ran"] for x in rs})))
                  for lab, rs in d.items()} for m, d in res.items()}, cost, ppn, fails,
-            {m: paired(d.get("selected", []), d.get("native", [])) for m, d in res.items()})
+            {m: paired(d.get("selected", []), d.get("native", [])) for m, d in res.items()},
+            store.setups_of(rows))
 
 
 def paired(sel, nat):
@@ -239,14 +255,14 @@ def main(argv):
         where = f"the measurements of {a.resume}"
     else:
         t = make_target(a)
-        plan = None
+        plan, calls = None, {}
         if a.profile:
-            plan = profile_plan(a, t, set(registry(t, "all", params=False)))
+            plan, calls = profile_plan(a, t, set(registry(t, "all", params=False)))
             a.colls = ",".join(dict.fromkeys(gridmod.coll_of(c) for c in plan))
         algs = registry(t, a.colls, params=not a.no_params, only=a.algs)
         if plan:   # per key: a shaped one measures its collective's algorithms
             algs = {c: algs[gridmod.coll_of(c)] for c in plan}
-        data = collect(t, a, algs, files, plan)
+        data = collect(t, a, algs, files, plan, calls)
         where = t.describe()
     rows, problems = evaluate(data, files)
     lines = []
@@ -255,7 +271,8 @@ def main(argv):
         lines += report(a, where, path, data, summary,
                         [p for p in problems if f"({path})" in p or
                          not any(f"({f})" in p for f in files)],
-                        replayed=bool(a.resume) and path not in data["selected"])
+                        replayed=bool(a.resume) and path not in data["selected"],
+                        rows=[r for r in rows if r["rules"] == path])
     lines += [f"Cost of the measurements: {data['cost']:.0f} s ({data['clock']}), "
               f"{data['wall_s']:.0f} s wall." if not a.resume else
               f"Evaluated from {a.resume} in {time.time() - t0:.0f} s.", ""]
@@ -271,14 +288,16 @@ def main(argv):
     return 1 if any("rules say" in p for p in problems) else 0
 
 
-def collect(t, a, algs, files, plan=None):
+def collect(t, a, algs, files, plan=None, calls=None):
     """Measures every held-out point: every algorithm once with the first
     file's choice, then the other files' choices alone. Returns the data
     validate.json keeps: per collective and communicator size the ranks
     per node, every algorithm's (us, ran) per size ("forced"), and each
-    file's ("selected"). plan: {collective: [(q, sizes)]} (a profile's
-    points, profile_plan) instead of every held-out size at every held-out
-    communicator size."""
+    file's ("selected"); the algorithms' setups on a new communicator
+    ("setups", as tune.json's) and the profile's calls per point
+    ("calls"). plan: {collective: [(q, sizes)]} (a profile's points,
+    profile_plan, and calls its calls) instead of every held-out size at
+    every held-out communicator size."""
     if plan:
         comms = sorted({q for v in plan.values() for q, _ in v})
         sizes = sorted({m for v in plan.values() for _, ms in v for m in ms})
@@ -287,7 +306,9 @@ def collect(t, a, algs, files, plan=None):
     data = {"target": t.describe(), "comm_sizes": comms, "sizes": sizes, "algs": algs,
             "reps": a.reps, "iters": a.iters,
             "launches": a.launches if t.launches_vary else 1, "clock": t.clock, "points": [],
-            "selected": {}, "problems": [], "rules_sha": {p: file_sha(p) for p in files}}
+            "selected": {}, "problems": [], "rules_sha": {p: file_sha(p) for p in files},
+            "calls": [[c, q, m, n] for (c, q, m), n in sorted((calls or {}).items())]}
+    setups = {}
     t0, cost = time.time(), 0.0
     print(f"[validate] {t.describe()}; communicator sizes {comms}, sizes {sizes}",
           file=sys.stderr, flush=True)
@@ -298,9 +319,11 @@ def collect(t, a, algs, files, plan=None):
                 for q in comms]:
             for i, path in enumerate(files):
                 labels = ["selected"] + (names if i == 0 else [])
-                res, spent, ppn, fails, pairs = measure(t, a, coll, q, labels, use, path,
-                                                        cannot if i == 0 else {})
+                res, spent, ppn, fails, pairs, setup = measure(t, a, coll, q, labels, use,
+                                                               path, cannot if i == 0 else {})
                 cost += spent
+                for alg, us in setup:
+                    setups.setdefault((coll, alg, q), []).append(us)
                 print(f"[validate] {coll} p={q}: {len(use)} sizes x {len(labels)} in "
                       f"{spent:.1f} s; {cost:.0f} s so far" +
                       "".join(f"; {f}" for f in fails), file=sys.stderr, flush=True)
@@ -320,13 +343,28 @@ def collect(t, a, algs, files, plan=None):
                         data.setdefault("paired", {}).setdefault(path, {})[
                             f"{coll} {q} {m}"] = pairs[m]
     data["cost"], data["wall_s"] = cost, time.time() - t0
+    data["setups"] = [{"coll": c, "alg": x, "p": q, "us": us}
+                      for (c, x, q), us in sorted(setups.items())]
     return data
+
+
+def charger(data):
+    """The tuner's Decider over validate's setups and the profile's calls,
+    for its charge (decide.Decider.charge: the setup over the point's
+    calls; 0 without calls, and in a validate.json from before them)."""
+    st = store.Store(0.0)
+    for x in data.get("setups", ()):
+        for us in x["us"]:
+            st.add_setup(x["coll"], x["alg"], x["p"], us)
+    calls = {(c, q, m): n for c, q, m, n in data.get("calls", ())}
+    return Decider(st, data["algs"], 0.0, calls=calls)
 
 
 def evaluate(data, files):
     """Rows of validate.csv (every point of every file) and the problems."""
     rows = []
     problems = list(data["problems"])
+    dec = charger(data)
     for pt in data["points"]:
         coll, q, m, ppn = pt["coll"], pt["p"], pt["size_bytes"], pt["ppn"]
         d = {k: tuple(v) for k, v in pt["forced"].items()}
@@ -343,30 +381,52 @@ def evaluate(data, files):
                 continue
             pair = data.get("paired", {}).get(path, {}).get(f"{coll} {q} {m}")
             rows.append(point(coll, q, m, ppn, {**d, "selected": tuple(sel)}, rules, path,
-                              problems, ratio_interval(pair or [])))
+                              problems, ratio_interval(pair or []), dec))
     return rows, problems
 
 
-def point(coll, q, m, ppn, d, rules, path, problems, interval=None):
-    """One held-out point of one rules file: tuned, oracle, native (and
-    the 95 % interval of tuned/native over launches, if measured so)."""
+def point(coll, q, m, ppn, d, rules, path, problems, interval=None, dec=None):
+    """One held-out point of one rules file: tuned, oracle, native per
+    call with their setups charged over the profile point's calls (dec:
+    charger; none without calls), and the same in steady state (steady_*);
+    the 95 % interval of tuned/native over launches, if measured so (in
+    steady state: each launch's own times)."""
     tuned, ran = d["selected"]
     want = rulesmod.match(rules, gridmod.coll_of(coll), q, m, ppn) or "native"
     served = {lab: v for lab, v in d.items() if lab != "selected" and v[1] == lab}
-    oracle = min(served, key=lambda k: served[k][0]) if served else "native"
     ok_ran = same_alg(ran, want) or ran == d.get(want, (None, None))[1]
     if not ok_ran:
         problems.append(f"{coll} p={q} {m} B ({path}): rules say {want}, ran {ran}")
-    return {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
-            "rule": want, "ran": ran, "ran_ok": int(ok_ran),
-            "tuned_us": f"{tuned:.3f}", "oracle": oracle,
-            "oracle_us": f"{d[oracle][0]:.3f}", "native_us": f"{d['native'][0]:.3f}",
-            "tuned_over_oracle": f"{tuned / d[oracle][0]:.4f}",
-            "tuned_over_native": f"{tuned / d['native'][0]:.4f}",
-            "tuned_over_native_paired": f"{interval[0]:.4f}" if interval else "",
-            "tuned_over_native_lo": f"{interval[1]:.4f}" if interval else "",
-            "tuned_over_native_hi": f"{interval[2]:.4f}" if interval else "",
-            "tuned_slower_p": f"{interval[3]:.3g}" if interval else ""}
+
+    def charge(alg):
+        return dec.charge(coll, alg, q, m) if dec else 0.0
+    # tuned pays the setup of what served it: the rules' choice (a variant
+    # with its params: column ran names its algorithm alone), or a fallback
+    served_by = want if same_alg(ran, want) or ran not in d else ran
+    paid = charge(served_by)
+    steady = {lab: v[0] for lab, v in served.items()}
+    charged = {lab: us + charge(lab) for lab, us in steady.items()}
+    nat = d["native"][0]
+    calls = dec.calls.get((coll, q, m)) if dec else None
+
+    def compared(pre, times, t_us, n_us):
+        oracle = min(times, key=times.get) if times else "native"
+        o_us = times.get(oracle, n_us)
+        return {f"{pre}tuned_us": f"{t_us:.3f}", f"{pre}oracle": oracle,
+                f"{pre}oracle_us": f"{o_us:.3f}", f"{pre}native_us": f"{n_us:.3f}",
+                f"{pre}tuned_over_oracle": f"{t_us / o_us:.4f}",
+                f"{pre}tuned_over_native": f"{t_us / n_us:.4f}"}
+    row = {"rules": path, "coll": coll, "p": q, "ppn": ppn, "size_bytes": m,
+           "rule": want, "ran": ran, "ran_ok": int(ok_ran),
+           **compared("", charged, tuned + paid, nat + charge("native")),
+           "calls": calls or "",
+           "tuned_setup_us": f"{dec.setup(coll, served_by, q):.1f}" if calls else "",
+           **compared("steady_", steady, tuned, nat)}
+    row.update({"tuned_over_native_paired": f"{interval[0]:.4f}" if interval else "",
+                "tuned_over_native_lo": f"{interval[1]:.4f}" if interval else "",
+                "tuned_over_native_hi": f"{interval[2]:.4f}" if interval else "",
+                "tuned_slower_p": f"{interval[3]:.3g}" if interval else ""})
+    return row
 
 
 def summarize(rows, algs):
@@ -381,7 +441,13 @@ def summarize(rows, algs):
         worst_n = max(rs, key=lambda r: float(r["tuned_over_native"]))
         paired = [r for r in rs if r.get("tuned_over_native_lo")]   # older files: none
         slower = max(paired, key=lambda r: float(r["tuned_over_native_lo"]), default=None)
+        # a validate.csv from before the setups were charged: steady state alone
+        so = [float(r.get("steady_tuned_over_oracle") or r["tuned_over_oracle"]) for r in rs]
+        sn = [float(r.get("steady_tuned_over_native") or r["tuned_over_native"]) for r in rs]
         out.append({"coll": coll, "points": len(rs), "geo_o": geomean(to), "worst_o": max(to),
+                    "charged": sum(bool(r.get("calls")) for r in rs),
+                    "steady_geo_o": geomean(so), "steady_worst_o": max(so),
+                    "steady_geo_n": geomean(sn), "steady_worst_n": max(sn),
                     "paired": len(paired),
                     "beyond": sum(float(r["tuned_over_native_lo"]) > 1 for r in paired),
                     "beyond_fw": holm([float(r["tuned_slower_p"]) for r in paired
@@ -394,7 +460,28 @@ def summarize(rows, algs):
     return out
 
 
-def report(a, where, path, data, summary, problems, replayed):
+def setup_lines(rows):
+    """validate.md's lines on the points where the setups charged over
+    the profile's calls changed the oracle or the verdict."""
+    out = []
+    for r in rows:
+        if not r.get("calls"):
+            continue
+        o, so = r["tuned_over_oracle"], r["steady_tuned_over_oracle"]
+        if r["oracle"] == r["steady_oracle"] and abs(float(o) / float(so) - 1) < 0.01:
+            continue
+        out.append(f"- {r['coll']} p={r['p']} {r['size_bytes']} B, {r['calls']} calls: "
+                   f"tuned ({r['ran']}) {float(r['steady_tuned_us']):.1f} us per call, "
+                   f"{float(r['tuned_us']):.1f} with its setup; steady state: oracle "
+                   f"{r['steady_oracle']} {float(r['steady_oracle_us']):.1f} us, tuned/oracle "
+                   f"{float(so):.3f}; with the setups: oracle {r['oracle']} "
+                   f"{float(r['oracle_us']):.1f} us, tuned/oracle {float(o):.3f}")
+    if not out:
+        return []
+    return ["", "Where the setups over the profile's calls changed the comparison:", ""] + out
+
+
+def report(a, where, path, data, summary, problems, replayed, rows=()):
     def mark(ok):
         return "" if ok else " **(missed)**"
     lines = [f"# Validation of {path}", "",
@@ -407,17 +494,28 @@ def report(a, where, path, data, summary, problems, replayed):
               "Tuned = collbench `--algs selected` with `COLLX_RULES`; ") +
              "oracle = the fastest algorithm at the point (of those that served the call "
              "themselves). Targets: tuned/oracle geometric mean <= 1.05 and worst <= 1.25, "
-             "tuned/native worst <= 1.10.", "",
-             "| collective | points | rules pick collx | tuned/oracle: geomean | worst (where) | "
-             "tuned/native: geomean | worst (where) |",
-             "|---|---|---|---|---|---|---|"]
+             "tuned/native worst <= 1.10.", ""]
+    charged = any(s["charged"] for s in summary)
+    if charged:
+        lines += ["Times per call with each algorithm's setup on a new communicator "
+                  "(collbench's first call there minus its median) charged over the "
+                  "profile point's calls, as the tuner chose (`decide.Decider.charge`); "
+                  "the steady state (no setup) beside them.", ""]
+    lines += ["| collective | points | rules pick collx | tuned/oracle: geomean | worst (where) | "
+              "tuned/native: geomean | worst (where) |" +
+              (" steady state: tuned/oracle geomean, worst | tuned/native geomean, worst |"
+               if charged else ""),
+              "|---|---|---|---|---|---|---|" + ("---|---|" if charged else "")]
     for s in summary:
         lines.append(
             f"| {s['coll']} | {s['points']} | {s['non_native']} | {s['geo_o']:.3f}"
             f"{mark(s['geo_o'] <= TARGETS['geomean_oracle'])} | {s['worst_o']:.3f} "
             f"({s['at_o']}){mark(s['worst_o'] <= TARGETS['worst_oracle'])} | "
             f"{s['geo_n']:.3f} | {s['worst_n']:.3f} ({s['at_n']})"
-            f"{mark(s['worst_n'] <= TARGETS['worst_native'])} |")
+            f"{mark(s['worst_n'] <= TARGETS['worst_native'])} |" +
+            (f" {s['steady_geo_o']:.3f}, {s['steady_worst_o']:.3f} | "
+             f"{s['steady_geo_n']:.3f}, {s['steady_worst_n']:.3f} |" if charged else ""))
+    lines += setup_lines(rows)
     if any(s["paired"] for s in summary):
         lines += ["", f"Against native over {data.get('launches', 1)} launches (selected and "
                   "native timed in the same launch: a ratio per launch; 95 % interval of "

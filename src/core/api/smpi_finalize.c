@@ -1,23 +1,43 @@
 /* MPI_Init and MPI_Finalize of the SMPI build (no interposer there: collx
- * is linked into the program), for COLLX_STATS. SimGrid 3.32's
- * MPI_Finalize marks the rank finalized and only then deletes
- * MPI_COMM_SELF's attributes (ActorExt::finalize), so the report hooked
- * there (stats_report.c) found every MPI call failing and wrote nothing.
- * SMPI's MPI_ functions are weak and smpirun loads the program with
+ * is linked into the program), the one place that does collx's work at
+ * the start and the end of MPI there. SimGrid 3.32's MPI_Finalize marks
+ * the rank finalized and only then deletes MPI_COMM_SELF's attributes
+ * (ActorExt::finalize), so what collx hooks there (the COLLX_STATS
+ * report, stats_report.c; online tuning's end, which writes its cache,
+ * online_start.c) found every MPI call failing and did nothing. SMPI's
+ * MPI_ functions are weak and smpirun loads the program with
  * RTLD_DEEPBIND, so these take the program's calls (the PMPI profiling
- * interface): MPI_Init hooks the report on every rank, as the interposer
- * does (also a rank that makes no collx call, which would otherwise not
- * join the report), and MPI_Finalize runs it while MPI still works. The
- * ranks share one environment, so COLLX_STATS is on everywhere or
- * nowhere. Empty outside SMPI. */
+ * interface): MPI_Init does what the interposer's does (hooks the report
+ * on every rank, also a rank that makes no collx call, which would
+ * otherwise not join it; starts online tuning), and MPI_Finalize runs the
+ * hooked work while MPI still works. The ranks share one environment, so
+ * COLLX_STATS and COLLX_TUNE_ONLINE are on everywhere or nowhere. Empty
+ * outside SMPI. */
+#include "../online/online.h"
 #include "../stats/stats.h"
 
 #ifdef SMPI_H
+static void at_init(void)
+{
+    cx_stats_report_at_finalize();
+    cx_online_start();
+}
+
+/* In the order MPI_Finalize deletes MPI_COMM_SELF's attributes (the last
+ * set first): online tuning's end, then the report, which lists its
+ * sites. */
+static void at_finalize(void)
+{
+    cx_stats_report_at_finalize();   /* MPI_Init was not ours: hook now */
+    cx_online_end_now();
+    cx_stats_report_now();
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS)
-        cx_stats_report_at_finalize();
+        at_init();
     return err;
 }
 
@@ -25,14 +45,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS)
-        cx_stats_report_at_finalize();
+        at_init();
     return err;
 }
 
 int MPI_Finalize(void)
 {
-    cx_stats_report_at_finalize();   /* MPI_Init was not ours: hook now */
-    cx_stats_report_now();
+    at_finalize();
     return PMPI_Finalize();
 }
 #endif

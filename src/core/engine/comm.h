@@ -72,8 +72,9 @@ cx_comm *cx_comm_find(MPI_Comm comm);
 /* Fills the node layout (collective over comm on first use).
  * COLLX_RANKS_PER_NODE=k fakes nodes of k consecutive ranks;
  * COLLX_FAKE_NODES=0,1,0,2,... gives the node of every rank (repeated
- * cyclically when shorter than the communicator) and cyclic:k places rank
- * r on node r % k. */
+ * cyclically when shorter than the world) and cyclic:k places rank r on
+ * node r % k. Ranks of MPI_COMM_WORLD, whatever the communicator: a
+ * sub-communicator sees its members' nodes (nodes.c: fake_key). */
 int cx_comm_nodes(cx_comm *c);
 /* The same layout without collx's state (nodes.c). Collective over comm:
  * the lowest rank of every rank's node into lowest[size of comm]. */
@@ -81,10 +82,6 @@ int cx_nodes_lowest(MPI_Comm comm, int *lowest);
 /* Nodes and ranks on the fullest node from such a lowest[size]
  * (reordered). */
 void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node);
-/* Never collective: under a fake layout (by rank in the communicator),
- * the nodes and ranks on the fullest node of a communicator of size
- * ranks, and 1; 0 for the real nodes. */
-int cx_nodes_fake(int size, int *nodes, int *max_per_node);
 /* Node-shared segment of at least bytes (collective over the node
  * communicator; grown on demand, never beyond COLLX_SHM_MAX, default
  * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */

@@ -1,15 +1,18 @@
 /* The node layout of a communicator: which node every rank is on, node
  * and leader communicators. Real nodes come from MPI_Comm_split_type
  * (shared memory); fake layouts (COLLX_RANKS_PER_NODE, COLLX_FAKE_NODES)
- * make uneven and interleaved placements testable on one machine. */
+ * make uneven and interleaved placements testable on one machine. A fake
+ * layout places processes by their rank in MPI_COMM_WORLD, as real nodes
+ * place processes, so every communicator sees the world's nodes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
 #include "../util/util.h"
 
-/* Fake node id of rank r of p, or -1 for real nodes. *bad = 1 when the
- * environment cannot be used (then real nodes). */
+/* Fake node id of the process with key r (its rank in MPI_COMM_WORLD:
+ * fake_key), or -1 for real nodes. *bad = 1 when the environment cannot
+ * be used (then real nodes). */
 static int fake_node(int r, int *bad)
 {
     const char *list = cx_knob_str(CX_KNOB_FAKE_NODES);
@@ -38,6 +41,45 @@ static int fake_node(int r, int *bad)
     }
     return cx_knob_given(CX_KNOB_RANKS_PER_NODE)
                ? r / (int)cx_knob_int(CX_KNOB_RANKS_PER_NODE) : -1;
+}
+
+static int fake_layout(void)
+{
+    const char *list = cx_knob_str(CX_KNOB_FAKE_NODES);
+    return (list && *list) || cx_knob_given(CX_KNOB_RANKS_PER_NODE);
+}
+
+/* The key of rank `rank` of comm in the fake layouts: its rank in
+ * MPI_COMM_WORLD, so that a sub-communicator (a grid's column, one rank
+ * per node) keeps its members' nodes. A communicator with a member
+ * outside this process's MPI_COMM_WORLD (one merged from MPI_Comm_spawn's
+ * intercommunicator: several worlds) has no world ranks to go by, nor has
+ * a process without MPI_COMM_WORLD (MPI not initialised by MPI_Init): the
+ * rank in comm then. Every member decides alike without talking: in a
+ * communicator of several worlds each member sees one outside its own. */
+static int fake_key(MPI_Comm comm, int rank)
+{
+    int init = 0, size, key = rank;
+    if (PMPI_Initialized(&init) || !init || PMPI_Comm_size(comm, &size))
+        return rank;
+    int *in = malloc(sizeof(int) * 2 * (size_t)size);
+    MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
+    if (in && !PMPI_Comm_group(comm, &g) && !PMPI_Comm_group(MPI_COMM_WORLD, &w)) {
+        int *out = in + size, all = 1;
+        for (int r = 0; r < size; r++)
+            in[r] = r;
+        if (!PMPI_Group_translate_ranks(g, size, in, w, out)) {
+            for (int r = 0; r < size; r++)
+                all &= out[r] != MPI_UNDEFINED;
+            key = all ? out[rank] : rank;
+        }
+    }
+    if (g != MPI_GROUP_NULL)
+        PMPI_Group_free(&g);
+    if (w != MPI_GROUP_NULL)
+        PMPI_Group_free(&w);
+    free(in);
+    return key;
 }
 
 void cx_comm_free_nodes(cx_comm *c)
@@ -98,7 +140,8 @@ static int fill_maps(cx_comm *c, const int *lowest)
  * lowest rank into lowest[size]: node ids every rank agrees on. */
 static int split_nodes(MPI_Comm comm, int rank, MPI_Comm *node, int *lowest)
 {
-    int err, bad, fake = fake_node(rank, &bad), lowest_mine;
+    int err, bad = 0, lowest_mine;
+    int fake = fake_layout() ? fake_node(fake_key(comm, rank), &bad) : -1;
     if (bad && rank == 0)
         fprintf(stderr, "collx: COLLX_FAKE_NODES=%s: expected node numbers "
                         "'0,1,0,...' or 'cyclic:k'; using the real nodes\n",
@@ -143,20 +186,6 @@ void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
         if (run > *max_per_node)
             *max_per_node = run;
     }
-}
-
-int cx_nodes_fake(int size, int *nodes, int *max_per_node)
-{
-    int bad, *id = malloc(sizeof(int) * (size_t)(size ? size : 1));
-    if (!id || fake_node(0, &bad) < 0) {
-        free(id);
-        return 0;
-    }
-    for (int r = 0; r < size; r++)
-        id[r] = fake_node(r, &bad);
-    cx_nodes_count(id, size, nodes, max_per_node);
-    free(id);
-    return 1;
 }
 
 int cx_comm_nodes(cx_comm *c)

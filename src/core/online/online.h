@@ -86,6 +86,11 @@ void cx_online_start(void);
  * COLLX_STATS report. */
 int cx_online_end_prepare(int world_size);
 void cx_online_finish(void);
+/* The end, now, if hooked (every rank; collective over the world),
+ * instead of when MPI_Finalize deletes MPI_COMM_SELF's attributes: for
+ * SMPI, which deletes them only once MPI calls fail (api/smpi_finalize.c;
+ * online_start.c). */
+void cx_online_end_now(void);
 
 /* The machine fingerprint (online_fingerprint.c): made by rank 0. */
 struct cx_json;

@@ -39,6 +39,19 @@ static int unique(cx_online_site *s, int n)
     return k;
 }
 
+/* MPI finalized before the end (SMPI without the SMPI build's
+ * MPI_Finalize): every MPI call would fail; rank 0 (the one with counts)
+ * says so rather than nothing. */
+static int finalized(void)
+{
+    int done = 0;
+    PMPI_Finalized(&done);
+    if (done && counts)
+        cx_say("online tuning: MPI was finalized before its end could run (SMPI: collx's "
+               "MPI_Finalize not linked in?); no cache written");
+    return done;
+}
+
 /* Records are plain data and every rank runs the same binary. A rank 0
  * without room for them receives nothing: MPI truncates there and says
  * so, and no rank waits. */
@@ -48,7 +61,8 @@ static void finish(void)
     int rank, size, total = 0;
     const cx_online_site *mine;
     int bytes = cx_online_mine(&mine) * (int)sizeof *mine;
-    if (!cx_online_active() || PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+    if (!cx_online_active() || finalized() ||
+        PMPI_Comm_dup(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         return;
     PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(world, &rank);

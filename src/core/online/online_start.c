@@ -9,6 +9,7 @@
 #include "../stats/stats.h"
 
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static int end_keyval = MPI_KEYVAL_INVALID;   /* the end's attribute, while set */
 
 static int at_end(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -20,7 +21,18 @@ static int at_end(MPI_Comm comm, int keyval, void *attr, void *extra)
 static int hook_end(void)
 {
     int keyval, err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_end, &keyval, NULL);
-    return err ? err : PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    if (!err && !(err = PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL)))
+        end_keyval = keyval;
+    return err;
+}
+
+void cx_online_end_now(void)
+{
+    int keyval = end_keyval;
+    if (keyval != MPI_KEYVAL_INVALID) {
+        end_keyval = MPI_KEYVAL_INVALID;   /* once: the attribute goes with it */
+        PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+    }
 }
 
 /* Its sites are a section of COLLX_STATS's report; finishing first (once,

@@ -6,9 +6,9 @@
  *
  * A communicator's record holds its size and what places its ranks on
  * nodes as the rules see them, learnt without a collective (a rank that
- * does not measure would never join one): under a fake layout (by rank in
- * the communicator) its nodes at once, else its members' ranks in
- * MPI_COMM_WORLD, placed on the world's nodes at MPI_Finalize.
+ * does not measure would never join one): its members' ranks in
+ * MPI_COMM_WORLD, placed on the world's nodes at MPI_Finalize (fake
+ * layouts too: they go by the rank in MPI_COMM_WORLD, nodes.c).
  * Communicators of the same members share a record (one made per loop
  * iteration costs no memory); a call finds its record through an
  * attribute, or this thread's last one without asking MPI. */
@@ -66,14 +66,12 @@ static int *world_ranks(MPI_Comm comm, int size)
 
 static int same(const cx_profile_comm *r, int size, const int *members)
 {
-    if (r->size != size || !r->members != !members)
-        return 0;
-    return !members || !memcmp(r->members, members, sizeof(int) * (size_t)size);
+    return r->size == size && !memcmp(r->members, members, sizeof(int) * (size_t)size);
 }
 
-/* The record of a communicator of size ranks (members NULL: a fake
- * layout), shared or new; takes members. NULL on no memory. */
-static cx_profile_comm *record(int size, int *members, int nodes, int per_node)
+/* The record of a communicator of size ranks, shared or new; takes
+ * members. NULL on no memory. */
+static cx_profile_comm *record(int size, int *members)
 {
     pthread_mutex_lock(&lock);
     cx_profile_comm *r = records;
@@ -82,8 +80,7 @@ static cx_profile_comm *record(int size, int *members, int nodes, int per_node)
     if (!r && (r = calloc(1, sizeof *r))) {
         r->id = nrecords++;
         r->size = size;
-        r->nodes = nodes;
-        r->ranks_per_node = per_node;
+        r->nodes = r->ranks_per_node = -1;
         r->members = members;
         r->next = records;
         members = NULL;
@@ -97,7 +94,7 @@ static cx_profile_comm *record(int size, int *members, int nodes, int per_node)
 cx_profile_comm *cx_profile_comm_of(MPI_Comm comm, int size)
 {
     cx_profile_comm *r = cx_recent_get(&recent, &deleted, comm);
-    int flag = 0, nodes = -1, per_node = -1, *members = NULL;
+    int flag = 0, *members;
     if (r)
         return r;
     pthread_once(&keyval_once, make_keyval);
@@ -105,9 +102,9 @@ cx_profile_comm *cx_profile_comm_of(MPI_Comm comm, int size)
         cx_recent_set(&recent, &deleted, comm, r);
         return r;
     }
-    if (!cx_nodes_fake(size, &nodes, &per_node) && !(members = world_ranks(comm, size)))
+    if (!(members = world_ranks(comm, size)))
         return NULL;
-    if ((r = record(size, members, nodes, per_node)) && keyval != MPI_KEYVAL_INVALID &&
+    if ((r = record(size, members)) && keyval != MPI_KEYVAL_INVALID &&
         !PMPI_Comm_set_attr(comm, keyval, r))
         cx_recent_set(&recent, &deleted, comm, r);
     return r;

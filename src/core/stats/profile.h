@@ -19,8 +19,8 @@ struct cx_profile_slot {
  * same members). */
 typedef struct cx_profile_comm {
     int id, size;
-    int nodes, ranks_per_node;   /* known at once under a fake layout; -1 */
-    int *members;                /* ranks in MPI_COMM_WORLD; NULL: fake layout */
+    int nodes, ranks_per_node;   /* -1 until placed at MPI_Finalize */
+    int *members;                /* ranks in MPI_COMM_WORLD (MPI_UNDEFINED: not in it) */
     _Atomic(cx_profile_slot *) per[CX_COLL_COUNT];   /* made on first use */
     struct cx_profile_comm *next;
 } cx_profile_comm;

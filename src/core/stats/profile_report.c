@@ -27,7 +27,7 @@ static int by_key(const void *x, const void *y)
 /* A record's nodes, from the world's (lowest: NULL when unknown). */
 static void place(cx_profile_comm *r, const int *lowest, int world_size)
 {
-    if (!r->members || !lowest)
+    if (!lowest)
         return;
     int *keys = malloc(sizeof(int) * (size_t)r->size);
     if (!keys)
