@@ -16,7 +16,7 @@ import os
 import helpers
 from collx.tune import grid, report, target
 from collx.tune.decide import Decider
-from collx.tune.sampler import SCREEN, Sampler, size_weight
+from collx.tune.sampler import FOCUS_BOOST, SCREEN, Sampler, size_weight
 from collx.tune.store import Store
 
 
@@ -181,6 +181,11 @@ def test_priority_on_replayed_grid():
                 f"{a} not measured at {q} ranks: only if {SCREEN} times slower than the best " \
                 f"at {ref} ranks at every size measured there ({slow})"
         assert len(alts[q]) >= 3, f"the contenders measured at {q} ranks: {alts[q]}"
+    # the job's own sizes count FOCUS_BOOST times in the rounds
+    assert smp.focus == {48, 24} and \
+        [smp.weight("allreduce", q, 8) for q in (48, 24, 16)] == \
+        [FOCUS_BOOST, FOCUS_BOOST / 2, 16 / 48], \
+        f"P and P/2 focused, their gains boosted: {sorted(smp.focus)}"
     ch = dec.choices("allreduce", g)
     bases = {(q, m): report.basis(st, dec, "allreduce", q, m, ch[(q, m)]) for q, m in g.cells()}
     alone = [q for q in g.comms if all(bases[(q, m)] == "native alone" for m in g.sizes)]
