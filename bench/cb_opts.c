@@ -72,7 +72,7 @@ void cb_opts_usage(void *file, const char *prog)
 "  -h, --help        this text\n");
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
+int cb_fail(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -111,7 +111,7 @@ long cb_parse_size(const char *s)
     return *end ? -1 : v;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
+int cb_parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
@@ -148,12 +148,12 @@ static int size_list(cb_opts *o, const char *val, char *err, size_t len)
     char list[CB_MAX_LIST][CB_NAME_LEN];
     int n;
     if (split_names(val, list, &n))
-        return fail(err, len, "bad size list for -m: '%s' (at most %d sizes)", val,
+        return cb_fail(err, len, "bad size list for -m: '%s' (at most %d sizes)", val,
                     CB_MAX_LIST);
     for (int i = 0; i < n; i++) {
         o->size_list[i] = cb_parse_size(list[i]);
         if (o->size_list[i] < 0 || o->size_list[i] > MAX_SIZE)
-            return fail(err, len, "bad size '%s' in -m %s (want bytes <= 1G)", list[i], val);
+            return cb_fail(err, len, "bad size '%s' in -m %s (want bytes <= 1G)", list[i], val);
     }
     o->nsize_list = n;
     return 0;
@@ -172,7 +172,7 @@ static int comm_shape(cb_opts *o, const char *val, char *err, size_t len)
             k = 0;
     }
     if (n < 1 || k < 1 || n > (1 << 20) || k > (1 << 20) || n * k > (1L << 30))
-        return fail(err, len, "bad --comm-shape '%s' (want NxK: K ranks on each of N "
+        return cb_fail(err, len, "bad --comm-shape '%s' (want NxK: K ranks on each of N "
                     "nodes, e.g. 4x1)", val);
     o->shape_nodes = (int)n;
     o->shape_per = (int)k;
@@ -216,21 +216,21 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
                 snprintf(o->coll, sizeof o->coll, "%s", val);
                 return 0;
             }
-        return fail(err, len, "unknown collective '%s' for --coll", val);
+        return cb_fail(err, len, "unknown collective '%s' for --coll", val);
     }
     if (!strcmp(name, "--algs")) {
         if (split_names(val, o->algs, &o->nalgs))
-            return fail(err, len, "bad list for --algs: '%s'", val);
+            return cb_fail(err, len, "bad list for --algs: '%s'", val);
         return 0;
     }
     if (!strcmp(name, "--guide-algs")) {
         if (split_names(val, o->gather_algs, &o->ngather_algs))
-            return fail(err, len, "bad list for --guide-algs: '%s'", val);
+            return cb_fail(err, len, "bad list for --guide-algs: '%s'", val);
         return 0;
     }
     if (!strcmp(name, "--g2-algs")) {
         if (split_names(val, o->g2_algs, &o->ng2_algs))
-            return fail(err, len, "bad list for --g2-algs: '%s'", val);
+            return cb_fail(err, len, "bad list for --g2-algs: '%s'", val);
         return 0;
     }
     if (!strcmp(name, "-m")) {
@@ -251,21 +251,21 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         }
         if (o->min_size < 0 || o->max_size < 0 || o->min_size > o->max_size ||
             o->max_size > MAX_SIZE)
-            return fail(err, len, "bad size range for -m: '%s' (want MIN:MAX "
+            return cb_fail(err, len, "bad size range for -m: '%s' (want MIN:MAX "
                         "bytes, MIN <= MAX <= 1G, or a list A,B,...)", val);
         return 0;
     }
     if (!strcmp(name, "--comm-size")) {
-        if (parse_int(val, 1, 1 << 30, &v))
-            return fail(err, len, "bad --comm-size '%s' (want a rank count >= 1)", val);
+        if (cb_parse_long(val, 1, 1 << 30, &v))
+            return cb_fail(err, len, "bad --comm-size '%s' (want a rank count >= 1)", val);
         o->comm_size = (int)v;
         return 0;
     }
     if (!strcmp(name, "--comm-shape"))
         return comm_shape(o, val, err, len);
     if (!strcmp(name, "-i") || !strcmp(name, "-x")) {
-        if (parse_int(val, !strcmp(name, "-i") ? 1 : 0, 1000000, &v))
-            return fail(err, len, "bad count for %s: '%s'", name, val);
+        if (cb_parse_long(val, !strcmp(name, "-i") ? 1 : 0, 1000000, &v))
+            return cb_fail(err, len, "bad count for %s: '%s'", name, val);
         *(!strcmp(name, "-i") ? &o->iters : &o->warmup) = (int)v;
         return 0;
     }
@@ -275,42 +275,42 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
             o->root_mode = CB_ROOT_ROTATE;
         else if (!strcmp(val, "mid"))
             o->root_mode = CB_ROOT_MID;
-        else if (parse_int(val, 0, 1 << 30, &v) == 0)
+        else if (cb_parse_long(val, 0, 1 << 30, &v) == 0)
             o->root_mode = CB_ROOT_FIXED, o->root = (int)v;
         else
-            return fail(err, len, "bad --root '%s' (want N, rotate or mid)", val);
+            return cb_fail(err, len, "bad --root '%s' (want N, rotate or mid)", val);
         return 0;
     }
     if (!strcmp(name, "--problem")) {
         if (split_names(val, list, &n))
-            return fail(err, len, "bad list for --problem: '%s'", val);
+            return cb_fail(err, len, "bad list for --problem: '%s'", val);
         for (int i = 0; i < n; i++)
             if ((o->problems[i] = cb_problem_from_name(list[i])) < 0)
-                return fail(err, len, "unknown problem '%s' (want same, random, "
+                return cb_fail(err, len, "unknown problem '%s' (want same, random, "
                             "spikes, decreasing, alternating, twoblocks)", list[i]);
         o->nproblems = n;
         return 0;
     }
     if (!strcmp(name, "-b")) {
         if (split_names(val, list, &n))
-            return fail(err, len, "bad list for -b: '%s'", val);
+            return cb_fail(err, len, "bad list for -b: '%s'", val);
         for (int i = 0; i < n; i++)
-            if (parse_int(list[i], 1, 100000000, &o->bs[i]))
-                return fail(err, len, "bad block scale '%s' for -b (want an "
+            if (cb_parse_long(list[i], 1, 100000000, &o->bs[i]))
+                return cb_fail(err, len, "bad block scale '%s' for -b (want an "
                             "integer >= 1)", list[i]);
         o->nb = n;
         return 0;
     }
     if (!strcmp(name, "--pap")) {
         if (strcmp(val, "uniform"))
-            return fail(err, len, "unknown arrival pattern '%s' for --pap "
+            return cb_fail(err, len, "unknown arrival pattern '%s' for --pap "
                         "(want uniform)", val);
         o->pap = CB_PAP_UNIFORM;
         return 0;
     }
     if (!strcmp(name, "--max-delay")) {
         if ((o->max_delay = cb_parse_duration(val)) < 0)
-            return fail(err, len, "bad duration for --max-delay: '%s' (e.g. 50ms)", val);
+            return cb_fail(err, len, "bad duration for --max-delay: '%s' (e.g. 50ms)", val);
         return 0;
     }
     if (!strcmp(name, "--seed")) {
@@ -318,7 +318,7 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         errno = 0;
         o->seed = strtoull(val, &end, 10);
         if (errno || end == val || *end)
-            return fail(err, len, "bad --seed '%s'", val);
+            return cb_fail(err, len, "bad --seed '%s'", val);
         return 0;
     }
     if (!strcmp(name, "--tolerance")) {
@@ -327,7 +327,7 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
         if (end != val && *end == '%' && !end[1])
             t /= 100, end++;
         if (end == val || *end || t < 0)
-            return fail(err, len, "bad --tolerance '%s' (e.g. 0.05 or 5%%)", val);
+            return cb_fail(err, len, "bad --tolerance '%s' (e.g. 0.05 or 5%%)", val);
         o->tolerance = t;
         return 0;
     }
@@ -338,17 +338,17 @@ static int apply(cb_opts *o, const char *name, const char *val, char *err,
                 o->mode = i;
                 return 0;
             }
-        return fail(err, len, "unknown --mode '%s' (want blocking, nonblocking or "
+        return cb_fail(err, len, "unknown --mode '%s' (want blocking, nonblocking or "
                     "persistent)", val);
     }
     if (!strcmp(name, "--csv") || !strcmp(name, "--json")) {
         char *dst = !strcmp(name, "--csv") ? o->csv : o->json;
         if (strlen(val) >= CB_PATH_LEN)
-            return fail(err, len, "path too long for %s", name);
+            return cb_fail(err, len, "path too long for %s", name);
         strcpy(dst, val);
         return 0;
     }
-    return fail(err, len, "unknown option '%s'", name);
+    return cb_fail(err, len, "unknown option '%s'", name);
 }
 
 static int takes_value(const char *name)
@@ -367,26 +367,26 @@ static int takes_value(const char *name)
 static int check(cb_opts *o, char *err, size_t len)
 {
     if (!o->coll[0])
-        return fail(err, len, "--coll is required");
+        return cb_fail(err, len, "--coll is required");
     int v = is_v_coll(o->coll);
     if (o->nproblems && !v)
-        return fail(err, len, "--problem needs a v-collective (gatherv, scatterv, "
+        return cb_fail(err, len, "--problem needs a v-collective (gatherv, scatterv, "
                     "allgatherv, alltoallv), not %s", o->coll);
     if (o->guidelines && strcmp(o->coll, "gatherv") && strcmp(o->coll, "scatterv"))
-        return fail(err, len, "--guidelines needs --coll gatherv or scatterv");
+        return cb_fail(err, len, "--guidelines needs --coll gatherv or scatterv");
     if (o->pap && o->max_delay <= 0)
-        return fail(err, len, "--pap uniform needs --max-delay > 0");
+        return cb_fail(err, len, "--pap uniform needs --max-delay > 0");
     if (!o->pap && o->max_delay > 0)
-        return fail(err, len, "--max-delay needs --pap uniform");
+        return cb_fail(err, len, "--max-delay needs --pap uniform");
     if (o->mode != CB_MODE_BLOCKING && (o->guidelines || o->pap))
-        return fail(err, len, "--mode %s: --guidelines and --pap time blocking calls",
+        return cb_fail(err, len, "--mode %s: --guidelines and --pap time blocking calls",
                     o->mode == CB_MODE_PERSISTENT ? "persistent" : "nonblocking");
     if (o->mode == CB_MODE_PERSISTENT && o->root_mode == CB_ROOT_ROTATE)
-        return fail(err, len, "--mode persistent fixes the root at init: no --root rotate");
+        return cb_fail(err, len, "--mode persistent fixes the root at init: no --root rotate");
     if (o->shape_nodes) {   /* the shape says the size; a size given must agree */
         int q = o->shape_nodes * o->shape_per;
         if (o->comm_size && o->comm_size != q)
-            return fail(err, len, "--comm-size %d and --comm-shape %dx%d (%d ranks) disagree",
+            return cb_fail(err, len, "--comm-size %d and --comm-shape %dx%d (%d ranks) disagree",
                         o->comm_size, o->shape_nodes, o->shape_per, q);
         o->comm_size = q;
     }
@@ -417,14 +417,14 @@ int cb_opts_parse(int argc, char **argv, cb_opts *o, char *err, size_t len)
         }
         if (!strcmp(name, "--host-time")) {
             if (val)
-                return fail(err, len, "option %s takes no value", name);
+                return cb_fail(err, len, "option %s takes no value", name);
             o->host_time = 1;
             continue;
         }
         if (!strcmp(name, "-f") || !strcmp(name, "-c") || !strcmp(name, "-q") ||
             !strcmp(name, "--guidelines")) {
             if (val)
-                return fail(err, len, "option %s takes no value", name);
+                return cb_fail(err, len, "option %s takes no value", name);
             if (name[1] == 'f') o->full = 1;
             else if (name[1] == 'c') o->validate = 1;
             else if (name[1] == 'q') o->quiet = 1;
@@ -432,10 +432,10 @@ int cb_opts_parse(int argc, char **argv, cb_opts *o, char *err, size_t len)
             continue;
         }
         if (!takes_value(name))
-            return fail(err, len, "unknown option '%s'", a);
+            return cb_fail(err, len, "unknown option '%s'", a);
         if (!val) {
             if (i + 1 >= argc)
-                return fail(err, len, "option %s needs a value", name);
+                return cb_fail(err, len, "option %s needs a value", name);
             val = argv[++i];
         }
         if (apply(o, name, val, err, len))

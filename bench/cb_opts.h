@@ -55,5 +55,9 @@ void cb_opts_usage(void *file, const char *prog);
 double cb_parse_duration(const char *s);
 /* "4096", "4K", "2M" -> bytes; -1 if bad. */
 long cb_parse_size(const char *s);
+/* A whole number in lo..hi (the whole string): 0 and *out, else -1. */
+int cb_parse_long(const char *s, long lo, long hi, long *out);
+/* Writes the message into err (len bytes); returns -1, a parser's failure. */
+int cb_fail(char *err, size_t len, const char *fmt, ...);
 
 #endif

@@ -1,10 +1,7 @@
 /* proxy_app's options: "--opt value" or "--opt=value", hand-parsed
  * (getopt keeps global state). */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include "cb_opts.h"   /* cb_parse_size: collbench's K/M sizes */
+#include "cb_opts.h"   /* collbench's parsers: sizes (K/M), numbers, errors */
 #include "pa_opts.h"
 
 #define MAX_BYTES (1L << 30)
@@ -31,26 +28,6 @@ void pa_opts_usage(FILE *f)
 "                 iteration on the last rank (tests the checks: FAILED)\n"
 "  -h, --help     this text\n"
 "  sizes: bytes, K/M suffixes, rounded up to whole doubles\n");
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* Whole doubles: every buffer is doubles, so checks are exact. */
@@ -85,7 +62,7 @@ int pa_opts_parse(int argc, char **argv, pa_opts *o, char *err, size_t errlen)
             flag = &o->corrupt;
         if (flag) {
             if (val)
-                return fail(err, errlen, "%s takes no value", arg);
+                return cb_fail(err, errlen, "%s takes no value", arg);
             *flag = 1;
             continue;
         }
@@ -95,19 +72,19 @@ int pa_opts_parse(int argc, char **argv, pa_opts *o, char *err, size_t errlen)
         for (int k = 0; valued[k]; k++)
             known |= !strcmp(arg, valued[k]);
         if (!known)
-            return fail(err, errlen, "unknown option '%s'", arg);
+            return cb_fail(err, errlen, "unknown option '%s'", arg);
         if (!val && i + 1 < argc)
             val = argv[++i];
         if (!val)
-            return fail(err, errlen, "%s needs a value", arg);
+            return cb_fail(err, errlen, "%s needs a value", arg);
         long v = 0;
         int bad = 0;
         if (!strcmp(arg, "--rows"))
-            bad = parse_long(val, 1, 1L << 24, &v), o->rows = (int)v;
+            bad = cb_parse_long(val, 1, 1L << 24, &v), o->rows = (int)v;
         else if (!strcmp(arg, "--iters"))
-            bad = parse_long(val, 1, 100000000, &v), o->iters = (int)v;
+            bad = cb_parse_long(val, 1, 100000000, &v), o->iters = (int)v;
         else if (!strcmp(arg, "--compute"))
-            bad = parse_long(val, 0, 1000000000, &o->compute_us);
+            bad = cb_parse_long(val, 0, 1000000000, &o->compute_us);
         else if (!strcmp(arg, "--fft"))
             bad = parse_bytes(val, &o->fft);
         else if (!strcmp(arg, "--gather"))
@@ -117,7 +94,7 @@ int pa_opts_parse(int argc, char **argv, pa_opts *o, char *err, size_t errlen)
         else
             bad = parse_bytes(val, &o->bcast);
         if (bad)
-            return fail(err, errlen, "bad value '%s' for %s", val, arg);
+            return cb_fail(err, errlen, "bad value '%s' for %s", val, arg);
     }
     return 0;
 }
