@@ -8,7 +8,7 @@
  * 0 (the call then fails anyway). */
 #include "stats.h"
 
-static long long bytes(MPI_Aint count, MPI_Datatype type)
+long long cx_payload_bytes(MPI_Aint count, MPI_Datatype type)
 {
     return count > 0 ? (long long)cx_type_bytes(count, type) : 0;
 }
@@ -16,26 +16,27 @@ static long long bytes(MPI_Aint count, MPI_Datatype type)
 /* counts[i] (NULL: not given). */
 static long long entry(const int *counts, int i, MPI_Datatype type)
 {
-    return counts ? bytes(counts[i], type) : 0;
+    return counts ? cx_payload_bytes(counts[i], type) : 0;
 }
 
-static long long sum_v(const int *counts, int n, MPI_Datatype type)
+long long cx_payload_v(const int *counts, int n, MPI_Datatype type)
 {
     return (long long)cx_counts_bytes(counts, n, type);
 }
 
-static long long sum_w(const int *counts, const MPI_Datatype *types, int n)
+long long cx_payload_w(const int *counts, const MPI_Datatype *types, int n)
 {
     long long total = 0;
     for (int i = 0; counts && types && i < n; i++)
-        total += bytes(counts[i], types[i]);
+        total += cx_payload_bytes(counts[i], types[i]);
     return total;
 }
 
 long long cx_call_payload(const cx_args *a, int rank, int p)
 {
     int root = rank == a->root, s_ip = a->sbuf == MPI_IN_PLACE, r_ip = a->rbuf == MPI_IN_PLACE;
-    long long one_s = bytes(a->scount, a->stype), one_r = bytes(a->rcount, a->rtype);
+    long long one_s = cx_payload_bytes(a->scount, a->stype);
+    long long one_r = cx_payload_bytes(a->rcount, a->rtype);
     long long send = 0, recv = 0;
     switch (a->coll) {
     case CX_COLL_BARRIER:
@@ -49,14 +50,14 @@ long long cx_call_payload(const cx_args *a, int rank, int p)
         break;
     case CX_COLL_GATHERV:
         send = s_ip && root ? entry(a->rcounts, rank, a->rtype) : one_s;
-        recv = root ? sum_v(a->rcounts, p, a->rtype) : 0;
+        recv = root ? cx_payload_v(a->rcounts, p, a->rtype) : 0;
         break;
     case CX_COLL_SCATTER:
         send = root ? p * one_s : 0;
         recv = r_ip && root ? one_s : one_r;
         break;
     case CX_COLL_SCATTERV:
-        send = root ? sum_v(a->scounts, p, a->stype) : 0;
+        send = root ? cx_payload_v(a->scounts, p, a->stype) : 0;
         recv = r_ip && root ? entry(a->scounts, rank, a->stype) : one_r;
         break;
     case CX_COLL_ALLGATHER:
@@ -65,26 +66,26 @@ long long cx_call_payload(const cx_args *a, int rank, int p)
         break;
     case CX_COLL_ALLGATHERV:
         send = s_ip ? entry(a->rcounts, rank, a->rtype) : one_s;
-        recv = sum_v(a->rcounts, p, a->rtype);
+        recv = cx_payload_v(a->rcounts, p, a->rtype);
         break;
     case CX_COLL_ALLTOALL:
         recv = p * one_r;
         send = s_ip ? recv : p * one_s;
         break;
     case CX_COLL_ALLTOALLV:
-        recv = sum_v(a->rcounts, p, a->rtype);
-        send = s_ip ? recv : sum_v(a->scounts, p, a->stype);
+        recv = cx_payload_v(a->rcounts, p, a->rtype);
+        send = s_ip ? recv : cx_payload_v(a->scounts, p, a->stype);
         break;
     case CX_COLL_ALLTOALLW:
-        recv = sum_w(a->rcounts, a->rtypes, p);
-        send = s_ip ? recv : sum_w(a->scounts, a->stypes, p);
+        recv = cx_payload_w(a->rcounts, a->rtypes, p);
+        send = s_ip ? recv : cx_payload_w(a->scounts, a->stypes, p);
         break;
     case CX_COLL_REDUCE:
         send = one_r;
         recv = root ? one_r : 0;
         break;
     case CX_COLL_REDUCE_SCATTER:
-        send = sum_v(a->rcounts, p, a->rtype);
+        send = cx_payload_v(a->rcounts, p, a->rtype);
         recv = entry(a->rcounts, rank, a->rtype);
         break;
     case CX_COLL_REDUCE_SCATTER_BLOCK:

@@ -63,6 +63,12 @@ extern const struct cx_request_timer cx_stats_timer;
 /* Bytes of a call made by rank of a communicator of size p (payload.c;
  * intracommunicators). */
 long long cx_call_payload(const cx_args *a, int rank, int p);
+/* Bytes of count elements of type, of a v-collective's counts, of a
+ * w-collective's counts and types (each 0 where negative or not given):
+ * the payload's parts, which the profile's size classes share. */
+long long cx_payload_bytes(MPI_Aint count, MPI_Datatype type);
+long long cx_payload_v(const int *counts, int n, MPI_Datatype type);
+long long cx_payload_w(const int *counts, const MPI_Datatype *types, int n);
 /* The profile's message size of a v- or w-collective call (v_size.c):
  * bytes per rank as collbench's -m means them, from the counts this rank
  * holds; the rules never see it. */

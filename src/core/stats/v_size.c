@@ -20,42 +20,26 @@ static long long mean(long long total, int n)
     return n > 0 ? total / n : 0;
 }
 
-static long long one(int count, MPI_Datatype type)
-{
-    return count > 0 ? (long long)cx_type_bytes(count, type) : 0;
-}
-
-static long long sum_v(const int *counts, int n, MPI_Datatype type)
-{
-    return (long long)cx_counts_bytes(counts, n, type);
-}
-
-static long long sum_w(const int *counts, const MPI_Datatype *types, int n)
-{
-    long long total = 0;
-    for (int i = 0; counts && types && i < n; i++)
-        total += one(counts[i], types[i]);
-    return total;
-}
-
 long long cx_v_msg_size(const cx_args *a, int rank, int p)
 {
     int root = rank == a->root, in_place = a->sbuf == MPI_IN_PLACE;
     switch (a->coll) {
     case CX_COLL_GATHERV:
-        return root ? mean(sum_v(a->rcounts, p, a->rtype), p) : one(a->scount, a->stype);
+        return root ? mean(cx_payload_v(a->rcounts, p, a->rtype), p)
+                    : cx_payload_bytes(a->scount, a->stype);
     case CX_COLL_SCATTERV:
-        return root ? mean(sum_v(a->scounts, p, a->stype), p) : one(a->rcount, a->rtype);
+        return root ? mean(cx_payload_v(a->scounts, p, a->stype), p)
+                    : cx_payload_bytes(a->rcount, a->rtype);
     case CX_COLL_ALLGATHERV:
     case CX_COLL_REDUCE_SCATTER:
-        return mean(sum_v(a->rcounts, p, a->rtype), p);
+        return mean(cx_payload_v(a->rcounts, p, a->rtype), p);
     case CX_COLL_ALLTOALLV: {
-        long long recv = sum_v(a->rcounts, p, a->rtype);
-        return mean(recv + (in_place ? recv : sum_v(a->scounts, p, a->stype)), 2 * p);
+        long long recv = cx_payload_v(a->rcounts, p, a->rtype);
+        return mean(recv + (in_place ? recv : cx_payload_v(a->scounts, p, a->stype)), 2 * p);
     }
     case CX_COLL_ALLTOALLW: {
-        long long recv = sum_w(a->rcounts, a->rtypes, p);
-        return mean(recv + (in_place ? recv : sum_w(a->scounts, a->stypes, p)), 2 * p);
+        long long recv = cx_payload_w(a->rcounts, a->rtypes, p);
+        return mean(recv + (in_place ? recv : cx_payload_w(a->scounts, a->stypes, p)), 2 * p);
     }
     default:   /* the others have one size (cx_rules_msg_size_of) */
         return 0;
