@@ -39,7 +39,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_stats import parse_json, profile_key, check_profile  # noqa: E402
+from run_stats import check_profile, parse_json, profile_key, tuner_reads  # noqa: E402
 
 ITERS = 3
 FORCED = {"smpi": {"allreduce": "hier", "alltoall": "bruck", "allgather": "ring",
@@ -122,23 +122,6 @@ def report(path, bad):
     return parse_json(text, bad)
 
 
-def tuner_reads(path, bad):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "python"))
-    from collx.tune import profile
-    try:
-        job, entries = profile.read(path)
-    except profile.ProfileError as e:
-        bad.append(f"the tuner refuses the profile: {e}")
-        return
-    prof = profile.Profile(path, job, entries, 12, 4, {e["collective"] for e in entries})
-    got = {key: set(pts) for key, pts in prof.points.items()}
-    if got != TUNER_POINTS:
-        bad.append(f"the tuner measures {got}, want {TUNER_POINTS}")
-    if prof.skipped:
-        bad.append(f"the tuner sets aside {[(e['collective'], why) for e, why in prof.skipped]}")
-
-
 def smpi_case(a, tmp, bad):
     out = os.path.join(tmp, "profile.json")
     env, args, grid = {"COLLX_STATS": out}, ["--iters", str(ITERS)], (12, 3, 4)
@@ -164,7 +147,7 @@ def smpi_case(a, tmp, bad):
         want = {profile_key(c, "blocking", q, ppn, n, lo, hi): (calls, 12)
                 for (c, q, ppn, n, lo, hi), calls in SMPI_ROWS.items()}
         check_profile(prof, want, bad)
-        tuner_reads(out, bad)
+        tuner_reads(out, bad, p=12, node=4, points=TUNER_POINTS, skipped_want={})
 
 
 def real_case(a, tmp, bad):

@@ -449,9 +449,12 @@ def profile_app(a, tmp, bad):
         tuner_reads(out, bad)
 
 
-def tuner_reads(path, bad):
-    """`collx tune --profile` takes the file: its points and what it sets
-    aside (TUNER_POINTS, TUNER_SKIPPED)."""
+def tuner_reads(path, bad, p=TUNER_P, node=TUNER_NODE, points=None, skipped_want=None):
+    """`collx tune --profile` takes the file for a target of p ranks, node
+    per node: its points and what it sets aside (by default TUNER_POINTS,
+    TUNER_SKIPPED: the "reason" each must contain)."""
+    points = TUNER_POINTS if points is None else points
+    skipped_want = TUNER_SKIPPED if skipped_want is None else skipped_want
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                     "python"))
     from collx.tune import profile
@@ -461,14 +464,14 @@ def tuner_reads(path, bad):
         bad.append(f"the tuner refuses the profile: {e}")
         return
     known = {e["collective"] for e in entries}
-    prof = profile.Profile(path, job, entries, TUNER_P, TUNER_NODE, known)
+    prof = profile.Profile(path, job, entries, p, node, known)
     got = {key: set(pts) for key, pts in prof.points.items()}
-    if got != TUNER_POINTS:
-        bad.append(f"the tuner measures {got}, want {TUNER_POINTS}")
+    if got != points:
+        bad.append(f"the tuner measures {got}, want {points}")
     skipped = {(e["collective"], e["comm_size"]): why for e, why in prof.skipped}
-    if set(skipped) != set(TUNER_SKIPPED) or any(
-            TUNER_SKIPPED[k] not in why for k, why in skipped.items()):
-        bad.append(f"the tuner sets aside {skipped}, want {TUNER_SKIPPED}")
+    if set(skipped) != set(skipped_want) or any(
+            skipped_want[k] not in why for k, why in skipped.items()):
+        bad.append(f"the tuner sets aside {skipped}, want {skipped_want}")
 
 
 def partial(a, tmp, bad):
