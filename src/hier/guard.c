@@ -27,8 +27,11 @@
 #include "hier.h"
 
 /* A rank's line holds, for each parity of the exchange number, the
- * number and the two sizes (send, receive) the rank sees. */
-enum { W_GEN, W_SEND, W_RECV, W_WORDS };
+ * number, the two sizes (send, receive) the rank sees and what it put in
+ * its cell (small.c). Sizes and cell word are plain stores before the
+ * number's release; readers load the number with acquire, then the rest. */
+enum { W_GEN, W_SEND, W_RECV, W_CELL, W_WORDS };
+_Static_assert((int)W_WORDS == (int)HIER_GUARD_WORDS, "hier.h's line layout");
 
 static int64_t *words(cx_comm *c, int local, unsigned long long gen)
 {
@@ -66,6 +69,7 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     int err;
     g->c = c;
     g->gen = 0;
+    g->cell = HIER_CELL_NO;
     if (!block_sizes(a, &g->send, &g->recv))
         return MPI_SUCCESS;
     if ((err = cx_comm_nodes(c)))
@@ -77,8 +81,12 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     if (!(g->gen = hier_next_exchange(c)))
         return MPI_ERR_NO_MEM;
     int64_t *mine = words(c, c->local_rank, g->gen);
+    hier_pause();
+    g->cell = a->nonblocking ? HIER_CELL_NO : hier_small_fill(a, c, g->gen);
+    hier_pause();
     mine[W_SEND] = g->send;
     mine[W_RECV] = g->recv;
+    mine[W_CELL] = g->cell;
     __atomic_store_n(&mine[W_GEN], (int64_t)g->gen, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
@@ -91,6 +99,8 @@ int hier_guard_published(cx_sched *s, void *ctx, int *done)
     for (int l = 0; g->gen && l < g->c->local_size && *done; l++)
         *done = (unsigned long long)__atomic_load_n(&words(g->c, l, g->gen)[W_GEN],
                                                     __ATOMIC_ACQUIRE) == g->gen;
+    if (*done && g->gen)
+        cx_charge_sync(g->c->local_size);
     return MPI_SUCCESS;
 }
 
@@ -138,6 +148,18 @@ static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int
     return (b->sbuf || a->sbuf == MPI_IN_PLACE) && b->rbuf ? b : NULL;
 }
 
+int hier_small_agreed(const hier_guard *g)
+{
+    int64_t least, most;
+    if (!g->gen)
+        return 0;
+    node_range(g, &least, &most);
+    for (int l = 0; l < g->c->local_size; l++)
+        if (words(g->c, l, g->gen)[W_CELL] != HIER_CELL_READY)
+            return 0;
+    return least == most;
+}
+
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build)
 {
@@ -166,5 +188,7 @@ int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build)
     if (err || !g.gen)
         return err ? err : build(a, s);
     err = hier_wait(a->cc, hier_guard_published, &g);
+    if (!err && hier_small_agreed(&g))
+        return hier_small_run(a, &g);   /* done: the schedule stays empty */
     return err ? err : hier_guard_build(&g, a, s, build);
 }

@@ -61,7 +61,9 @@ static hier_state *state_of(cx_comm *c)
 /* A slot taken or a node barrier entered (log_mark), while a persistent
  * call's schedule is built: hier_renumber takes them again in order. */
 typedef struct arrival {   /* a node barrier (hier_node_barrier) */
-    unsigned long long *ctl, b, target;
+    cx_comm *c;
+    unsigned long long *ctl, b;
+    int seen;   /* ranks seen arriving, in local order */
 } arrival;
 struct hier_mark {
     hier_mark *next;
@@ -169,13 +171,7 @@ hier_queue *hier_queue_of(cx_comm *c)
 
 int hier_wait(cx_comm *c, cx_poll_fn fn, void *ctx)
 {
-    cx_sched w;
-    cx_sched_init(&w, c->priv, 0);
-    int err = cx_sched_poll(&w, fn, ctx);
-    if (!err)
-        err = cx_sched_run(&w);
-    cx_sched_free(&w);
-    return err;
+    return cx_wait_poll(c->priv, fn, ctx);
 }
 
 void hier_log_begin(cx_comm *c, hier_log *log, cx_sched *mem)
@@ -200,12 +196,10 @@ int hier_renumber(cx_comm *c, const hier_log *log)
         return 0;
     unsigned seq = st->seq;
     unsigned long long barriers = st->barriers, free_from[2];
-    unsigned long long ranks = (unsigned long long)c->local_size;
     memcpy(free_from, st->free_from, sizeof free_from);
     for (hier_mark *m = log->first; m; m = m->next) {
         if (m->barrier) {
             m->barrier->b = ++barriers;
-            m->barrier->target = m->barrier->b * ranks;
             continue;
         }
         int first, k = next_half(&seq, barriers, free_from, c->local_size, &first);
@@ -370,17 +364,27 @@ MPI_Aint hier_slot_budget(void)
     return (half < INT_MAX ? half : INT_MAX) / 64 * 64;
 }
 
-/* Node barrier in shared memory: a counter in the node's control block
- * that only grows. Barrier b of the node is passed when the counter
- * reaches b x (ranks of the node): every rank of a node enters the same
- * barriers in the same order, one increment each.
+/* Node barrier in shared memory: each rank counts the node barriers it
+ * entered in its own line of the node's control block (HIER_LINE_ARRIVED,
+ * stored with release), and barrier b is passed once every rank of the
+ * node has counted b (loaded with acquire): one cache-line handoff from
+ * the last to arrive to each waiter, no read-modify-write on a line all
+ * ranks share. A waiter remembers how many ranks it has seen arrive, so
+ * a wait reads each line once after it changed. Every rank of a node
+ * enters the same barriers in the same order.
  *
  * A barrier also shares errors: a rank that arrives with an error (e.g.
  * the leader's collective reported MPI_ERR_TRUNCATE, so the node's data is
- * wrong) leaves its class in the word of the barrier's parity, and every
- * rank of the node records it when the barrier is passed. A rank reaches
- * barrier b + 2, which reuses the word, only after all passed b + 1. */
-enum { CTL_COUNTER, CTL_ERROR };   /* 8-byte words; CTL_ERROR + b % 2 */
+ * wrong) leaves its class in the word of the barrier's parity (relaxed:
+ * its arrival's release orders it), and every rank of the node records it
+ * when the barrier is passed. A rank reaches barrier b + 2, which reuses
+ * the word, only after all passed b + 1. */
+enum { CTL_ERROR = 1 };   /* 8-byte words of the block; CTL_ERROR + b % 2 */
+
+static volatile uint64_t *arrived_word(cx_comm *c, int local)
+{
+    return (volatile uint64_t *)(void *)cx_comm_node_line(c, local) + HIER_LINE_ARRIVED;
+}
 
 static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
 {
@@ -392,15 +396,22 @@ static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
         __atomic_store_n(&x->ctl[CTL_ERROR + x->b % 2], x->b << 16 | (unsigned)cls,
                          __ATOMIC_RELAXED);
     }
-    __atomic_fetch_add(&x->ctl[CTL_COUNTER], 1, __ATOMIC_ACQ_REL);
+    x->seen = 0;
+    hier_pause();
+    __atomic_store_n(arrived_word(x->c, x->c->local_rank), x->b, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
 static int all_arrived(cx_sched *s, void *ctx, int *done)
 {
     arrival *x = ctx;
-    *done = __atomic_load_n(&x->ctl[CTL_COUNTER], __ATOMIC_ACQUIRE) >= x->target;
+    while (x->seen < x->c->local_size &&
+           __atomic_load_n(arrived_word(x->c, x->seen), __ATOMIC_ACQUIRE) >= x->b)
+        x->seen++;
+    *done = x->seen == x->c->local_size;
     if (*done) {
+        cx_charge_sync(x->c->local_size);
+        hier_pause();
         unsigned long long e = __atomic_load_n(&x->ctl[CTL_ERROR + x->b % 2],
                                                __ATOMIC_RELAXED);
         if (e >> 16 == x->b)
@@ -422,9 +433,10 @@ int hier_node_barrier(hier *h, cx_sched *s)
         return MPI_ERR_NO_MEM;
     if ((err = cx_comm_node_ctl(c, &ctl)))
         return err;
+    x->c = c;
     x->ctl = (unsigned long long *)(void *)ctl;
     x->b = ++st->barriers;
-    x->target = x->b * (unsigned long long)c->local_size;
+    x->seen = 0;
     log_mark(st, x, 0, 0);
     if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll(s, all_arrived, x)))
         return err;

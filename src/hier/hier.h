@@ -47,8 +47,14 @@ MPI_Aint hier_slot_budget(void);
  * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
+/* A rank's two lines in the node's control block (cx_comm_node_line),
+ * in 8-byte words, written by that rank only: words 0-7 its size
+ * exchanges (guard.c: two parities of HIER_GUARD_WORDS), word 8 the node
+ * barriers it entered (hier.c). */
+enum { HIER_GUARD_WORDS = 4, HIER_LINE_ARRIVED = 8 };
 /* Blocks until fn (a poll step) holds, waiting as the executor does:
- * politely, and moving SMPI's clock. */
+ * spinning first where the node's ranks have cores of their own, then
+ * politely, moving SMPI's clock. */
 int hier_wait(cx_comm *c, cx_poll_fn fn, void *ctx);
 int hier_leaders(hier *h, cx_sched *s, cx_args *inter);
 /* Multiple senders per node (hier_ms): sets h->senders for a call of
@@ -113,8 +119,23 @@ typedef struct hier_guard {
     cx_comm *c;
     unsigned long long gen;
     int64_t send, recv;   /* this rank's block sizes (-1: not significant) */
+    int64_t cell;         /* HIER_CELL_*: what this rank put in its cell */
 } hier_guard;
 int hier_guard_publish(hier_guard *g, const cx_args *a);
+/* Calls whose data per rank fit the node's cells (small.c): a blocking
+ * call on one node puts its data in its cell of the exchange's parity
+ * before it publishes its sizes (HIER_CELL_READY, else HIER_CELL_NO), and
+ * once the node's sizes are in, every rank knows whether all did: then
+ * the call is over after the reads and local reductions below, with no
+ * schedule and no other flag. */
+enum { HIER_CELL_NO = 0, HIER_CELL_READY = 1 };
+int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen);
+/* 1 when every rank of the node published HIER_CELL_READY and the same
+ * sizes (read after hier_guard_published held). */
+int hier_small_agreed(const hier_guard *g);
+int hier_small_run(const cx_args *a, const hier_guard *g);
+/* Tests: may pause this rank here (COLLX_HIER_PAUSE, pause.c). */
+void hier_pause(void);
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build);

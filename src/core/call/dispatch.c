@@ -63,29 +63,46 @@ static int run_native(cx_args *a, const out *o)
     return MPI_SUCCESS;
 }
 
+/* A blocking call builds into this thread's spare schedule, whose arrays
+ * and arena stay from call to call: no allocation on the way. */
+static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
+{
+    cx_sched *s = cx_sched_take_spare();
+    if (!s)
+        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                        cx_coll_mpi_name(a->coll));
+    cx_sched_reuse(s, c->priv, cx_comm_next_tag(c), a->coll);
+    a->alg = alg;
+    int err = alg->build(a, s);
+    if (!err)
+        err = cx_sched_run(s);
+    cx_comm_after_call(c);
+    cx_sched_give_spare(s);
+    return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
+               : err;
+}
+
 static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
 {
+    if (!o->req && !o->mreq)
+        return run_blocking(a, alg, c);
     const char *what = cx_coll_mpi_name(a->coll);
     struct cx_request *r = cx_request_new(c);
     if (!r)
         return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", what);
     cx_sched_init_for(&r->sched, c->priv, cx_comm_next_tag(c), a->coll);
     a->alg = alg;
-    int err = a->nonblocking ? cx_hold_args(a, &r->sched) : MPI_SUCCESS;
+    int err = cx_hold_args(a, &r->sched);
     if (!err)
         err = alg->build(a, &r->sched);
     if (!err && o->req)
         return cx_request_start(r, o->req);
-    if (!err && o->mreq)
+    if (!err)
         return (err = cx_request_start_mpi(r, o->mreq))
                    ? cx_error(a->comm, err, "%s: cannot make a generalized request", what)
                    : MPI_SUCCESS;
-    if (!err)
-        err = cx_sched_run(&r->sched);
-    if (!a->nonblocking)
-        cx_comm_after_call(c);
     cx_request_drop(r);
-    return err ? cx_error(a->comm, err, "%s/%s failed", what, alg->name) : err;
+    return cx_error(a->comm, err, "%s/%s failed", what, alg->name);
 }
 
 /* COLLX_TUNE_ONLINE looks at blocking calls of the collectives whose size
@@ -217,6 +234,8 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
     if (err)
         return err;
     cx_count_call(alg, a);
+    if (alg->build)
+        cx_charge_call();   /* SMPI: collx's own work, which it does not see */
     double since = a->tune ? PMPI_Wtime() : 0;
     err = alg->build ? run_schedule(a, alg, a->cc, o) : run_native(a, o);
     if (a->tune)   /* a timed trial of online tuning */

@@ -37,7 +37,22 @@ void cx_charge_copy(MPI_Count bytes)
     double t = cx_copy_seconds(bytes);
     cx_charge(&t);
 }
+
+void cx_charge_sync(int ranks)
+{
+    double t = cx_knob_real(CX_KNOB_SMPI_SYNC) +
+               (ranks > 2 ? ranks - 2 : 0) * cx_knob_real(CX_KNOB_SMPI_SYNC_RANK);
+    cx_charge(&t);
+}
+
+void cx_charge_call(void)
+{
+    double t = cx_knob_real(CX_KNOB_SMPI_CALL);
+    cx_charge(&t);
+}
 #else
+void cx_charge_sync(int ranks) { (void)ranks; }
+void cx_charge_call(void) {}
 void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
 double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
 double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }

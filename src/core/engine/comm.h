@@ -51,6 +51,7 @@ typedef struct cx_comm {
     int nshm_old;
     MPI_Win ctl_win;      /* the node's control block (counters, flags) */
     char *ctl_base;
+    MPI_Aint cell_bytes;  /* its cells' size, fixed when it was made */
 
     /* The rooms above the engine keep their state of the communicator
      * here (cx_comm_room), which the engine frees with it unseen. */
@@ -97,13 +98,25 @@ MPI_Aint cx_shm_max(void);
  * growth. Use atomics on it. */
 #define CX_NODE_CTL_BYTES 4096
 int cx_comm_node_ctl(cx_comm *c, char **base);
-/* After the control block's fixed part, one cache line per local rank that
- * only that rank writes (what it publishes to its node); valid once
- * cx_comm_node_ctl succeeded. */
-#define CX_NODE_LINE_BYTES 64
+/* After the control block's fixed part, two cache lines per local rank
+ * that only that rank writes (what it publishes to its node); valid once
+ * cx_comm_node_ctl succeeded. Two, so that a rank's words never share a
+ * line (nor the adjacent line that x86 cores fetch in pairs) with
+ * another rank's. */
+#define CX_NODE_LINE_BYTES 128
 static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
 {
     return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)local_rank * CX_NODE_LINE_BYTES;
+}
+/* After the lines, every local rank's two cells (one per parity of the
+ * calls that use them) of c->cell_bytes each (COLLX_NODE_CELL when the
+ * block was made, the same on every rank; 0: none): small data a rank
+ * publishes to its node beside its line's flags. */
+MPI_Aint cx_node_cell_bytes(void);
+static inline char *cx_comm_node_cell(cx_comm *c, int local_rank, unsigned long long parity)
+{
+    return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)c->local_size * CX_NODE_LINE_BYTES +
+           ((size_t)local_rank * 2 + (size_t)(parity % 2)) * (size_t)c->cell_bytes;
 }
 int cx_comm_next_tag(cx_comm *c);
 /* A nonblocking schedule on c begins / has finished. The program may free

@@ -2,12 +2,70 @@
  * reductions of any count (MPI's own local calls take int counts and
  * positions, so large ones go in chunks). */
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dtype.h"
 
 /* Elements per chunk of a local call: keeps every int of MPI in range. */
 #define CHUNK_BYTES ((MPI_Count)1 << 30)
+
+/* What collx asks of a type, cached for the MPI's predefined types
+ * (MPI_DOUBLE, MPI_BYTE...), whose handles never come back as another
+ * type: a call on them then asks the MPI nothing. A derived type's handle
+ * may be freed and reused for another type, so derived types are asked
+ * every time. Entries are filled once under a lock and published with
+ * release (readers load `known` with acquire), never changed: threads
+ * read without a lock. */
+typedef struct type_info {
+    MPI_Datatype t;
+    MPI_Count size;
+    MPI_Aint lb, extent, tlb, textent;
+    atomic_int known;        /* 1: the fields above are set */
+} type_info;
+#define TYPE_CACHE 32
+static type_info type_cache[TYPE_CACHE];
+static pthread_mutex_t type_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const type_info *predefined(MPI_Datatype t)
+{
+    int i = 0;
+    for (; i < TYPE_CACHE && atomic_load_explicit(&type_cache[i].known, memory_order_acquire);
+         i++)
+        if (type_cache[i].t == t)
+            return &type_cache[i];
+    int ni, na, nd, combiner, init = 0, fini = 1;
+    type_info x;
+    PMPI_Initialized(&init);   /* the unit tests ask before MPI_Init */
+    if (init)
+        PMPI_Finalized(&fini);
+    if (i == TYPE_CACHE || t == MPI_DATATYPE_NULL || fini ||
+        PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) ||
+        combiner != MPI_COMBINER_NAMED || PMPI_Type_size_x(t, &x.size) ||
+        PMPI_Type_get_extent(t, &x.lb, &x.extent) ||
+        PMPI_Type_get_true_extent(t, &x.tlb, &x.textent))
+        return NULL;
+    const type_info *found = NULL;
+    pthread_mutex_lock(&type_mu);
+    for (i = 0; i < TYPE_CACHE && !found; i++) {
+        type_info *k = &type_cache[i];
+        if (atomic_load_explicit(&k->known, memory_order_relaxed)) {
+            found = k->t == t ? k : NULL;
+            continue;
+        }
+        k->t = t;
+        k->size = x.size;
+        k->lb = x.lb;
+        k->extent = x.extent;
+        k->tlb = x.tlb;
+        k->textent = x.textent;
+        atomic_store_explicit(&k->known, 1, memory_order_release);
+        found = k;
+    }
+    pthread_mutex_unlock(&type_mu);
+    return found;
+}
 
 int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes)
 {
@@ -17,9 +75,12 @@ int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes)
         return MPI_SUCCESS;
     if (t == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    int err = PMPI_Type_size_x(t, &size);
+    const type_info *k = predefined(t);
+    int err = k ? MPI_SUCCESS : PMPI_Type_size_x(t, &size);
     if (err)
         return err;
+    if (k)
+        size = k->size;
     if (size == MPI_UNDEFINED || size < 0)
         return MPI_ERR_COUNT;
     *bytes = (MPI_Count)count * size;
@@ -34,7 +95,10 @@ MPI_Count cx_type_bytes(MPI_Aint count, MPI_Datatype t)
 
 MPI_Aint cx_type_extent(MPI_Datatype t)
 {
+    const type_info *k = predefined(t);
     MPI_Aint lb, extent;
+    if (k)
+        return k->extent;
     PMPI_Type_get_extent(t, &lb, &extent);
     return extent;
 }
@@ -51,6 +115,9 @@ int cx_type_plain(MPI_Datatype t)
 {
     MPI_Aint lb, ext, tlb, text;
     int size;
+    const type_info *k = predefined(t);
+    if (k)
+        return k->lb == 0 && k->tlb == 0 && k->extent == k->size && k->textent == k->size;
     PMPI_Type_get_extent(t, &lb, &ext);
     PMPI_Type_get_true_extent(t, &tlb, &text);
     PMPI_Type_size(t, &size);
@@ -82,6 +149,8 @@ static int is_dense(MPI_Datatype t)
     MPI_Aint lb, extent, tlb, textent;
     if (t == MPI_PACKED)
         return 1;
+    if (predefined(t))
+        return cx_type_plain(t);
     PMPI_Type_size(t, &size);
     PMPI_Type_get_extent(t, &lb, &extent);
     PMPI_Type_get_true_extent(t, &tlb, &textent);
@@ -162,14 +231,18 @@ int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
         memcpy(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
+    /* Packed bytes of a dense type are its bytes (MPI_BOTTOM excepted:
+     * its addresses are absolute). */
+    if ((st == MPI_PACKED && dst != MPI_BOTTOM && is_dense(dt)) ||
+        (dt == MPI_PACKED && src != MPI_BOTTOM && is_dense(st)) ||
+        (st == dt && is_dense(st))) {
+        memcpy(dst, src, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
     if (st == MPI_PACKED)
         return pack_any(0, dst, dcount, dt, (void *)src);
     if (dt == MPI_PACKED)
         return pack_any(1, src, scount, st, dst);
-    if (st == dt && is_dense(st)) {
-        memcpy(dst, src, (size_t)bytes);
-        return MPI_SUCCESS;
-    }
     /* Different layouts with the same signature: through packed bytes
      * (never a message to ourselves, which other threads' or the user's
      * MPI_COMM_SELF traffic could match). */

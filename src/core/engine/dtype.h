@@ -46,6 +46,13 @@ double cx_reduce_seconds(MPI_Count bytes);
 void cx_charge(double *pending);
 /* A local copy of bytes done outside the executor, charged at once. */
 void cx_charge_copy(MPI_Count bytes);
+/* SMPI: what real cores pay and the simulation would not see (issue 61,
+ * calibrated by bench/node_sync, sim/README.md): a node's flag exchange
+ * among ranks ranks, seen by a waiter (COLLX_SMPI_SYNC + (ranks - 2) x
+ * COLLX_SMPI_SYNC_RANK), and collx's own work in a call it serves
+ * (COLLX_SMPI_CALL). Charged at once; nothing on a real MPI. */
+void cx_charge_sync(int ranks);
+void cx_charge_call(void);
 /* cx_copy outside the executor, charged at once (SMPI). */
 int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
                     MPI_Aint dcount, MPI_Datatype dt);

@@ -17,6 +17,7 @@
 #include "request.h"
 #include "blocks.h"
 #include "recent.h"
+#include "spin.h"
 
 /* A nonblocking call's schedule s runs on duplicates of a's derived
  * datatypes, freed with s: the program may free its own; its count and

@@ -8,6 +8,7 @@
 #include "sched.h"
 #include "dtype.h"
 #include "progress.h"
+#include "spin.h"
 
 int cx_grow(void **arr, int *cap, int need, size_t elem);
 
@@ -163,6 +164,8 @@ static void test_reqs(cx_sched *s, int *flag)
 static void wait_reqs(cx_sched *s)
 {
     int n = s->nreqs, err = MPI_SUCCESS;
+    if (n == 0)
+        return;   /* a round of local steps: no trip into MPI's progress */
 #ifndef SMPI_H
     err = PMPI_Waitall(n, s->reqs, s->stats);
     if (err == MPI_ERR_IN_STATUS) {
@@ -224,11 +227,13 @@ static int waited_polls(cx_sched *s)
 /* Lets other ranks (SMPI actors, oversubscribed processes) and MPI's
  * progress engine run while a poll step waits. In SMPI each probe moves
  * the clock by 0.1 us; after two, the rank sleeps simulated time
- * instead: 1 us, or 1/32 of the time it has waited so far, whichever is
- * longer. A wait of T then costs the simulator O(log T) steps instead of
- * O(T / 1 us) (thousands of ranks wait at every node barrier of a
- * hierarchical collective), and the poll is seen at most 1 us or 3 % of
- * the wait late. */
+ * instead: 0.25 us, or 1/32 of the time it has waited so far, whichever
+ * is longer. A wait of T then costs the simulator O(log T) steps instead
+ * of O(T / 0.25 us) (thousands of ranks wait at every node barrier of a
+ * hierarchical collective), and the poll is seen at most 0.25 us or 3 %
+ * of the wait late: finer than the node's own synchronization, which the
+ * flag waits charge (cx_charge_sync, calibrated: 0.1-0.3 us), where 1 us
+ * steps hid it. */
 void cx_sched_idle(cx_sched *s, int spins, double *since)
 {
     int flag;
@@ -242,8 +247,8 @@ void cx_sched_idle(cx_sched *s, int spins, double *since)
         *since = PMPI_Wtime();
     if (spins > 2) {
         double d = (PMPI_Wtime() - *since) / 32;
-        if (d < 1e-6)
-            d = 1e-6;
+        if (d < 2.5e-7)
+            d = 2.5e-7;
         struct timespec t = {0, (long)(d * 1e9)};
         if (d >= 1) {
             t.tv_sec = (time_t)d;
@@ -337,6 +342,59 @@ int cx_sched_progress(cx_sched *s, int *done)
     return s->err;
 }
 
+/* Spins on the current round (its requests tested, its polls asked)
+ * for up to the spin budget; 1 once the round is done. Not while
+ * nonblocking schedules are in flight (they move on in the polite wait)
+ * nor for polls that make their own MPI calls (s->backoff). Every 256
+ * turns one MPI probe lets the MPI progress what the program has in
+ * flight (a peer's rendezvous may wait for it). */
+static int spun(cx_sched *s)
+{
+    int64_t budget = cx_spin_budget_ns(), deadline = 0;
+    if (budget <= 0 || s->backoff || cx_progress_pending())
+        return 0;
+    for (unsigned turn = 0;; turn++) {
+        int flag = 1;
+        if (s->nreqs)
+            test_reqs(s, &flag);
+        if (flag && polls_hold(s))
+            return 1;
+        cx_cpu_relax();
+        if (turn % 256 == 255) {
+            int any;
+            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &any, MPI_STATUS_IGNORE);
+            int64_t now = cx_now_ns();
+            if (!deadline)
+                deadline = now + budget;
+            else if (now > deadline)
+                return 0;
+        }
+    }
+}
+
+int cx_wait_poll(MPI_Comm comm, cx_poll_fn fn, void *ctx)
+{
+    cx_sched s;
+    cx_sched_init(&s, comm, 0);
+    cx_op op = {.kind = CX_OP_POLL, .poll = fn, .ctx = ctx};
+    /* the round: this one poll step, on the stack */
+    int end = 1;
+    s.ops = &op;
+    s.nops = 1;
+    s.round_end = &end;
+    s.nrounds = 1;
+    s.npolls = 1;
+    s.started = 1;
+    if (!spun(&s)) {
+        double since = 0;
+        for (int spins = 0; !polls_hold(&s); spins++) {
+            cx_progress_poke();
+            cx_sched_idle(&s, spins, &since);
+        }
+    }
+    return s.err;
+}
+
 int cx_sched_finish(cx_sched *s)
 {
     while (s->cur < last_round(s)) {
@@ -344,7 +402,7 @@ int cx_sched_finish(cx_sched *s)
          * wait for one of them before it serves this one. */
         if (!s->npolls && !cx_progress_pending()) {
             wait_reqs(s);
-        } else {
+        } else if (!spun(s)) {
             int flag;
             double since = 0;
             for (int spins = 0;; spins++) {
@@ -425,18 +483,28 @@ int cx_sched_run(cx_sched *s)
     return cx_sched_finish(s);
 }
 
-void cx_sched_free(cx_sched *s)
+/* What a run leaves behind: cleanups, requests in flight, temporaries'
+ * contents, derived types (the arrays stay). */
+void cx_sched_release(cx_sched *s)
 {
     for (cx_cleanup *c = s->cleanups; c; c = c->next)
         c->fn(c->ctx);
+    s->cleanups = NULL;
     for (int i = 0; i < s->nreqs; i++)   /* abandoned mid-way: cancel */
         if (s->reqs[i] != MPI_REQUEST_NULL) {
             PMPI_Cancel(&s->reqs[i]);
             PMPI_Wait(&s->reqs[i], MPI_STATUS_IGNORE);
         }
-    cx_sched_free_temps(s);
+    s->nreqs = 0;
     for (int i = 0; i < s->ntypes; i++)
         PMPI_Type_free(&s->types[i]);
+    s->ntypes = 0;
+}
+
+void cx_sched_free(cx_sched *s)
+{
+    cx_sched_release(s);
+    cx_sched_free_temps(s);
     free(s->types);
     free(s->ops);
     free(s->round_end);

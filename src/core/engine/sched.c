@@ -18,8 +18,7 @@ void cx_sched_init(cx_sched *s, MPI_Comm comm, int tag)
 void cx_sched_init_for(cx_sched *s, MPI_Comm comm, int tag, int coll)
 {
     cx_sched_init(s, comm, tag);
-    s->keep_empty = !(cx_coll_shape((cx_coll)coll) &
-                      (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W));
+    cx_sched_reuse(s, comm, tag, coll);
 }
 
 int cx_grow(void **arr, int *cap, int need, size_t elem)
@@ -170,20 +169,48 @@ int cx_sched_poll_wait(cx_sched *s, cx_poll_fn fn, cx_wait_fn wait, void *ctx)
     return add_op(s, &op);
 }
 
-/* Temporaries: small ones from malloc, large ones kept between calls
- * (scratch.c), told apart in temps by the low bit (both are aligned). */
+/* Temporaries: the smallest from the schedule's arena (kept across
+ * cx_sched_reset, so a blocking call's build allocates nothing), others
+ * from malloc, large ones kept between calls (scratch.c), told apart in
+ * temps by the low bit (both are aligned). */
+#define ARENA_BYTES 4096
+#define ARENA_MOST 512
+#define ARENA_ALIGN 16
+
+static void *from_arena(cx_sched *s, size_t bytes)
+{
+    size_t need = (bytes + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    if (need == 0)
+        need = ARENA_ALIGN;
+    if (!s->arena) {
+        if (!(s->arena = malloc(ARENA_BYTES)))
+            return NULL;
+        s->arena_cap = ARENA_BYTES;
+        s->arena_used = 0;
+    }
+    if (s->arena_used + need > s->arena_cap)
+        return NULL;
+    void *p = s->arena + s->arena_used;
+    s->arena_used += need;
+    return p;
+}
+
 void *cx_sched_alloc(cx_sched *s, size_t bytes)
 {
+    void *p = bytes <= ARENA_MOST ? from_arena(s, bytes) : NULL;
+    if (p)
+        return p;
     if (cx_grow((void **)&s->temps, &s->temps_cap, s->ntemps + 1, sizeof *s->temps))
         return NULL;
     int large = bytes >= CX_SCRATCH_MIN;
-    void *p = large ? cx_scratch_get(bytes) : malloc(bytes ? bytes : 1);
+    p = large ? cx_scratch_get(bytes) : malloc(bytes ? bytes : 1);
     if (p)
         s->temps[s->ntemps++] = (void *)((uintptr_t)p | (uintptr_t)large);
     return p;
 }
 
-void cx_sched_free_temps(cx_sched *s)
+/* Frees the temporaries, keeping the arrays that held them. */
+static void release_temps(cx_sched *s)
 {
     for (int i = 0; i < s->ntemps; i++) {
         uintptr_t t = (uintptr_t)s->temps[i];
@@ -192,7 +219,66 @@ void cx_sched_free_temps(cx_sched *s)
         else
             free(s->temps[i]);
     }
+    s->ntemps = 0;
+    s->arena_used = 0;
+}
+
+void cx_sched_free_temps(cx_sched *s)
+{
+    release_temps(s);
     free(s->temps);
+    free(s->arena);
+    s->temps = NULL;
+    s->arena = NULL;
+    s->temps_cap = 0;
+    s->arena_cap = 0;
+}
+
+void cx_sched_reset(cx_sched *s)
+{
+    cx_sched_release(s);
+    release_temps(s);
+    /* as cx_sched_init leaves it, the arrays kept */
+    s->nops = s->nrounds = 0;
+    s->comm = MPI_COMM_NULL;
+    s->tag = s->keep_empty = s->backoff = 0;
+    s->cur = s->nreqs = s->npolls = s->started = 0;
+    s->err = MPI_SUCCESS;
+    s->plan_state = s->plan_from = s->plan_setup = 0;
+    s->before_round = NULL;
+    s->hook_ctx = NULL;
+}
+
+void cx_sched_reuse(cx_sched *s, MPI_Comm comm, int tag, int coll)
+{
+    s->comm = comm;
+    s->tag = tag;
+    s->keep_empty = !(cx_coll_shape((cx_coll)coll) &
+                      (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W));
+}
+
+/* One spare per thread (SMPI's ranks may share a thread: taking empties
+ * the slot before any MPI call can switch to another rank). */
+static _Thread_local cx_sched *spare;
+
+cx_sched *cx_sched_take_spare(void)
+{
+    cx_sched *s = spare;
+    spare = NULL;
+    return s ? s : calloc(1, sizeof *s);
+}
+
+void cx_sched_give_spare(cx_sched *s)
+{
+    if (!s)
+        return;
+    cx_sched_reset(s);
+    if (!spare) {
+        spare = s;
+        return;
+    }
+    cx_sched_free(s);
+    free(s);
 }
 
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t)

@@ -81,6 +81,9 @@ struct cx_sched {
     int nrounds, rounds_cap;
     void **temps;
     int ntemps, temps_cap;
+    char *arena;          /* small temporaries, bump-allocated: kept with
+                           * the schedule's arrays across cx_sched_reset */
+    size_t arena_used, arena_cap;
     MPI_Datatype *types;  /* derived types to free with the schedule */
     int ntypes, types_cap;
     MPI_Comm comm;        /* default communicator and tag of messages */
@@ -157,6 +160,18 @@ void cx_sched_fail(cx_sched *s, int err);
 void *cx_sched_alloc(cx_sched *s, size_t bytes);
 /* Frees the temporaries (cx_sched_free). */
 void cx_sched_free_temps(cx_sched *s);
+/* Frees what a run kept (cx_sched_free's work) but keeps the arrays and
+ * the arena: s is then as cx_sched_init left it, ready for
+ * cx_sched_reuse, and building into it again allocates nothing. */
+void cx_sched_reset(cx_sched *s);
+/* cx_sched_init_for on a schedule that was reset (or zeroed): keeps its
+ * arrays. */
+void cx_sched_reuse(cx_sched *s, MPI_Comm comm, int tag, int coll);
+/* A reset schedule kept per thread for blocking calls (NULL: none, then
+ * the caller inits one of its own), and its return: kept if the slot is
+ * free, else freed. Nested blocking calls simply find none. */
+cx_sched *cx_sched_take_spare(void);
+void cx_sched_give_spare(cx_sched *s);
 /* Scratch able to hold count elements of t laid out as t does it (lb and
  * extent aware); returns the pointer to pass to MPI. */
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t);
@@ -200,7 +215,14 @@ void cx_sched_idle(cx_sched *s, int spins, double *since);
 /* Waits politely, for loops that poll by themselves: a brief spin of
  * yields, then short sleeps (*spins counts the turns, from 0). */
 void cx_backoff(int *spins);
+/* Blocks until the poll step fn holds, waiting as cx_sched_finish does
+ * (spinning first on real cores, then politely), without a schedule;
+ * returns what fn recorded with cx_sched_fail on the stand-in schedule
+ * it is given (comm: where the polite wait probes). */
+int cx_wait_poll(MPI_Comm comm, cx_poll_fn fn, void *ctx);
 /* Completes or cancels what was posted, then frees (any state). */
 void cx_sched_free(cx_sched *s);
+/* cx_sched_free's first part: cleanups, requests, derived types. */
+void cx_sched_release(cx_sched *s);
 
 #endif

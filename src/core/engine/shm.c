@@ -16,6 +16,12 @@ MPI_Aint cx_shm_max(void)
     return (MPI_Aint)cx_knob_int(CX_KNOB_SHM_MAX);
 }
 
+MPI_Aint cx_node_cell_bytes(void)
+{
+    /* 64-byte multiples: a cell starts on a line of its own */
+    return (MPI_Aint)(cx_knob_int(CX_KNOB_NODE_CELL) + 63) / 64 * 64;
+}
+
 static void free_win(MPI_Win *w)
 {
     PMPI_Win_unlock_all(*w);
@@ -134,7 +140,9 @@ int cx_comm_node_ctl(cx_comm *c, char **base)
         return err;
     if (c->shm_win == MPI_WIN_NULL && !c->nshm_old && (err = list(c)))
         return err;
-    MPI_Aint bytes = CX_NODE_CTL_BYTES + (MPI_Aint)c->local_size * CX_NODE_LINE_BYTES;
+    c->cell_bytes = cx_node_cell_bytes();
+    MPI_Aint bytes = CX_NODE_CTL_BYTES +
+                     (MPI_Aint)c->local_size * (CX_NODE_LINE_BYTES + 2 * c->cell_bytes);
     if ((err = node_window(c, bytes, &c->ctl_win, &c->ctl_base)))
         return err;
     if (c->local_rank == 0)

@@ -1,0 +1,145 @@
+/* Small calls on one node: the node phase at the speed of a cache-line
+ * handoff (issue 61). A blocking hierarchical call whose data per rank
+ * fit the node's cells (COLLX_NODE_CELL, 4 KiB) does no more than this:
+ *
+ *   1. every rank copies its contribution into its own cell of the call's
+ *      parity (the root's message, its block, its vector), then publishes
+ *      its sizes and "ready" in its line with one release store: the size
+ *      exchange every hierarchical call makes anyway (guard.c);
+ *   2. every rank waits until each rank of the node published this
+ *      exchange (acquire loads: one handoff after the last one arrived);
+ *   3. if all of them are ready with the same sizes, every rank reads
+ *      what it needs straight from the writers' cells (bcast: the root's;
+ *      allgather: all; reduce at the root and allreduce everywhere: all,
+ *      folded in rank order) and the call is over.
+ *
+ * One flag exchange instead of a size check, two node barriers, a slot
+ * of the segment and a schedule. A cell is written again two exchanges
+ * later, and a rank publishes exchange g + 1 only after it finished
+ * reading exchange g's cells (its calls are blocking, in order), while
+ * the writer of exchange g + 2 has waited for the whole node's g + 1:
+ * so no reader is still in a cell its writer refills, with no flag for
+ * "slot free". When any rank is not ready (its data is larger than a
+ * cell, a reduction on a type that is not one dense run, a call that
+ * wants its result in the segment) or the sizes disagree, every rank
+ * sees the same words and the call goes on through the segment as
+ * before (guard.c builds it). */
+#include <string.h>
+#include "hier.h"
+
+/* Above this many bytes of cells to fold per rank (ranks x vector), an
+ * allreduce goes through the segment, where the node's ranks fold a
+ * slice each instead of all of it everywhere. */
+#define HIER_SMALL_FOLD_MOST 32768
+
+/* This rank's part of a call: 1 with the data it puts in its cell in
+ * *buf (MPI_BOTTOM may be NULL), 0 when it puts none; *count and *type:
+ * the size it takes part with either way. */
+static int contribution(const cx_args *a, const void **buf, MPI_Aint *count,
+                        MPI_Datatype *type)
+{
+    *count = a->rcount;
+    *type = a->rtype;
+    switch (a->coll) {
+    case CX_COLL_BCAST:
+        *buf = a->rbuf;
+        return a->rank == a->root;
+    case CX_COLL_ALLGATHER:
+        if (a->sbuf != MPI_IN_PLACE) {
+            *count = a->scount;
+            *type = a->stype;
+            *buf = a->sbuf;
+        } else {
+            *buf = cx_block(a->rbuf, a->rank, a->rcount, a->rtype);
+        }
+        return 1;
+    case CX_COLL_REDUCE:
+    case CX_COLL_ALLREDUCE:
+        *buf = a->sbuf != MPI_IN_PLACE ? a->sbuf : a->rbuf;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int reduction(const cx_args *a)
+{
+    return a->coll == CX_COLL_REDUCE || a->coll == CX_COLL_ALLREDUCE;
+}
+
+int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
+{
+    MPI_Aint count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    const void *mine = NULL;
+    if (c->cell_bytes <= 0 || c->nnodes != 1 || a->shared_out)
+        return HIER_CELL_NO;
+    if (a->coll != CX_COLL_BCAST && a->coll != CX_COLL_ALLGATHER && !reduction(a))
+        return HIER_CELL_NO;
+    int gives = contribution(a, &mine, &count, &type);
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(count, type);
+    if (bytes > c->cell_bytes)
+        return HIER_CELL_NO;
+    if (reduction(a) && (!cx_type_plain(type) ||
+                         (a->coll == CX_COLL_ALLREDUCE &&
+                          bytes * c->local_size > HIER_SMALL_FOLD_MOST)))
+        return HIER_CELL_NO;
+    if (gives && bytes &&
+        cx_copy_charged(mine, count, type, cx_comm_node_cell(c, c->local_rank, gen), bytes,
+                        MPI_PACKED))
+        return HIER_CELL_NO;
+    return HIER_CELL_READY;
+}
+
+/* Rank r's cell of the exchange. */
+static const char *cell_of(const hier_guard *g, int r)
+{
+    return cx_comm_node_cell(g->c, g->c->local_of[r], g->gen);
+}
+
+/* rbuf = cell(0) op (cell(1) op (... op cell(p - 1))): rank order, as
+ * MPI defines the result for a non-commutative op too. */
+static int fold(const cx_args *a, const hier_guard *g)
+{
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
+    double pending = cx_reduce_seconds(bytes) * (a->size - 1);
+    memcpy(a->rbuf, cell_of(g, a->size - 1), (size_t)bytes);
+    for (int r = a->size - 2; r >= 0; r--) {
+        int err = cx_reduce_local(cell_of(g, r), a->rbuf, a->rcount, a->rtype, a->op);
+        if (err)
+            return err;
+    }
+    cx_charge_copy(bytes);
+    cx_charge(&pending);
+    return MPI_SUCCESS;
+}
+
+int hier_small_run(const cx_args *a, const hier_guard *g)
+{
+    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
+    int err = MPI_SUCCESS;
+    hier_pause();
+    switch (a->coll) {
+    case CX_COLL_BCAST:
+        if (a->rank != a->root && bytes)
+            err = cx_copy_charged(cell_of(g, a->root), bytes, MPI_PACKED, a->rbuf,
+                                  a->rcount, a->rtype);
+        break;
+    case CX_COLL_ALLGATHER:
+        for (int r = 0; r < a->size && !err && bytes; r++, hier_pause())
+            if (r != a->rank || a->sbuf != MPI_IN_PLACE)
+                err = cx_copy_charged(cell_of(g, r), bytes, MPI_PACKED,
+                                      cx_block(a->rbuf, r, a->rcount, a->rtype), a->rcount,
+                                      a->rtype);
+        break;
+    case CX_COLL_REDUCE:
+    case CX_COLL_ALLREDUCE:
+        if (bytes && (a->coll == CX_COLL_ALLREDUCE || a->rank == a->root))
+            err = fold(a, g);
+        break;
+    default:
+        err = MPI_ERR_INTERN;
+    }
+    hier_pause();
+    return err;
+}
