@@ -30,12 +30,11 @@
  * number, the two sizes (send, receive) the rank sees and what it put in
  * its cell (small.c). Sizes and cell word are plain stores before the
  * number's release; readers load the number with acquire, then the rest. */
-enum { W_GEN, W_SEND, W_RECV, W_CELL, W_WORDS };
-_Static_assert((int)W_WORDS == (int)HIER_GUARD_WORDS, "hier.h's line layout");
+enum { W_GEN, W_SEND, W_RECV, W_CELL };
 
 static int64_t *words(cx_comm *c, int local, unsigned long long gen)
 {
-    return (int64_t *)(void *)cx_comm_node_line(c, local) + (gen % 2) * W_WORDS;
+    return (int64_t *)(void *)cx_comm_node_line(c, local) + (gen % 2) * HIER_GUARD_WORDS;
 }
 
 /* Block sizes in bytes from this rank's arguments (-1: the side is not

@@ -3,9 +3,11 @@
  * fit the node's cells (COLLX_NODE_CELL, 4 KiB) does no more than this:
  *
  *   1. every rank copies its contribution into its own cell of the call's
- *      parity (the root's message, its block, its vector), then publishes
- *      its sizes and "ready" in its line with one release store: the size
- *      exchange every hierarchical call makes anyway (guard.c);
+ *      parity (the root's message, its block, its vector; up to 32 bytes
+ *      into its line itself, beside the exchange's words, so that a
+ *      reader fetches one cache line, not two), then publishes its sizes
+ *      and "ready" in its line with one release store: the size exchange
+ *      every hierarchical call makes anyway (guard.c);
  *   2. every rank waits until each rank of the node published this
  *      exchange (acquire loads: one handoff after the last one arrived);
  *   3. if all of them are ready with the same sizes, every rank reads
@@ -67,6 +69,15 @@ static int reduction(const cx_args *a)
     return a->coll == CX_COLL_REDUCE || a->coll == CX_COLL_ALLREDUCE;
 }
 
+/* Where rank local puts bytes of its contribution to exchange gen. */
+static char *place(cx_comm *c, int local, unsigned long long gen, MPI_Aint bytes)
+{
+    if (bytes <= HIER_INLINE_BYTES)
+        return cx_comm_node_line(c, local) +
+               (gen % 2) * HIER_GUARD_WORDS * 8 + HIER_INLINE_WORD * 8;
+    return cx_comm_node_cell(c, local, gen);
+}
+
 int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
 {
     MPI_Aint count = 0;
@@ -85,16 +96,16 @@ int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
                           bytes * c->local_size > HIER_SMALL_FOLD_MOST)))
         return HIER_CELL_NO;
     if (gives && bytes &&
-        cx_copy_charged(mine, count, type, cx_comm_node_cell(c, c->local_rank, gen), bytes,
+        cx_copy_charged(mine, count, type, place(c, c->local_rank, gen, bytes), bytes,
                         MPI_PACKED))
         return HIER_CELL_NO;
     return HIER_CELL_READY;
 }
 
-/* Rank r's cell of the exchange. */
-static const char *cell_of(const hier_guard *g, int r)
+/* Rank r's contribution of bytes to the exchange. */
+static const char *cell_of(const hier_guard *g, int r, MPI_Aint bytes)
 {
-    return cx_comm_node_cell(g->c, g->c->local_of[r], g->gen);
+    return place(g->c, g->c->local_of[r], g->gen, bytes);
 }
 
 /* rbuf = cell(0) op (cell(1) op (... op cell(p - 1))): rank order, as
@@ -103,9 +114,9 @@ static int fold(const cx_args *a, const hier_guard *g)
 {
     MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
     double pending = cx_reduce_seconds(bytes) * (a->size - 1);
-    memcpy(a->rbuf, cell_of(g, a->size - 1), (size_t)bytes);
+    memcpy(a->rbuf, cell_of(g, a->size - 1, bytes), (size_t)bytes);
     for (int r = a->size - 2; r >= 0; r--) {
-        int err = cx_reduce_local(cell_of(g, r), a->rbuf, a->rcount, a->rtype, a->op);
+        int err = cx_reduce_local(cell_of(g, r, bytes), a->rbuf, a->rcount, a->rtype, a->op);
         if (err)
             return err;
     }
@@ -122,13 +133,13 @@ int hier_small_run(const cx_args *a, const hier_guard *g)
     switch (a->coll) {
     case CX_COLL_BCAST:
         if (a->rank != a->root && bytes)
-            err = cx_copy_charged(cell_of(g, a->root), bytes, MPI_PACKED, a->rbuf,
+            err = cx_copy_charged(cell_of(g, a->root, bytes), bytes, MPI_PACKED, a->rbuf,
                                   a->rcount, a->rtype);
         break;
     case CX_COLL_ALLGATHER:
         for (int r = 0; r < a->size && !err && bytes; r++, hier_pause())
             if (r != a->rank || a->sbuf != MPI_IN_PLACE)
-                err = cx_copy_charged(cell_of(g, r), bytes, MPI_PACKED,
+                err = cx_copy_charged(cell_of(g, r, bytes), bytes, MPI_PACKED,
                                       cx_block(a->rbuf, r, a->rcount, a->rtype), a->rcount,
                                       a->rtype);
         break;
