@@ -16,7 +16,11 @@ cfg      extra --cfg options for sim/run: LogGP-style per-message CPU
          local work, "collx:copy_bw=B" and "collx:reduce_bw=B" (bytes per
          second of one core's memcpy and of MPI_Reduce_local's vector),
          which sim/run exports as COLLX_SMPI_COPY_BW / COLLX_SMPI_REDUCE_BW
-         (with simulate-computation off, local work is otherwise free).
+         (with simulate-computation off, local work is otherwise free);
+         and what a node's synchronization and collx's own work cost on
+         real cores (NODE below: collx:sync, collx:sync_rank, collx:call ->
+         COLLX_SMPI_SYNC, _SYNC_RANK, _CALL), or SMPI shows node phases
+         for free (issue 61; sim/README.md, "Node synchronization").
 """
 import os
 
@@ -117,6 +121,15 @@ def cluster_xml(c, lo, ind="  "):
                lo[0], lo[1], topo))
 
 
+# A node's synchronization and collx's own work per call, measured on real
+# cores by bench/node_sync (two ranks on a 2-core Xeon, KVM, 2026-11-27:
+# exchange of 2 ranks 0.21-0.29 us, one-way handoff 0.14-0.19 us, collx's
+# work per call 0.12-0.18 us; sim/README.md). sync_rank, what each rank
+# more adds to an exchange, needs a machine with more cores: 30 ns, one
+# more line read from a neighbour core, until node_sync measures it.
+NODE = {"sync": 2.2e-7, "sync_rank": 3e-8, "call": 1.5e-7}
+
+
 def write(name, P):
     head = ("<?xml version='1.0'?>\n"
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
@@ -149,6 +162,8 @@ def write(name, P):
         for o in P["factors"]:
             f.write(o + "\n")
         f.write("collx:copy_bw=%.3g\ncollx:reduce_bw=%.3g\n" % P["mem"])
+        for k in ("sync", "sync_rank", "call"):
+            f.write("collx:%s=%.3g\n" % (k, NODE[k]))
 
 
 def write_placements(name, P):
