@@ -111,6 +111,20 @@ MPI_Count cx_counts_bytes(const int *counts, int n, MPI_Datatype t)
     return total > 0 ? cx_type_bytes(total, t) : 0;
 }
 
+void cx_type_extents(MPI_Datatype t, MPI_Aint *extent, MPI_Aint *tlb, MPI_Aint *textent)
+{
+    const type_info *k = predefined(t);
+    MPI_Aint lb;
+    if (k) {
+        *extent = k->extent;
+        *tlb = k->tlb;
+        *textent = k->textent;
+        return;
+    }
+    PMPI_Type_get_extent(t, &lb, extent);
+    PMPI_Type_get_true_extent(t, tlb, textent);
+}
+
 int cx_type_plain(MPI_Datatype t)
 {
     MPI_Aint lb, ext, tlb, text;

@@ -16,6 +16,9 @@ MPI_Count cx_counts_bytes(const int *counts, int n, MPI_Datatype t);
 /* Whether t's elements are back to back from offset 0 with no holes (its
  * packed form is its layout). */
 int cx_type_plain(MPI_Datatype t);
+/* Extent, true lower bound and true extent of t (cached for predefined
+ * types, as cx_type_bytes and cx_type_extent are). */
+void cx_type_extents(MPI_Datatype t, MPI_Aint *extent, MPI_Aint *tlb, MPI_Aint *textent);
 /* Address of block i of count elements of t in buf. */
 static inline char *cx_block(const void *buf, MPI_Aint i, MPI_Aint count,
                              MPI_Datatype t)

@@ -283,9 +283,8 @@ void cx_sched_give_spare(cx_sched *s)
 
 void *cx_sched_alloc_typed(cx_sched *s, MPI_Aint count, MPI_Datatype t)
 {
-    MPI_Aint lb, extent, tlb, textent;
-    PMPI_Type_get_extent(t, &lb, &extent);
-    PMPI_Type_get_true_extent(t, &tlb, &textent);
+    MPI_Aint extent, tlb, textent;
+    cx_type_extents(t, &extent, &tlb, &textent);
     if (count == 0)
         return cx_sched_alloc(s, 1);
     MPI_Aint span = (count - 1) * extent + textent;
