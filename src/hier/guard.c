@@ -186,8 +186,13 @@ int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build)
     int err = hier_guard_publish(&g, a);
     if (err || !g.gen)
         return err ? err : build(a, s);
+    CX_PHASE(CX_PH_NODE_PUBLISH);
     err = hier_wait(a->cc, hier_guard_published, &g);
-    if (!err && hier_small_agreed(&g))
-        return hier_small_run(a, &g);   /* done: the schedule stays empty */
+    CX_PHASE(CX_PH_NODE_WAIT);
+    if (!err && hier_small_agreed(&g)) {
+        err = hier_small_run(a, &g);   /* done: the schedule stays empty */
+        CX_PHASE(CX_PH_NODE_READ);
+        return err;
+    }
     return err ? err : hier_guard_build(&g, a, s, build);
 }

@@ -531,10 +531,14 @@ static void decide_shm(void)
     cx_comm c = comm_of(4, 2, 1);
     cx_args a = call_of(CX_COLL_GATHER, 4, MPI_INT, 1, 4);   /* 4 x 16 B */
     a.cc = &c;
-    decide_expect(&a, &c, "hier", "hier", NULL, 0, 0);
-    a.scount = 256;   /* 2 nodes x 1 KiB, two halves: 4 KiB */
+    /* kept, asked again per call whether the segment fits */
+    decide_expect(&a, &c, "hier", "hier", NULL, 0, 1);
+    EXPECT_INT(cx_select_of(&c)->decided[CX_COLL_GATHER].shm, 1);
+    a.scount = 256;   /* 2 nodes x 1 KiB, two halves: 4 KiB: the kept decision does not do */
     decide_expect(&a, &c, "hier", "native", "needs 4096 bytes of node-shared memory, above "
                   "COLLX_SHM_MAX=1024", CX_REQ_SHM, 0);
+    a.scount = 4;
+    decide_expect(&a, &c, "hier", "hier", NULL, 0, 1);
     comm_free(&c);
 }
 

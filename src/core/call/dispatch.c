@@ -74,10 +74,13 @@ static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
     cx_sched_reuse(s, c->priv, cx_comm_next_tag(c), a->coll);
     a->alg = alg;
     int err = alg->build(a, s);
+    CX_PHASE(CX_PH_BUILD);
     if (!err)
         err = cx_sched_run(s);
+    CX_PHASE(CX_PH_RUN);
     cx_comm_after_call(c);
     cx_sched_give_spare(s);
+    CX_PHASE(CX_PH_DONE);
     return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
                : err;
 }
@@ -213,6 +216,7 @@ static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
     if (o->req || o->mreq)
         return dispatch_now(a, o, want);
     cx_watch_enter(a->coll);
+    CX_PHASE_START();
     int err = dispatch_now(a, o, want);
     cx_watch_leave();
     return err;
@@ -234,6 +238,7 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
     if (err)
         return err;
     cx_count_call(alg, a);
+    CX_PHASE(CX_PH_SELECT);
     if (alg->build)
         cx_charge_call();   /* SMPI: collx's own work, which it does not see */
     double since = a->tune ? PMPI_Wtime() : 0;

@@ -18,6 +18,7 @@
 #include "blocks.h"
 #include "recent.h"
 #include "spin.h"
+#include "phases.h"
 
 /* A nonblocking call's schedule s runs on duplicates of a's derived
  * datatypes, freed with s: the program may free its own; its count and

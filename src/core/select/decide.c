@@ -166,14 +166,18 @@ static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
      * created, which may not commute. */
     int commute = (cx_coll_shape(a->coll) & CX_REDUCTION) ? commutative(a->op) : 1;
     if (k->valid && k->d.asked == asked && k->d.params == params && k->commute == commute &&
-        k->nonblocking == nb) {
+        k->nonblocking == nb && (!k->shm || asked->shm_bytes(a) <= cx_shm_max())) {
         *d = k->d;
         return MPI_SUCCESS;
     }
     if ((err = decide_now(a, c, asked, params, d, &cacheable)))
         return err;
-    *k = (cx_decision_cache){.valid = cacheable, .d = *d, .commute = commute,
-                             .nonblocking = nb};
+    /* An algorithm whose only per-call question is whether the call's
+     * segment fits (hier) keeps its decision, asked again per call: the
+     * rest of the walk is the same for every call. */
+    int shm = !cacheable && !d->why && d->alg == asked && !asked->check;
+    *k = (cx_decision_cache){.valid = cacheable || shm, .shm = shm, .d = *d,
+                             .commute = commute, .nonblocking = nb};
     return MPI_SUCCESS;
 }
 

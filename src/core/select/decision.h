@@ -24,6 +24,7 @@ typedef struct cx_decision {
  * (and no algorithm on the way looks at the call's size). */
 typedef struct cx_decision_cache {
     int valid;
+    int shm;              /* valid while the asked algorithm's segment fits */
     cx_decision d;
     int commute;          /* the call's operation commutes (1 without one) */
     int nonblocking;
