@@ -47,11 +47,18 @@ MPI_Aint hier_slot_budget(void);
  * a collective among the leaders (only on leaders, with COLLX_HIER_INTER's
  * algorithm if set). */
 int hier_node_barrier(hier *h, cx_sched *s);
+/* Node barrier x->b's steps (sync.c), numbered by hier_node_barrier. */
+typedef struct hier_arrival {
+    cx_comm *c;
+    unsigned long long *ctl, b;   /* the control block; the barrier's number */
+    int seen;                     /* ranks seen arriving, in local order */
+} hier_arrival;
+int hier_sync_barrier(cx_sched *s, hier_arrival *x);
 /* A rank's lines in the node's control block (cx_comm_node_line), in
  * 8-byte words, written by that rank only: a 64-byte line per parity of
  * its size exchanges (guard.c: 4 words, then HIER_INLINE_BYTES of small
  * data that travel with them, small.c), then a line whose word
- * HIER_LINE_ARRIVED counts the node barriers it entered (hier.c). */
+ * HIER_LINE_ARRIVED counts the node barriers it entered (sync.c). */
 enum { HIER_GUARD_WORDS = 8, HIER_INLINE_WORD = 4, HIER_INLINE_BYTES = 32,
        HIER_LINE_ARRIVED = 16 };
 /* Blocks until fn (a poll step) holds, waiting as the executor does:
