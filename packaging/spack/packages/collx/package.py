@@ -40,6 +40,7 @@ class Collx(CMakePackage):
         "COLLX_TEST_LARGE": "tests that move more than 2^31 bytes (./run test-large)",
         "COLLX_INSTALL_PYTHONDIR": "Spack's prefix layout decides",
         "COLLX_PYTHON_COMMAND": "set from the python dependency below",
+        "COLLX_PHASES": "a build for measuring the engine (times every call): not for users",
     }
 
     def setup_build_environment(self, env):
