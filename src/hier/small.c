@@ -69,21 +69,6 @@ static int reduction(const cx_args *a)
     return a->coll == CX_COLL_REDUCE || a->coll == CX_COLL_ALLREDUCE;
 }
 
-/* Copies count elements of type between a user buffer and bytes of
- * packed data (to_user: packed -> user); a plain type (one dense run from
- * its start, MPI_BOTTOM aside) is one memcpy, the common case. */
-static int move(int to_user, void *user, MPI_Aint count, MPI_Datatype type, char *packed,
-                MPI_Aint bytes)
-{
-    if (user != MPI_BOTTOM && cx_type_plain(type)) {
-        memcpy(to_user ? user : packed, to_user ? packed : user, (size_t)bytes);
-        cx_charge_copy(bytes);
-        return MPI_SUCCESS;
-    }
-    return to_user ? cx_copy_charged(packed, bytes, MPI_PACKED, user, count, type)
-                   : cx_copy_charged(user, count, type, packed, bytes, MPI_PACKED);
-}
-
 /* Where rank local puts bytes of its contribution to exchange gen. */
 static char *place(cx_comm *c, int local, unsigned long long gen, MPI_Aint bytes)
 {
@@ -110,8 +95,9 @@ int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
                          (a->coll == CX_COLL_ALLREDUCE &&
                           bytes * c->local_size > HIER_SMALL_FOLD_MOST)))
         return HIER_CELL_NO;
-    if (gives && bytes && move(0, (void *)mine, count, type, place(c, c->local_rank, gen, bytes),
-                               bytes))
+    if (gives && bytes &&
+        cx_copy_charged(mine, count, type, place(c, c->local_rank, gen, bytes), bytes,
+                        MPI_PACKED))
         return HIER_CELL_NO;
     return HIER_CELL_READY;
 }
@@ -147,14 +133,15 @@ int hier_small_run(const cx_args *a, const hier_guard *g)
     switch (a->coll) {
     case CX_COLL_BCAST:
         if (a->rank != a->root && bytes)
-            err = move(1, a->rbuf, a->rcount, a->rtype, (char *)cell_of(g, a->root, bytes),
-                       bytes);
+            err = cx_copy_charged(cell_of(g, a->root, bytes), bytes, MPI_PACKED, a->rbuf,
+                                  a->rcount, a->rtype);
         break;
     case CX_COLL_ALLGATHER:
         for (int r = 0; r < a->size && !err && bytes; r++, hier_pause())
             if (r != a->rank || a->sbuf != MPI_IN_PLACE)
-                err = move(1, cx_block(a->rbuf, r, a->rcount, a->rtype), a->rcount, a->rtype,
-                           (char *)cell_of(g, r, bytes), bytes);
+                err = cx_copy_charged(cell_of(g, r, bytes), bytes, MPI_PACKED,
+                                      cx_block(a->rbuf, r, a->rcount, a->rtype), a->rcount,
+                                      a->rtype);
         break;
     case CX_COLL_REDUCE:
     case CX_COLL_ALLREDUCE:

@@ -238,15 +238,16 @@ void cx_sched_reset(cx_sched *s)
 {
     cx_sched_release(s);
     release_temps(s);
-    /* as cx_sched_init leaves it, the arrays kept */
-    s->nops = s->nrounds = 0;
-    s->comm = MPI_COMM_NULL;
-    s->tag = s->keep_empty = s->backoff = 0;
-    s->cur = s->nreqs = s->npolls = s->started = 0;
-    s->err = MPI_SUCCESS;
-    s->plan_state = s->plan_from = s->plan_setup = 0;
-    s->before_round = NULL;
-    s->hook_ctx = NULL;
+    /* as cx_sched_init leaves it, the arrays and their capacities kept */
+    cx_sched k = *s;
+    cx_sched_init(s, MPI_COMM_NULL, 0);
+    s->ops = k.ops, s->ops_cap = k.ops_cap;
+    s->round_end = k.round_end, s->rounds_cap = k.rounds_cap;
+    s->temps = k.temps, s->temps_cap = k.temps_cap;
+    s->arena = k.arena, s->arena_cap = k.arena_cap;
+    s->types = k.types, s->types_cap = k.types_cap;
+    s->reqs = k.reqs, s->reqs_cap = k.reqs_cap;
+    s->stats = k.stats, s->stats_cap = k.stats_cap;
 }
 
 void cx_sched_reuse(cx_sched *s, MPI_Comm comm, int tag, int coll)
