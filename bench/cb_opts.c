@@ -69,6 +69,8 @@ void cb_opts_usage(void *file, const char *prog)
 "  -q                no progress line on stderr\n"
 "  --host-time       column host_s: CPU seconds of rank 0's process per case\n"
 "                    (in SMPI the whole simulation's: what measuring it cost)\n"
+"  --version         collx's version and the MPI it was built for (no launcher\n"
+"                    needed; as collx_info --version)\n"
 "  -h, --help        this text\n");
 }
 

@@ -20,6 +20,7 @@
 #include "cb_pap.h"
 #include "cb_problem.h"
 #include "cb_stats.h"
+#include "launcher_rank.h"
 /* collx's own node layout (real nodes or COLLX_RANKS_PER_NODE /
  * COLLX_FAKE_NODES), so that --comm-shape and column ppn see the nodes
  * collx's algorithms and rules see */
@@ -643,6 +644,14 @@ static int resolve_algs(const char *coll, char list[][CB_NAME_LEN], int *n,
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version")) {   /* as collx_info --version: no MPI_Init */
+            char v[CX_MAX_LIBRARY_VERSION_STRING];
+            CX_Get_library_version(v, sizeof v, NULL);
+            if (cb_launcher_rank() == 0)
+                printf("%s\n", v);
+            return 0;
+        }
     bench *B = calloc(1, sizeof *B);
     char err[512];
     /* PAP runs ask for MPI_THREAD_MULTIPLE, so collx can pick its progress

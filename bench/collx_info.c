@@ -4,7 +4,8 @@
  *
  *   collx_info                  the algorithms
  *   collx_info --version        collx's version and the MPI it was built for
- *   collx_info --list           the catalogue: coll.alg per line (no MPI_Init)
+ *   collx_info --list           the catalogue: coll.alg per line (no MPI_Init;
+ *                               under a launcher, rank 0 prints: launcher_rank.h)
  *   collx_info --man            the collx(7) manual page (roff)
  *   collx_info --vars [--json]  every COLLX_* variable (every knobs.def of src/):
  *                               its value now, default, what it takes, whether a
@@ -14,6 +15,7 @@
 #include "collx.h"
 #include "core/util/knobs.h"
 #include "info_man.h"
+#include "launcher_rank.h"
 
 static const char *const type_names[] = {"int", "size", "real", "enum", "string", "path",
                                           "algorithm"};
@@ -158,7 +160,12 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     int vars = 0, json = 0, rank;
+    int quiet = cb_launcher_rank() != 0;   /* before MPI_Init: rank 0 of a launch prints */
     for (int i = 1; i < argc; i++) {
+        if (quiet && (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--list") ||
+                      !strcmp(argv[i], "--man") || !strcmp(argv[i], "--help") ||
+                      !strcmp(argv[i], "-h")))
+            return 0;
         if (!strcmp(argv[i], "--version")) {   /* no MPI_Init: works anywhere */
             char v[CX_MAX_LIBRARY_VERSION_STRING];
             CX_Get_library_version(v, sizeof v, NULL);

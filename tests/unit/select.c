@@ -179,6 +179,11 @@ static void explicit_choice(void)
     snprintf(want, sizeof want, "collx: 'tuw' is not a bcast algorithm; valid: %s\n",
              algorithm_list("bcast"));
     EXPECT_STR(capture_text(), want);
+    capture_clear();   /* "an" before a vowel (issue 62) */
+    EXPECT_INT(CX_Algorithm_set("allreduce", "nosuch"), MPI_ERR_ARG);
+    snprintf(want, sizeof want, "collx: 'nosuch' is not an allreduce algorithm; valid: %s\n",
+             algorithm_list("allreduce"));
+    EXPECT_STR(capture_text(), want);
     EXPECT_INT(cx_select_generation(), 5);
     EXPECT_STR(CX_Algorithm_get("bcast"), "binomial");
     (void)err;

@@ -171,7 +171,8 @@ int CX_Algorithm_set(const char *coll, const char *alg)
     }
     const cx_algorithm *a = NULL;
     if (alg && *alg && !(a = cx_algorithm_find((cx_coll)c, alg))) {
-        fprintf(stderr, "collx: '%s' is not a %s algorithm; valid: ", alg, coll);
+        fprintf(stderr, "collx: '%s' is not %s %s algorithm; valid: ", alg,
+                cx_article(cx_coll_name((cx_coll)c)), cx_coll_name((cx_coll)c));
         cx_algorithm_list(stderr, (cx_coll)c, ", ");
         fputc('\n', stderr);
         return MPI_ERR_ARG;

@@ -2,7 +2,9 @@
  * (COLLX_HIER_INTRE) would otherwise change nothing, silently. Rank 0
  * warns once for a name within a typo or two of a knob's, naming it;
  * under COLLX_VERBOSE it also lists the other unknown COLLX_ names (the
- * tools' own, such as COLLX_MPI, are not the library's settings). */
+ * tools' own, such as COLLX_MPI, are not the library's settings: those
+ * of tool_vars are not warned of, and COLLX_CONFIG, collxrun's config
+ * file, is named as such under COLLX_VERBOSE). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +39,21 @@ static int distance(const char *a, size_t m, const char *b)
     return d[m][n];
 }
 
+/* The tools' own COLLX_ variables (collxrun, bin/collx, ./run): not
+ * misspelled settings. NULL: not worth a line. */
+static const struct {
+    const char *name, *what;
+} tool_vars[] = {
+    {"COLLX_CONFIG", "collxrun's config file, which the library does not read: collxrun "
+                     "hands its settings to the ranks (launched without collxrun, they do "
+                     "not apply)"},
+    {"COLLX_MPI", NULL},        /* ./run, the bench scripts, collx sweep: which MPI */
+    {"COLLX_PYTHON", NULL},     /* bin/collx: the Python it runs */
+    {"COLLX_BENCH_DIR", NULL},  /* collx tools: where collbench is */
+    {"COLLX_PMPI_LIB", NULL},   /* collx tools: the interposer */
+    {"COLLX_CLUSTER", NULL},    /* collx apps: the emulated cluster */
+};
+
 void cx_knobs_check_names(int verbose)
 {
     static atomic_int done;
@@ -56,6 +73,15 @@ void cx_knobs_check_names(int verbose)
         name[len] = '\0';
         if (cx_knob_find(name) >= 0)
             continue;
+        int tool = -1;
+        for (int t = 0; t < (int)(sizeof tool_vars / sizeof *tool_vars); t++)
+            if (!strcmp(name, tool_vars[t].name))
+                tool = t;
+        if (tool >= 0) {
+            if (verbose > 0 && tool_vars[tool].what)
+                fprintf(stderr, "collx: %s is %s\n", name, tool_vars[tool].what);
+            continue;
+        }
         int best = 99, at = -1;
         for (int k = 0; k < CX_KNOB_COUNT; k++) {
             int d = distance(name, len, cx_knob_decls[k].name);

@@ -92,9 +92,9 @@ static const char *coll_name(int coll)
     return coll >= 0 && coll < (int)(sizeof names / sizeof *names) ? names[coll] : "?";
 }
 
-static const char *article(const char *word)
+const char *cx_article(const char *word)
 {
-    return strchr("aeiou", word[0]) ? "an" : "a";
+    return word && word[0] && strchr("aeiou", word[0]) ? "an" : "a";
 }
 
 void cx_knob_range(cx_knob k, char *buf, size_t len)
@@ -134,7 +134,7 @@ void cx_knob_range(cx_knob k, char *buf, size_t len)
         } else {
             char names[512];
             list_algorithms(d->coll, names, sizeof names);
-            snprintf(buf, len, "%s %s algorithm: %s", article(coll_name(d->coll)),
+            snprintf(buf, len, "%s %s algorithm: %s", cx_article(coll_name(d->coll)),
                      coll_name(d->coll), names);
         }
         break;
@@ -203,7 +203,7 @@ int cx_knob_parse(cx_knob k, const char *text, cx_knob_value *out, char *why, si
         if (!algorithm_named(d->coll, text)) {
             if (d->coll >= 0) {
                 list_algorithms(d->coll, range, sizeof range);
-                snprintf(why, len, "is not %s %s algorithm; valid: %s", article(coll_name(d->coll)),
+                snprintf(why, len, "is not %s %s algorithm; valid: %s", cx_article(coll_name(d->coll)),
                          coll_name(d->coll), range);
             } else {
                 snprintf(why, len, "is not the name of a collx algorithm (collx_info "

@@ -149,5 +149,8 @@ int cx_world_rank_zero(void);
 /* Rank 0, once, after MPI_Init: warns of COLLX_ names no knob has, naming
  * the nearest; with verbose > 0 lists the others too (knob_names.c). */
 void cx_knobs_check_names(int verbose);
+/* "an" before a vowel-initial word (allreduce, exscan), else "a": the
+ * article of messages that name a collective. */
+const char *cx_article(const char *word);
 
 #endif
