@@ -52,7 +52,13 @@ PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
               "mpi": "string", "machine": "object", "ranks": "integer",
               "ranks_per_node": "integer", "collectives": "array", "comm_size": "range",
               "msg_size": "range", "budget": "number", "budget_clock": "string",
-              "mode": "string", "margin": "number", "note": "string"}
+              "mode": "string", "margin": "number", "note": "string", "evidence": "object"}
+# provenance.evidence (collx tune writes it; tune/report.py: evidence): per
+# rule, in the file's order, how many grid points its choice rests on by
+# basis, and at how many its own choice was measured beside native. A rule
+# "rests on measured points" where one of them is measured, or, picking an
+# algorithm, where that algorithm was measured beside native.
+EVIDENCE_FIELDS = ("measured", "predicted", "at_risk", "native_alone", "choice_measured")
 
 
 # ---------------------------------------------------------------- the text
@@ -95,6 +101,44 @@ def dumps(rules, prov=None, beyond=None):
     if beyond is not None:
         head += f' "beyond": {json.dumps(beyond)},\n'
     return head + ' "rules": [\n' + ",\n".join("  " + json.dumps(r) for r in rules) + "\n]}\n"
+
+
+# ---------------------------------------------------------------- evidence
+
+def evidence_of(ev, n):
+    """[{field: count}] per rule of a provenance "evidence" block that
+    matches a file of n rules, or a str saying why there is none to read."""
+    if ev is None:
+        return "not recorded (a file from before collx tune recorded it, or not written by it)"
+    per = ev.get("rules") if isinstance(ev, dict) else None
+    fields = ev.get("fields", list(EVIDENCE_FIELDS)) if isinstance(ev, dict) else None
+    if not isinstance(per, list) or not isinstance(fields, list) or not all(
+            isinstance(x, list) and len(x) == len(fields) and all(is_int(v) for v in x)
+            for x in per):
+        return "unreadable (provenance.evidence.rules: a list of counts per rule)"
+    if len(per) != n:
+        return (f"recorded for {len(per)} rules, the file has {n}: edited after tuning? "
+                "(tune again for evidence that matches)")
+    return [dict(zip(fields, x)) for x in per]
+
+
+def rests(counts, algorithm):
+    """What a rule rests on: "measured", "predicted" or "none"."""
+    if counts.get("measured", 0) or (algorithm != "native" and
+                                     counts.get("choice_measured", 0)):
+        return "measured"
+    return "predicted" if counts.get("predicted", 0) else "none"
+
+
+def evidence_text(ev, rules):
+    """ "9 rest on measured points, 1 on predictions only, 2 on none" of a
+    provenance "evidence" block (as the tuner writes it) and its rules."""
+    per = evidence_of(ev, len(rules))
+    if isinstance(per, str):
+        return "evidence " + per
+    got = [rests(x, r.get("algorithm")) for x, r in zip(per, rules)]
+    return (f"{got.count('measured')} rest on measured points, "
+            f"{got.count('predicted')} on predictions only, {got.count('none')} on none")
 
 
 # ---------------------------------------------------------------- checking
@@ -381,6 +425,36 @@ class Check:
                 if not is_int(n) or not d["min"] <= n <= d["max"]:
                     self.error(f"{at}.params: {k}={v} is not {d['range']}")
 
+    def evidence(self, rules, ev, most=5):
+        """How much of the file rests on measurements (provenance.evidence):
+        a line, the rules that rest on none named (up to most), and a
+        warning where none rests on a measured point."""
+        per = evidence_of(ev, len(rules))
+        if isinstance(per, str):
+            self.serves.append("evidence: " + per)
+            return
+        got = [rests(x, r.get("algorithm")) for x, r in zip(per, rules)]
+        n, bare = len(rules), [i for i, g in enumerate(got) if g == "none"]
+        line = (f"evidence: {got.count('measured')} of {n} rules rest on measured points; "
+                f"{len(bare)} rest on none")
+        if got.count("predicted"):
+            line += f"; {got.count('predicted')} on the model's predictions only"
+        self.serves.append(line)
+        for i in bare[:most]:
+            r, c = rules[i], per[i]
+            what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.items()
+                             if v and k != "choice_measured") or "none"
+            self.serves.append(f"  {self.where(i)}: {r['collective']} {r['algorithm']} at "
+                               f"communicator sizes {span_text(*bounds(r, 'comm_size', 1))}"
+                               + (f", messages {span_text(*bounds(r, 'msg_size', 0), human)}"
+                                  if "msg_size" in r else "") + f": grid points {what}")
+        if len(bare) > most:
+            self.serves.append(f"  and {len(bare) - most} more")
+        if n and not got.count("measured"):
+            self.warn("no rule rests on a measured point: the tuner measured nothing these "
+                      "rules could be sure of (tune again with a larger --budget, or see its "
+                      "report)")
+
     def shadowed(self, rules):
         """Rules an earlier rule of their collective covers in every range:
         first match wins, so they never pick."""
@@ -404,6 +478,7 @@ class Check:
                             p.get("target"), p.get("mpi")) if x]
         if made:
             self.serves.append("made: " + "; ".join(made))
+        self.evidence(rules, p.get("evidence") if isinstance(p, dict) else None)
         if p.get("mpi") and self.reg.version and \
                 p["mpi"].split(" for ")[-1] != self.reg.version.split(" for ")[-1]:
             self.warn(f"measured with {p['mpi']}; this collx_info is {self.reg.version}: "

@@ -15,6 +15,10 @@
   ranks per node the ranges a file serves and what runs beyond them;
 - what the tuner writes (version, provenance, rules) passes the check and
   loads back;
+- `collx rules check` says how much of a file rests on measurements (its
+  provenance's evidence), names the rules that rest on none, and warns
+  where none rests on a measured point; `collx tune --help` shows collx
+  tune's own examples and `man collx-tune`, which is installed;
 - the JSON Schema (share/collx/rules/rules.schema.json) and the checker
   agree on the keys, the collectives (= collx_info's) and the version
   (and, where jsonschema is installed, it accepts the shipped files);
@@ -173,8 +177,24 @@ with tempfile.TemporaryDirectory() as d:
                                                      "algorithm": "native"}],
            "its rules load back")
 
+    # ------------------------------------------------------------ evidence (issue 62)
+    # what each rule rests on (provenance.evidence, as the tuner writes it):
+    # a file half measured, and one that rests on no measurement at all
+    def with_evidence(name, counts):
+        path = os.path.join(d, name)
+        ev = {"fields": list(rulesfile.EVIDENCE_FIELDS), "rules": counts, "runs": 60,
+              "runs_failed": 0, "pairs_measured": 10}
+        tune_rules.write(path, [{"collective": "allreduce", "algorithm": "recursive_doubling",
+                                 "comm_size": {"max": 2}},
+                                {"collective": "allreduce", "algorithm": "native",
+                                 "comm_size": {"min": 3, "max": 4}}],
+                         tune_rules.provenance("collx tune --test", evidence=ev))
+        return path
+    half = with_evidence("half.json", [[3, 0, 1, 0, 3], [0, 0, 40, 0, 0]])
+    bare = with_evidence("bare.json", [[0, 0, 2, 0, 0], [0, 0, 0, 60, 0]])
+
     # ------------------------------------------------------------ one check of all
-    files = SHIPPED + [out_path, native_beyond] + list(paths.values())
+    files = SHIPPED + [out_path, native_beyond, half, bare] + list(paths.values())
     rc, out = collx("rules", "check", "--collx-info", INFO, *files)
     expect(rc == 1, f"rules check on good and bad files: exit 1 (got {rc})")
     blocks = {}
@@ -207,6 +227,17 @@ with tempfile.TemporaryDirectory() as d:
            blocks[out_path],
            f"what the tuner writes passes the check and says \"beyond\": \"nearest\": "
            f"{blocks[out_path][:600]!r}")
+    expect(blocks[half].startswith(" OK") and
+           "evidence: 1 of 2 rules rest on measured points; 1 rest on none" in blocks[half] and
+           re.search(r"rules\[1\]: allreduce native at communicator sizes 3\.\.4: grid points "
+                     r"40 at risk", blocks[half]) is not None and "warning" not in blocks[half],
+           f"rules check says how much of a file rests on measurements, and which rules rest on "
+           f"none: {blocks[half][:700]!r}")
+    expect("evidence: 0 of 2 rules rest on measured points; 2 rest on none" in blocks[bare] and
+           "warning: no rule rests on a measured point" in blocks[bare],
+           f"a file that rests on no measurement: said, and warned: {blocks[bare][:700]!r}")
+    expect("evidence: not recorded" in blocks[out_path],
+           "a file without evidence: not recorded, said")
     nb = blocks[native_beyond]
     expect(nb.startswith(" OK") and re.search(
         r"serves one node of 2\.\.7 ranks \(communicator size = ranks per node\), messages "
@@ -221,6 +252,24 @@ with tempfile.TemporaryDirectory() as d:
     # one bad file among good ones: exit 1 still
     rc, _ = collx("rules", "check", "-q", "--no-registry", SHIPPED[0], paths["version"])
     expect(rc == 1, "one bad file among good ones fails the check")
+
+# ---------------------------------------------------------------- collx tune --help
+# for a user of an installed collx (issue 62: it pointed to ./run tune and a
+# README under python/ that an install does not have): collx tune examples,
+# and the installed manual
+rc, out = collx("tune", "--help")
+intro = out.split("options:")[0]
+expect(rc == 0 and "  collx tune --launch" in intro and "man collx-tune" in intro and
+       not intro.split("usage:")[-1].split("\n\n", 2)[1].lstrip().startswith("./run"),
+       f"collx tune --help: collx tune's examples and man collx-tune first:\n{intro[-1500:]}")
+man = os.path.join(ROOT, "man", "collx-tune.1")
+expect(os.path.exists(man) and "collx-tune.1" in open(os.path.join(ROOT, "CMakeLists.txt")).read(),
+       "man/collx-tune.1 exists and is installed (CMakeLists.txt)")
+if os.path.exists(man):
+    page = open(man).read()
+    expect(all(w in page for w in (".TH COLLX-TUNE 1", "\\-\\-launch", "collx rules check",
+                                   "EXIT STATUS", "evidence")),
+           "the manual says the launch, rules check, the exit status and the evidence")
 
 # ---------------------------------------------------------------- the schema
 with open(SCHEMA) as f:

@@ -21,7 +21,9 @@ algorithm that is as fast at both is the better bet (hier: 321, 321,
 321).
 
 Candidates: the corners' choices; another algorithm only with evidence
-against native at every corner and a line below theirs by EPS. Between
+against native at every corner, told apart from the corner's choice
+there (not within the noise of it), and a line below theirs by EPS; of
+several such, the first in the decider's fixed order. Between
 two message sizes, a choice shown slower than native at one end is no
 candidate (native is): where it crosses native is a guess. Without
 the estimates this needs, sizes between two grid sizes are served
@@ -57,7 +59,22 @@ class Between:
         return a in e and "native" in e and test(self.coll, a, e[a], e["native"], q, m)
 
     def beats_native(self, a, q, m):
-        return a == "native" or self.vs_native(self.dec.evidence, a, q, m)
+        """a may be chosen at (q, m): native, or with evidence against it (a
+        variant: where its knob matters, decide.Decider.knob_matters)."""
+        return a == "native" or (self.vs_native(self.dec.evidence, a, q, m) and
+                                 self.dec.knob_matters(self.coll, a, self.ests(q, m), q, m))
+
+    def told_apart(self, a, q, m):
+        """a and the choice at grid point (q, m) differ beyond the noise,
+        either way (measured, or predicted with its uncertainty): a third
+        algorithm that the corners cannot tell from their choices takes no
+        part between them, else the noise would pick the rules there (hier
+        and its variants at p = 2 on a real MPI: issue 62)."""
+        e, c = self.ests(q, m), self.choices[(q, m)]
+        if a not in e or c not in e:
+            return False
+        return self.dec.beats(self.coll, a, e[a], c, e[c], q, m) or \
+            self.dec.beats(self.coll, c, e[c], a, e[a], q, m)
 
     def slower_than_native(self, a, q, m):
         return a != "native" and self.vs_native(self.dec.slower, a, q, m)
@@ -83,7 +100,8 @@ class Between:
         if safe != base:
             base = safe | {"native"}
         others = [a for a in self.dec.algs[self.coll] if a not in base and a != "native" and
-                  all(self.beats_native(a, q, m) for q, m in corners)]
+                  all(self.beats_native(a, q, m) and self.told_apart(a, q, m)
+                      for q, m in corners)]
         bend = KAPPA * 4 * qc[0][1] * qc[-1][1] if len(qc) == 2 else 0.0
 
         def line(a):
@@ -98,7 +116,13 @@ class Between:
         cand = {a: line(a) for a in base}
         if any(v is None for v in cand.values()):
             return None
-        return cand, {a: v for a in others if (v := line(a)) is not None}
+        # of several thirds, the first in the decider's fixed order: their
+        # lines run within the noise of each other, and each would take a
+        # sliver of its own (issue 62: three variants of hier between 1 and
+        # 2 MiB at p = 4)
+        third = sorted((a for a in others if line(a) is not None),
+                       key=self.dec.preference(self.coll))[:1]
+        return cand, {a: line(a) for a in third}
 
     @staticmethod
     def pick(cand, others, t):

@@ -26,14 +26,21 @@ measuring where its algorithm contends, not wherever it has too few
 points of its own to be predicted.
 
 Choice: an algorithm replaces native only on evidence: faster than native
-by the margin (default 2 %), and beyond the noise: measured, its upper
-95 % bound below native's lower one; predicted, the difference more than
-1.96 of its uncertainties, which must be known (an unknown difference,
-IGNORANT, is no evidence however large). Of native and the algorithms with evidence the
-one with the best upper 95 % bound is chosen (a measured time beats an
-equal prediction), unless the choice at the next smaller size is allowed
-too and within 3 % of it: then that one stays (longer ranges, fewer
-rules, no switching on differences within the noise).
+by the margin (default 2 %), and beyond the noise: measured, in every
+repeat (the launches that measured both, or each against the native of
+its own launches: measured_apart; else its upper 95 % bound below
+native's lower one and every sample below native's); predicted, the
+difference more than 1.96 of its uncertainties, which must be known (an
+unknown difference, IGNORANT, is no evidence however large), and never
+on a real MPI (measured_only: a prediction has no repeats). Of native
+and the algorithms with evidence the one with the best upper 95 % bound
+is chosen (a measured time beats an equal prediction), unless the choice
+at the next smaller size is allowed too and within 3 % of it: then that
+one stays (longer ranges, fewer rules); else, of those the measurements
+cannot tell from the best, the first in a fixed order (preference): the
+same rules from two runs, not a switch on every difference within the
+noise (issue 62).
+within_noise says what another run could choose instead.
 
 Collectives whose rules cannot use the message size (the v-collectives,
 barrier) choose one algorithm per communicator size:
@@ -67,8 +74,9 @@ import math
 import numpy as np
 
 from collx.tune import grid as gridmod
-from collx.tune.labels import base_of
+from collx.tune.labels import PARAM_SEP, base_of
 from collx.tune.model import AlgModel, Offset
+from collx.tune.store import paired_faster, unpaired_faster
 
 Z = 1.96          # 95 % two-sided
 EPS = 0.03        # a difference this small is not worth a measurement
@@ -118,12 +126,17 @@ class Est:
 
 
 class Decider:
-    def __init__(self, store, algs, margin, grids=None, node=None, calls=None):
+    def __init__(self, store, algs, margin, grids=None, node=None, calls=None,
+                 measured_only=False):
         """algs: {coll: [algorithm, ...]} (native among them); node: ranks
         per node (None: one node); calls: {(coll, q, m): calls} of a
         profile's points (profile.Profile.calls), whose estimates carry the
-        algorithms' setup over them (charge); None: no charge anywhere."""
+        algorithms' setup over them (charge); None: no charge anywhere;
+        measured_only: only measurements are evidence against native (a
+        real MPI, whose launches vary: a prediction has no repeats to hold
+        in; predictions still say where to measure)."""
         self.store, self.algs, self.margin, self.node = store, algs, margin, node
+        self.measured_only = measured_only
         self.calls = calls or {}
         self.grids = grids or {}
         self.models, self.pred, self.pairs = {}, {}, {}
@@ -162,9 +175,7 @@ class Decider:
             return
         both = set(self.store.measured_points(coll, a)) & \
             set(self.store.measured_points(coll, base))
-        pairs = [(q, m, math.log(self.store.stat(coll, a, q, m).mean /
-                                 self.store.stat(coll, base, q, m).mean))
-                 for q, m in sorted(both)]
+        pairs = [(q, m, self.store.log_ratio(coll, a, base, q, m)) for q, m in sorted(both)]
         off = Offset(pairs, layout=lambda q: self.domain(coll, q))
         self.offsets[(coll, a)] = (base, off, dict(zip(cells, zip(*off.predict(cells))))
                                    if cells else {})
@@ -365,7 +376,37 @@ class Decider:
         return self.pairs[key]
 
     # ------------------------------------------------------------ choosing
-    def evidence(self, coll, a, e, nat, q, m):
+    def measured_apart(self, coll, fast, ef, slow, es, q, m, need, sure=0.0):
+        """fast, measured, is faster than slow, measured, beyond the noise
+        and in every repeat. Where two launches or more measured both (a
+        real MPI: native is in every launch), by their ratios in those
+        launches (store.paired_faster: faster in each, by need in the mean,
+        beyond the noise); where they ran in different launches (a variant's
+        knobs are its run's), each one's ratios to the native of its own
+        launches (store.unpaired_faster). A launch's own offset cancels, and one slow
+        launch of native (a 4 MiB allreduce's first, 9.5 ms against 1.1)
+        does not hide a gain. Else their confidence intervals apart, and
+        every sample of fast below every sample of slow (one sample each,
+        SMPI's deterministic runs: nothing more to ask). A mean that beats
+        native's may rest on one launch: at p = 2 on a 2-core machine two
+        identical tunes alternated hier, hier_ms and native by message size
+        (issue 62). sure: the bound of the difference beyond it, not 0."""
+        d = self.store.paired(coll, fast, slow, q, m)
+        if len(d) >= 2:
+            return paired_faster(d, need, self.store.floor, sure)
+        # run apart (a variant's knobs are its run's), each against the
+        # native of its own launches
+        rf, rs = (self.store.paired(coll, a, "native", q, m) if a != "native" else []
+                  for a in (fast, slow))
+        if len(rf) >= 2 and len(rs) >= 2:
+            return unpaired_faster(rf, rs, need, self.store.floor, sure)
+        if not ef.ln + Z * ef.sigma < es.ln - Z * es.sigma - sure:
+            return False
+        xs = self.store.samples.get((coll, fast, q, m), ())
+        ys = self.store.samples.get((coll, slow, q, m), ())
+        return len(xs) < 2 or len(ys) < 2 or max(xs) < min(ys)
+
+    def evidence(self, coll, a, e, nat, q, m, sure=False):
         """a beats native by the margin, beyond the noise. A variant never
         measured at this communicator size, known only as its algorithm's
         time plus an offset learnt at other sizes, is no evidence: on
@@ -374,25 +415,34 @@ class Decider:
         native (the offset of a knob is a property of the size)."""
         if e.via is not None and q not in self.at_q.get((coll, a), ()):
             return False
-        return self.apart(coll, a, e, nat, q, m, nat.ln - e.ln, -math.log(1 - self.margin))
+        if self.measured_only and not (e.measured and nat.measured):
+            return False
+        need = -math.log(1 - self.margin)
+        return self.apart(coll, a, e, "native", nat, q, m, nat.ln - e.ln, need,
+                          need if sure else 0.0)
 
     def slower(self, coll, a, e, nat, q, m):
         """a is slower than native beyond the noise."""
-        return self.apart(coll, a, e, nat, q, m, e.ln - nat.ln, 0.0)
+        return self.apart(coll, a, e, "native", nat, q, m, e.ln - nat.ln, 0.0)
 
-    def apart(self, coll, a, e, nat, q, m, gain, need):
-        """a and native differ by gain (at least need) beyond the noise."""
+    def beats(self, coll, a, ea, b, eb, q, m):
+        """a is faster than b beyond the noise."""
+        return self.apart(coll, a, ea, b, eb, q, m, eb.ln - ea.ln, 0.0)
+
+    def apart(self, coll, a, e, b, eb, q, m, gain, need, sure=0.0):
+        """a and b differ by gain (at least need) beyond the noise (by sure
+        beyond it: the difference's 95 % bound beyond sure, not 0)."""
         if gain < need:
             return False
-        if e.measured and nat.measured:   # confidence intervals apart
-            fast, slow = sorted((e, nat), key=lambda x: x.ln)
-            return fast.ln + Z * fast.sigma < slow.ln - Z * slow.sigma
-        s = self.diff_sigma(coll, a, e, "native", nat, q, m)
+        if e.measured and eb.measured:
+            (fast, ef), (slow, es) = sorted(((a, e), (b, eb)), key=lambda x: x[1].ln)
+            return self.measured_apart(coll, fast, ef, slow, es, q, m, need, sure)
+        s = self.diff_sigma(coll, a, e, b, eb, q, m)
         # an unknown difference (no points around to say how wrong the
         # models are) is no evidence, however large: rma_binomial predicted
         # at 3 ranks on 3 nodes from its 2 ranks on one, 39 times faster than
         # native, where it cannot even create its window (emulated cluster)
-        return s < IGNORANT and gain > Z * s
+        return s < IGNORANT and gain - Z * s > sure
 
     def choose_cell(self, coll, q, m, ests=None, keep=None):
         """keep: the choice at the next smaller size; it stays if it is
@@ -403,14 +453,86 @@ class Decider:
         if nat is None:
             return "native"
         ok = ["native"] + [a for a, e in ests.items()
-                           if a != "native" and self.evidence(coll, a, e, nat, q, m)]
+                           if a != "native" and self.evidence(coll, a, e, nat, q, m) and
+                           self.knob_matters(coll, a, ests, q, m)]
         # the best time it can be trusted to have: a measured algorithm
         # wins over an equal prediction
         bound = {a: ests[a].ln + Z * self.self_sigma(coll, a, ests[a], q, m) for a in ok}
-        best = min(ok, key=bound.get)
+        # measured only (a real MPI): native only where nothing has evidence
+        # against it; an algorithm faster in every repeat is faster, however
+        # widely native's samples spread over launches
+        best = min(ok[1:] if self.measured_only and len(ok) > 1 else ok, key=bound.get)
         if keep in ok and ests[keep].ln - ests[best].ln <= math.log(1 + EPS):
             return keep
-        return best
+        # of those the measurements cannot tell apart, the first in a fixed
+        # order, not the one the noise put first: two tunes give one choice
+        # (not the choice at the next smaller size: a variant the noise chose
+        # there would run on through every size it ties at)
+        ties = [a for a in ok if a == best or self.tied(coll, best, a, ests, q, m)]
+        return min(ties, key=self.preference(coll))
+
+    def knob_matters(self, coll, a, ests, q, m):
+        """A variant measured where its algorithm was too beats it beyond the
+        noise (else its knob changed nothing there, and what made it beat
+        native where its algorithm did not was the noise: hier with
+        COLLX_HIER_INTER at p = 2, one node, no leaders' collective, chosen
+        over hier at sizes where hier's own evidence fell short; issue 62).
+        An algorithm as it is, or a variant whose algorithm was not measured
+        there: True."""
+        base = base_of(a, self.algs[coll])
+        e, b = ests.get(a), ests.get(base)
+        if base is None or b is None or not (e.measured and b.measured):
+            return True
+        return self.beats(coll, a, e, base, b, q, m)
+
+    def tied(self, coll, best, a, ests, q, m):
+        """a, measured, is not slower than best beyond the noise (measured,
+        or predicted with its uncertainty: a measurement beats a prediction
+        it cannot be told from). A predicted a ties with nothing: a tie
+        within a prediction's uncertainty may be a large loss."""
+        return ests[a].measured and not self.beats(coll, best, ests[best], a, ests[a], q, m)
+
+    def preference(self, coll):
+        """The order among choices the measurements cannot tell apart:
+        native, then algorithms as they are, then variants (per-call knobs
+        set), each in the registry's order."""
+        order = {a: i for i, a in enumerate(self.algs[coll])}
+        return lambda a: (a != "native", PARAM_SEP in a, order.get(a, len(order)), a)
+
+    def within_noise(self, coll, q, m, choice):
+        """The algorithms another tuning run might choose at (q, m) instead:
+        where the choice is native, those faster than native by the margin
+        whose evidence does not hold (beyond the noise, in every repeat);
+        else those with evidence against native that the choice does not
+        beat beyond the noise, and native where the choice's gain, beyond
+        the noise, is not surely the margin (its bound short of it). Only
+        comparisons with a known uncertainty."""
+        ests = self.estimates(coll, q, m)
+        nat, c = ests.get("native"), ests.get(choice)
+        if nat is None or c is None:
+            return []
+        out = []
+        for a, e in ests.items():
+            if a == choice or a == "native" or not self.known(coll, a, e, "native", nat, q, m):
+                continue
+            if self.measured_only and not (e.measured and nat.measured):
+                continue
+            if choice == "native":
+                if nat.ln - e.ln >= -math.log(1 - self.margin) and \
+                        not self.evidence(coll, a, e, nat, q, m):
+                    out.append(a)
+            elif self.evidence(coll, a, e, nat, q, m) and (
+                    e.ln < c.ln or not self.beats(coll, choice, c, a, e, q, m)):
+                out.append(a)
+        out.sort(key=lambda a: ests[a].ln)
+        if choice != "native" and not self.evidence(coll, choice, c, nat, q, m, sure=True):
+            out.append("native")
+        return out
+
+    def known(self, coll, a, e, b, eb, q, m):
+        """The difference of a and b has a known uncertainty."""
+        return (e.measured and eb.measured) or \
+            self.diff_sigma(coll, a, e, b, eb, q, m) < IGNORANT
 
     def lost_to_setup(self, coll, q, m, choice, sizes=None):
         """(algorithm, its setup in us, the point's calls, its per-call time
@@ -441,6 +563,9 @@ class Decider:
         best, best_g = "native", 0.0
         for a in self.algs[coll]:
             if a == "native" or any(a not in e for _, e in per):
+                continue
+            if self.measured_only and not all(e[a].measured and e["native"].measured
+                                              for _, e in per):
                 continue
             d = [e[a].ln - e["native"].ln for _, e in per]
             s = sum(self.diff_sigma(coll, a, e[a], "native", e["native"], q, m)

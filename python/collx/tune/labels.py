@@ -14,6 +14,8 @@ to read one."""
 APART_PREFIX = ("rma_",)
 
 
+NATIVE = "native"   # the MPI's own call (PMPI_): no collx knob changes it
+
 # An algorithm with per-call knobs set ("variant", the tuner's search of a
 # knob's `tune` values in its knobs.def) is the label
 # NAME@KNOB=VALUE[@KNOB=VALUE]: measured with the knobs in its run's
@@ -74,16 +76,18 @@ def interleaved(labels, reps, turn=0):
 
 def with_params(args, env, run):
     """Runs collbench args whose --algs may carry params (one set per run,
-    as runs() groups them): collbench gets the algorithm names and the
-    knobs in its environment; the rows come back under the labels (column
-    ran too, where the algorithm itself served)."""
+    as runs() groups them; native beside them, which collx's knobs do not
+    touch): collbench gets the algorithm names and the knobs in its
+    environment; the rows come back under the labels (column ran too,
+    where the algorithm itself served)."""
     i = args.index("--algs")
     labels = args[i + 1].split(",")
     if not any(PARAM_SEP in x for x in labels):
         return run(args, env)
-    if len({params_key(x) for x in labels}) > 1:
+    keyed = {params_key(x) for x in labels if x != NATIVE}
+    if len(keyed) > 1:
         raise ValueError(f"one set of params per collbench run: {args[i + 1]}")
-    knobs = split_label(labels[0])[1]
+    knobs = split_label(next(x for x in labels if x != NATIVE))[1]
     names = [split_label(x)[0] for x in labels]
     rows, out = run(args[:i + 1] + [",".join(names)] + args[i + 2:], {**(env or {}), **knobs})
     back = {n: x for n, x in zip(names, labels)}

@@ -7,7 +7,9 @@ more memory than the limit is killed, said and skipped). Also measures the
 host time it cost: the CPU seconds (user + system) of the command and all
 its descendants."""
 import os
+import re
 import resource
+import shlex
 import signal
 import subprocess
 import tempfile
@@ -59,25 +61,101 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
+# A run's stderr kept: its first and last KEEP_ERR bytes. A launcher's own
+# message is whole in it (Open MPI's "not enough slots": 1.3 KB); before,
+# only the last 4 KiB were kept and the last 3 lines said, which cut Open
+# MPI's message mid-sentence ("number of available slots when deciding
+# the number of processes to | launch.", issue 62).
+KEEP_ERR = 32 * 1024
+GIST = 240   # characters of a message's gist (Outcome.why) at most
+# Lines that carry no words: Open MPI frames its messages with dashes.
+RULE_LINE = re.compile(r"^\s*[-=*_#~]{4,}\s*$")
+# SimGrid's informational log lines, which precede an SMPI run's own message.
+SIMGRID_INFO = re.compile(r"^\[[^]]*\] \[[\w.]+/(INFO|VERBOSE|DEBUG)\]")
+
+
+def paragraphs(text):
+    """The paragraphs of a message (blocks of lines with words, split at
+    blank and rule lines), each joined into one line."""
+    out, cur = [], []
+    for line in text.splitlines():
+        if not line.strip() or RULE_LINE.match(line) or SIMGRID_INFO.match(line):
+            if cur:
+                out.append(" ".join(cur))
+            cur = []
+        else:
+            cur.append(" ".join(line.split()))
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def gist(text, limit=GIST):
+    """A message's first paragraph (where launchers and collbench say what
+    went wrong; what follows is advice), whole or cut at the end of a
+    sentence, else of a word (then "..."): never a piece from its middle."""
+    paras = paragraphs(text)
+    if not paras:
+        return ""
+    first = paras[0]
+    if len(first) <= limit:
+        return first
+    head = first[:limit]
+    ends = [head.rfind(p) for p in (". ", "! ", "? ", ": ", "; ")]
+    cut = max(ends)
+    if cut > 0:
+        return head[:cut + 1]
+    return head.rsplit(" ", 1)[0] + " ..."
+
+
+def keep_ends(f):
+    """The text of file f's first and last KEEP_ERR bytes (what lies
+    between left out, and said)."""
+    size = f.seek(0, os.SEEK_END)
+    f.seek(0)
+    if size <= 2 * KEEP_ERR:
+        return f.read().decode(errors="replace")
+    head = f.read(KEEP_ERR).decode(errors="replace")
+    f.seek(size - KEEP_ERR)
+    tail = f.read().decode(errors="replace")
+    return f"{head}\n[... {size - 2 * KEEP_ERR} bytes left out ...]\n{tail}"
+
+
 class Outcome:
     """rc (None: killed), why it was killed ('' if not), host CPU seconds,
-    wall seconds, peak resident bytes seen."""
+    wall seconds, peak resident bytes seen, stderr (its ends: keep_ends)."""
 
-    def __init__(self, rc, killed, cpu, wall, peak, stderr):
+    def __init__(self, rc, killed, cpu, wall, peak, stderr, argv=()):
         self.rc, self.killed, self.cpu, self.wall = rc, killed, cpu, wall
-        self.peak, self.stderr = peak, stderr
+        self.peak, self.stderr, self.argv = peak, stderr, list(argv)
 
     @property
     def ok(self):
         return self.rc == 0 and not self.killed
 
     def why(self):
+        """Why it failed, in one line: killed by a limit, or its exit
+        status and the gist of its message ('' if it did not fail)."""
         if self.killed:
             return self.killed
         if self.rc:
-            tail = " | ".join(self.stderr.strip().splitlines()[-3:])
-            return f"exit {self.rc}" + (f": {tail}" if tail else "")
+            said = gist(self.stderr)
+            return f"exit {self.rc}" + (f": {said}" if said else "")
         return ""
+
+    def message(self):
+        """Its whole message (stderr as kept, surrounding blank lines off)."""
+        return self.stderr.strip("\n").rstrip()
+
+    def report(self):
+        """What it ran, how it ended and its whole message, for a person:
+        lines, the message's indented under "|"."""
+        how = self.killed or f"exit {self.rc}"
+        msg = self.message()
+        return "\n".join([f"command: {shlex.join(self.argv)}" if self.argv else "",
+                          f"ended: {how}" + ("; its message:" if msg else
+                                             ", with no message on stderr")] +
+                         [f"  | {line}".rstrip() for line in msg.splitlines()]).lstrip("\n")
 
 
 WALL_CAP = 20   # with a CPU time limit, the wall clock may take this many times it
@@ -89,7 +167,7 @@ def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.
     seconds of clock: "wall", or "cpu" for its processes' CPU time, with
     WALL_CAP times that on the wall clock), in this environment with env
     added and the names unset left out; returns an Outcome. stderr is
-    kept (its end explains failures)."""
+    kept (its ends: the whole of a launcher's message)."""
     w = Watch(timeout, mem_limit or default_mem_limit(), clock)
     cpu0 = children_cpu()
     full = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
@@ -103,12 +181,11 @@ def run(argv, env=None, timeout=300.0, mem_limit=None, cwd=None, stdout_path=os.
             if p.poll() is None:
                 kill_group(p)
         p.wait()
-        err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
-        stderr = err.read().decode(errors="replace")
+        stderr = keep_ends(err)
     # a killed run's processes are not all waited for (their CPU time never
     # reaches RUSAGE_CHILDREN): count what was seen of them while they ran
     cpu = max(children_cpu() - cpu0, sum(w.cpu.values()))
-    return Outcome(p.returncode, w.killed, cpu, time.time() - w.t0, w.peak, stderr)
+    return Outcome(p.returncode, w.killed, cpu, time.time() - w.t0, w.peak, stderr, argv)
 
 
 class Watch:

@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 
-from collx import tools
+from collx import rulesfile, tools
 from collx.tune import grid as gridmod
 from collx.tune import profile as profmod
 from collx.tune import report, rules as rulesmod
@@ -22,12 +22,41 @@ from collx.tune.between import Between
 from collx.tune.decide import Decider
 from collx.tune.labels import same_alg
 from collx.tune.options import make_target, registry, target_args
-from collx.tune.sampler import Sampler, grid_pairs
+from collx.tune.sampler import NothingMeasured, Sampler, grid_pairs, shown
 from collx.tune.store import Store, save
 
 
+# `collx tune --help`: for a user of an installed collx (issue 62: it named
+# ./run tune and a README under python/, which an install does not have)
+DESCRIPTION = """\
+Measures collx's algorithms and the MPI's own (native) on your launch and
+writes a rules file (COLLX_RULES) that picks an algorithm only where it beat
+native beyond the noise, in every repeat; native everywhere else.
+
+  collx tune --launch "mpirun -np 4" --colls allreduce,bcast --budget 60 \\
+             --out rules.json --report tune-report
+  collx tune --launch "mpirun -np 64 --hostfile hosts" --profile app.json \\
+             --budget 600 --out rules.json     # app.json: COLLX_STATS=app.json
+  collx rules check rules.json     # what it serves, how much rests on measurements
+  collxrun --rules rules.json -- mpirun -np 4 ./app
+
+--launch takes the launcher words you run the application with (Open MPI's
+mpirun, MPICH's mpiexec, Slurm's srun); what the application's launch needs
+goes into them (--oversubscribe with more ranks than cores, a hostfile, MCA
+parameters). --budget: seconds to spend measuring (wall seconds on a real
+MPI); a small budget measures less and writes fewer rules, not guesses.
+
+Exit status: 0 rules written and loaded in collx as they say; 1 nothing could
+be measured (every run failed, or the budget allowed none: no file written,
+the first failed run's whole message shown), or the rules' check disagrees.
+
+Manual: man collx-tune (installed with collx). In a source checkout, ./run
+tune runs this after a build and also takes --platform (SMPI) and --real;
+the tuner's design: python/collx/tune/README.md."""
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="collx tune", description=__doc__,
+    ap = argparse.ArgumentParser(prog="collx tune", description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     target_args(ap)
     ap.add_argument("--profile", help="the application's profile, the JSON COLLX_STATS="
@@ -49,6 +78,10 @@ def parse_args(argv):
     ap.add_argument("--margin", type=float, default=0.02,
                     help="an algorithm replaces native only if faster by this fraction "
                     "beyond the noise (default 0.02)")
+    ap.add_argument("--predictions", action="store_true",
+                    help="on a real MPI, let the model's predictions replace native where "
+                    "nothing was measured (default: only measurements, faster in every "
+                    "repeat; in SMPI, whose runs repeat exactly, predictions always count)")
     ap.add_argument("--noise-floor", type=float,
                     help="smallest relative 95%% half-width assumed for a point "
                     "(default 0.005 SMPI, 0.01 real)")
@@ -119,7 +152,8 @@ def main(argv):
     else:
         store = Store(floor)
     # with a profile, the setups are charged to the points' calls (decide.py)
-    dec = Decider(store, algs, a.margin, grids, t.node, calls=prof.calls() if prof else None)
+    dec = Decider(store, algs, a.margin, grids, t.node, calls=prof.calls() if prof else None,
+                  measured_only=t.launches_vary and not a.predictions)
     s = Sampler(t, grids, algs, store, dec, a, weights=prof.weights() if prof else None)
     full = grid_pairs(grids, algs)
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
@@ -131,19 +165,16 @@ def main(argv):
               "(this repository's test settings, bench/mpi_env.sh): " + ", ".join(t.unset))
     if prof:
         say_profile(s, prof, t)
-    if a.decide_only:
-        if not a.resume:
-            raise SystemExit("tune: --decide-only needs --from")
-    elif a.grid:
-        s.exhaustive()
-    elif prof:
-        s.natives()
-        s.profiled()
-        s.guided()
-    elif s.initial():
-        s.whole()
-        s.natives()
-        s.guided()
+    if a.decide_only and not a.resume:
+        raise SystemExit("tune: --decide-only needs --from")
+    try:
+        sample(s, a, prof)
+    except NothingMeasured as e:
+        return nothing_measured(s, a, f"the first {len(e.args[0])} runs failed before their "
+                                "first case, so the tuner stopped")
+    if not store.samples:
+        return nothing_measured(s, a, f"all {len(s.failures)} runs failed" if s.failures
+                                else "the budget allowed no run")
     rules_of, choices = {}, {}
     for c, g in grids.items():
         dec.refit(c)
@@ -153,10 +184,16 @@ def main(argv):
                                      row=Between(dec, c, g, choices[c],
                                                  gridmod.node_of(c, t.node)).row)
     all_rules = rulesmod.ordered(rules_of)
-    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof))
-    s.say(f"wrote {a.out}: {len(all_rules)} rules; measured {store.pairs()} of the grid's "
-          f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
-          f"{s.budget_text()}")
+    bases = report.bases_of(store, dec, grids, choices)
+    points, between = report.rule_points(all_rules, grids, store, t.node)
+    ev = report.evidence(all_rules, points, between, bases, store, len(store.batches),
+                         len(s.failures))
+    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev))
+    s.say(f"wrote {a.out}: {len(all_rules)} rules ({rulesfile.evidence_text(ev, all_rules)}); "
+          f"measured {store.pairs()} of the grid's {full} (algorithm, point) pairs "
+          f"({100 * store.pairs() / full:.0f} %); {s.budget_text()}")
+    if s.failures:
+        s.say(s.failures_text())
     check = None
     if not a.no_check and t.kind != "replay":
         check = check_rules(t, a, all_rules, grids, store, s)
@@ -170,6 +207,7 @@ def main(argv):
                 "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
                 "rules": a.out, "stopped": s.stopped,
                 "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
+                "failures": failures_meta(s),
                 "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
                 "command": ("./run tune " if tools.checkout() else "collx tune ") +
                 shlex.join(argv),
@@ -178,9 +216,55 @@ def main(argv):
                                      "skipped": [[e, why] for e, why in prof.skipped]}}
         save(store, os.path.join(a.report, "tune.json"), meta)
         report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof,
-                     rules_of=rules_of)
+                     rules_of=rules_of, bases=bases)
         s.say(f"report: {os.path.join(a.report, 'report.md')}")
     return 1 if check and check["mismatches"] else 0
+
+
+def sample(s, a, prof):
+    """Measures what the mode asks for (nothing with --decide-only)."""
+    if a.decide_only:
+        return
+    if a.grid:
+        s.exhaustive()
+    elif prof:
+        s.natives()
+        s.profiled()
+        s.guided()
+    elif s.initial():
+        s.whole()
+        s.natives()
+        s.guided()
+
+
+def nothing_measured(s, a, why):
+    """Says that nothing could be measured, with the first failed run's
+    whole message, and writes nothing: a file of native rules would say
+    nothing of this machine, and `collx rules check` would pass it
+    (issue 62). Returns the exit status, 1."""
+    kept = os.path.exists(a.out)
+    lines = [f"tune: nothing could be measured: {why}. No rules written ({a.out} " +
+             ("is left as it was" if kept else "not created") + ")."]
+    if s.failures:
+        first = s.failures[0]
+        lines += [f"The first failed run ({first['coll']} p={first['q']}):",
+                  shown(first["report"])]
+        others = list(dict.fromkeys(f["why"] for f in s.failures if f["why"] != first["why"]))
+        lines += [f"Other failures: {w}" for w in others[:3]]
+    sys.stderr.write("\n".join(lines) + "\n")
+    return 1
+
+
+def failures_meta(s):
+    """The failed runs for the report (report.failures_section): how many
+    of how many, the first one's whole message, the other kinds' gists."""
+    if not s.failures:
+        return {"runs": 0}
+    first = s.failures[0]
+    return {"runs": len(s.failures), "of": len(s.store.batches), "first": first["report"],
+            "first_where": f"{first['coll']} p={first['q']}",
+            "others": list(dict.fromkeys(f["why"] for f in s.failures
+                                         if f["why"] != first["why"]))}
 
 
 def say_profile(s, prof, t):
@@ -203,9 +287,10 @@ def say_profile(s, prof, t):
               f"{t.node or t.p}: its rules' ranks_per_node will not match the job's calls")
 
 
-def provenance(t, a, argv, grids, lo, hi, prof=None):
+def provenance(t, a, argv, grids, lo, hi, prof=None, evidence=None):
     """The rules file's "provenance" (share/collx/rules/rules.schema.json):
-    what was measured, where, with what, when."""
+    what was measured, where, with what, when, and what each rule rests
+    on (evidence: report.evidence)."""
     comms = sorted({q for g in grids.values() for q in g.comms})
     return rulesmod.provenance(
         "collx tune " + shlex.join(argv), target=t.describe(), kind=t.kind,
@@ -216,7 +301,7 @@ def provenance(t, a, argv, grids, lo, hi, prof=None):
         msg_size={"min": lo, "max": hi}, budget=a.budget, budget_clock=t.clock,
         mode="decide-only" if a.decide_only else "grid" if a.grid else
         "profile" if prof else "guided",
-        margin=a.margin, profile=prof and os.path.abspath(prof.path))
+        margin=a.margin, profile=prof and os.path.abspath(prof.path), evidence=evidence)
 
 
 def check_rules(t, a, all_rules, grids, store, s):

@@ -11,13 +11,15 @@ from collx.tune.target import Real, Replay, Smpi
 def target_args(ap):
     """Options every subcommand shares: where to measure and its limits."""
     t = ap.add_argument_group("target (one of --platform, --launch, --real)")
-    t.add_argument("--platform", help="SMPI platform: a NAME of sim/platforms or the path "
-                   "of a platform XML with NAME.hostfile and NAME.cfg beside it")
+    t.add_argument("--platform", help="SMPI platform (a source checkout's sim/, ./run tune): a "
+                   "NAME of sim/platforms or the path of a platform XML with NAME.hostfile "
+                   "and NAME.cfg beside it")
     t.add_argument("--hostfile", help="SMPI placement: NAME (PLATFORM.NAME.hostfile) or a path")
     t.add_argument("--launch", help="real MPI: the launcher command that starts P ranks, "
                    "e.g. \"mpirun -np 4\" (collbench and its arguments are appended)")
     t.add_argument("--real", action="store_true",
-                   help="real MPI with bench/mpi_env.sh's launcher for COLLX_MPI")
+                   help="real MPI with a source checkout's launcher for COLLX_MPI "
+                   "(bench/mpi_env.sh); installed: --launch")
     t.add_argument("--replay", help="no measuring: answer from the tune.json of an earlier "
                    "--grid report (to study the sampling against a known grid)")
     t.add_argument("-n", type=int, dest="p", help="ranks (the largest communicator)")

@@ -12,13 +12,26 @@ import os
 
 from collx.csvio import write_rows
 from collx.plotting import pyplot
-from collx.tune import grid as gridmod, profile
+from collx.tune import grid as gridmod, profile, rules as rulesmod
 from collx.tune.decide import IGNORANT, RISK
 from collx.tune.rules import inside
 
 
+NONE = "not measured"   # a regret with no point to compute it at (no "nan")
+
+
 def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def num(x, fmt=".3f", none=NONE):
+    """A number for a table, or what stands in for one that is missing."""
+    return none if x is None else format(x, fmt)
+
+
+def cell(text):
+    """Text for a Markdown table cell: one line, no column separator."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def measured_regret(store, algs, coll, q, m, choice):
@@ -67,6 +80,82 @@ def basis(store, dec, coll, q, m, choice):
         return "at risk"
     known = choice in ests and ests[choice].measured and store.usable(coll, "native", q, m)
     return "measured" if known else "predicted"
+
+
+def bases_of(store, dec, grids, choices):
+    """{(key, q, m): basis} over every grid point."""
+    return {(c, q, m): basis(store, dec, c, q, m, choices[c][(q, m)])
+            for c, g in grids.items() for q, m in g.cells()}
+
+
+BASES = ("measured", "predicted", "at risk", "native alone")
+
+
+def rule_points(rules, grids, store, node):
+    """({rule index: [(key, q, m)]}, {indices of rules between grid
+    points}): the grid points each rule serves (the first that matches,
+    as collx), and for a rule that serves none (a range between grid
+    points: between.py) the grid points around it (the grid sizes inside
+    its ranges, else the nearest on either side)."""
+    out, between = {}, set()
+    for c, g in grids.items():
+        nd = gridmod.node_of(c, node)
+        for q, m in g.cells():
+            i = first_rule(rules, gridmod.coll_of(c), q, m, store.ppn.get((c, q), min(q, nd or q)))
+            if i is not None:
+                out.setdefault(i, []).append((c, q, m))
+    for i, r in enumerate(rules):
+        if i in out:
+            continue
+        for c, g in grids.items():
+            if gridmod.coll_of(c) != r["collective"]:
+                continue
+            nd = gridmod.node_of(c, node)
+            qs, ms = around(g.comms, r.get("comm_size")), around(g.sizes, r.get("msg_size"))
+            pts = [(c, q, m) for q in qs for m in ms
+                   if inside(r, "ranks_per_node", store.ppn.get((c, q), min(q, nd or q)))]
+            if pts:
+                out[i] = pts
+                between.add(i)
+                break
+    return out, between
+
+
+def around(values, rng):
+    """The sorted grid values inside an inclusive range {min, max}, else
+    the nearest below and above it."""
+    lo, hi = (rng or {}).get("min", 0), (rng or {}).get("max", float("inf"))
+    inner = [v for v in values if lo <= v <= hi]
+    if inner:
+        return inner
+    return [v for v in (max((v for v in values if v < lo), default=None),
+                        min((v for v in values if v > hi), default=None)) if v is not None]
+
+
+def evidence(rules, points, between, bases, store, runs, failed):
+    """The rules file's provenance "evidence": per rule, in the file's
+    order, how many of its grid points rest on each basis (BASES; a rule
+    between grid points: those around it) and at how many its own choice
+    was measured beside native (choice_measured: a rule that picks an
+    algorithm rests on that comparison even where another algorithm, not
+    measured, may still beat it), what was measured, and the runs that
+    failed. `collx rules check` says from it how much of a file rests on
+    measurements."""
+    per = []
+    for i, r in enumerate(rules):
+        pts = [p for p in points.get(i, ()) if p in bases]
+        got = [bases[p] for p in pts]
+        own = rulesmod.label(r)
+        both = sum(store.usable(c, own, q, m) and store.usable(c, "native", q, m)
+                   for c, q, m in pts)
+        per.append([got.count(b) for b in BASES] + [both])
+    return {"of": "grid points each rule serves (a rule between grid points: those around "
+                  "it), by what its choice there rests on, and those where the rule's own "
+                  "choice was measured beside native",
+            "fields": [b.replace(" ", "_") for b in BASES] + ["choice_measured"],
+            "rules": per,
+            "between": sorted(between),
+            "pairs_measured": store.pairs(), "runs": runs, "runs_failed": failed}
 
 
 def rule_text(r, key, fmt=str):
@@ -209,21 +298,25 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
     return lines + setup_lines(lost or {}, choices)
 
 
-def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None):
+def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None,
+          bases=None):
     """rules: the file's, in order; rules_of: {key: its rules} (a shaped
-    key's are its collective's too; default: by collective)."""
+    key's are its collective's too; default: by collective); bases:
+    bases_of's answer (computed if not given)."""
     algs = meta["algs"]
     rules_of = rules_of or {c: [r for r in rules if r["collective"] == c] for c in grids}
     index = {id(r): i for i, r in enumerate(rules)}
     dec_rows, lines = [], []
-    bases = {(c, q, m): basis(store, dec, c, q, m, choices[c][(q, m)])
+    bases = bases or bases_of(store, dec, grids, choices)
+    noise = {(c, q, m): dec.within_noise(c, q, m, choices[c][(q, m)])
              for c, g in grids.items() for q, m in g.cells()}
     lost = lost_to_setup(dec, grids, choices)
     store.write_csv(os.path.join(out, "measurements.csv"))
     summary = ["| collective | rules | points measured / grid | predicted regret: geomean, "
                "worst | measured regret (points with every algorithm measured): geomean, "
-               "worst, points | points where a collx algorithm is chosen |",
-               "|---|---|---|---|---|---|"]
+               "worst, points | points where a collx algorithm is chosen | choices within "
+               "the noise |",
+               "|---|---|---|---|---|---|---|"]
     for c, g in grids.items():
         pred, meas, measured_cells, chosen = [], [], 0, 0
         for q, m in g.cells():
@@ -249,22 +342,30 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                 "basis": bases[(c, q, m)],
                 "predicted_regret": f"{pr:.4f}" if pr else "",
                 "measured_regret": f"{mr:.4f}" if mr else "",
+                "within_noise": "+".join(noise[(c, q, m)]),
                 "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m)),
                 "calls": dec.calls.get((c, q, m), ""),   # a profile's: setups charged
                 "choice_setup_us": f"{dec.setup(c, ch, q):.1f}" if (c, q, m) in dec.calls
                 else "",
                 "lost_to_setup": setup_text(lost[(c, q, m)]) if (c, q, m) in lost else ""})
         n_rules = len(rules_of.get(c, []))
+        tied = sum(bool(noise[(c, q, m)]) for q, m in g.cells())
+        flips = sum(bool(noise[(c, q, m)]) and (choices[c][(q, m)] == "native" or
+                                                "native" in noise[(c, q, m)])
+                    for q, m in g.cells())
         summary.append(
             f"| {c} | {n_rules} | {measured_cells} / {len(g.cells())} | "
-            f"{geomean(pred):.3f}, {max(pred, default=float('nan')):.3f} | "
-            f"{geomean(meas):.3f}, {max(meas, default=float('nan')):.3f}, {len(meas)} | "
-            f"{chosen} of {len(g.cells())} |")
+            f"{num(geomean(pred), none='no prediction')}, "
+            f"{num(max(pred, default=None), none='no prediction')} | "
+            f"{num(geomean(meas))}, {num(max(meas, default=None))}, {len(meas)} | "
+            f"{chosen} of {len(g.cells())} | {tied} of {len(g.cells())}; of them native "
+            f"against an algorithm: {flips} |")
         plot_map(out, c, g, choices[c], store, algs[c])
     write_rows(os.path.join(out, "decisions.csv"), list(dec_rows[0]) if dec_rows else [],
                dec_rows)
     cost, grid_est = store.cost(), grid_cost_estimate(s, grids, algs)
     pairs = store.pairs()
+    failures = meta.get("failures") or {}
     lines += [f"# Tuning: {meta['target']}", "",
               f"Command: `{meta['command']}`", "",
               f"Mode: {meta['mode']}; communicator sizes {meta['comm_sizes']}; sizes "
@@ -273,22 +374,24 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
               f"after {meta['warmup']} warm-up(s); margin {meta['margin']:.0%}. "
               f"Rules: `{meta['rules']}` ({len(rules)} rules)." +
               (f" Sampling stopped early: {meta['stopped']}." if meta["stopped"] else ""), "",
-              "## Cost", "",
-              "| | value |", "|---|---|",
-              f"| cost spent ({'host CPU' if meta['kind'] != 'real' else 'wall'} seconds) | "
-              f"{meta['spent_s']:.1f} |",
-              f"| of which the tuner's own CPU (fits, choices) | {meta['own_cpu_s']:.1f} |"
-              if meta["kind"] != "real" else "",
-              f"| budget | {meta['budget'] or 'none'} |",
-              f"| wall time of the whole run | {meta['wall_s']:.0f} s |",
-              f"| batches (collbench runs) | {len(store.batches)} |",
-              f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
-              f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
-              f"{store.cases()} samples |",
-              f"| whole grid's cost, predicted from the cases measured (cost.py) | "
-              f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
-              if grid_est else "| whole grid's cost | unknown |",
-              f"| points that could not be measured | {len(store.failed)} |", ""]
+              "## Cost", ""] + table_rows([
+                  f"| cost spent ({'host CPU' if meta['kind'] != 'real' else 'wall'} seconds) "
+                  f"| {meta['spent_s']:.1f} |",
+                  f"| of which the tuner's own CPU (fits, choices) | {meta['own_cpu_s']:.1f} |"
+                  if meta["kind"] != "real" else None,
+                  f"| budget | {meta['budget'] or 'none'} |",
+                  f"| wall time of the whole run | {meta['wall_s']:.0f} s |",
+                  f"| batches (collbench runs) | {len(store.batches)} |",
+                  f"| runs that failed | {failures.get('runs', 0)} |",
+                  f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
+                  f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
+                  f"{store.cases()} samples |",
+                  f"| whole grid's cost, predicted from the cases measured (cost.py) | "
+                  f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
+                  if grid_est else "| whole grid's cost | unknown |",
+                  f"| points that could not be measured | {len(store.failed)} |"]) + [""]
+    if failures.get("runs"):
+        lines += failures_section(failures)
     if meta.get("check"):
         ck = meta["check"]
         lines += [f"Check (collbench `--algs selected` with `COLLX_RULES`): "
@@ -322,37 +425,71 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
               "(measured where measured, else the model's prediction; a prediction "
               "with no measured points around it to say how wrong it may be is left "
               "out). Measured regret: "
-              "the same where every algorithm was measured.", ""] + summary + [""]
-    served = {}   # rule index -> its grid points' bases
-    for (c, q, m), b in bases.items():
-        node = gridmod.node_of(c, meta["node"])
-        i = first_rule(rules, gridmod.coll_of(c), q, m, store.ppn.get((c, q), min(q, node or q)))
-        if i is not None:
-            served.setdefault(i, []).append(b)
+              "the same where every algorithm was measured (\"not measured\": at no "
+              "point). Choices within the noise: grid points where another tuning run "
+              "could choose otherwise (decide.Decider.within_noise: native chosen where "
+              "an algorithm measured faster by the margin has no evidence beyond the "
+              "noise in every repeat; an algorithm chosen where another with evidence "
+              "is not slower beyond the noise).", ""] + summary + [""]
+    points, between = rule_points(rules, grids, store, meta["node"])
     for c in grids:
         lines += [f"### {c}", "", f"![{c}](map_{c}.png)", "",
-                  "Its rules (`" + meta["rules"] + "`), in order, and the grid points "
-                  "each serves by what their choice rests on (above).", "",
+                  "Its rules (`" + meta["rules"] + "`), in order, the grid points each "
+                  "serves by what their choice rests on (above; a rule between grid points, "
+                  "marked *between*: those around it), and the algorithms within the noise "
+                  "of its choice (at how many of those points): what another run could "
+                  "choose there.", "",
                   "| comm_size | msg_size | ranks_per_node | algorithm | candidates | "
-                  "grid points: measured | predicted | at risk | native alone |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "grid points: measured | predicted | at risk | native alone | "
+                  "within the noise |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rules_of.get(c, []):
-            got = served.get(index[id(r)], [])
+            i = index[id(r)]
+            got = [bases[p] for p in points.get(i, ())]
             alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r.get("params") else "")
+            tied = {}
+            for p in points.get(i, ()) if i not in between else ():
+                for a in noise.get(p, ()):
+                    tied[a] = tied.get(a, 0) + 1
             lines.append(f"| {rule_text(r, 'comm_size')} | {rule_text(r, 'msg_size', size_label)}"
-                         f" | {rule_text(r, 'ranks_per_node')} | {alg} | "
-                         f"{', '.join(r.get('candidates', []))} | {got.count('measured')} | "
-                         f"{got.count('predicted')} | {got.count('at risk')} | "
-                         f"{got.count('native alone')} |")
+                         f" | {rule_text(r, 'ranks_per_node')} | {cell(alg)}"
+                         f"{' *between*' if i in between else ''} | "
+                         f"{', '.join(r.get('candidates', []))} | " +
+                         " | ".join(str(got.count(b)) for b in BASES) + " | " +
+                         ", ".join(f"{a} ({n})" for a, n in sorted(tied.items(),
+                                                                   key=lambda x: -x[1])) + " |")
         lines.append("")
     if store.failed:
-        lines += ["## Points that could not be measured", "", "| collective | algorithm | p | "
-                  "bytes | why |", "|---|---|---|---|---|"]
-        lines += [f"| {c} | {a} | {q} | {m} | {w} |"
+        lines += ["## Points that could not be measured", "",
+                  "Why: the gist of the run's message" +
+                  (" (the first failed run's whole message: \"Runs that failed\", above)."
+                   if failures.get("runs") else "."), "",
+                  "| collective | algorithm | p | bytes | why |", "|---|---|---|---|---|"]
+        lines += [f"| {c} | {cell(a)} | {q} | {m} | {cell(w)} |"
                   for (c, a, q, m), w in sorted(store.failed.items())]
         lines.append("")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def table_rows(rows, head=("| | value |", "|---|---|")):
+    """A Markdown table of the rows given (None: a row left out; a blank
+    line in a table ends it: issue 62's broken cost table)."""
+    return list(head) + [r for r in rows if r]
+
+
+def failures_section(failures):
+    """report.md's lines on the runs that failed: how many, the first
+    one's whole message, the gists of the other kinds."""
+    out = ["## Runs that failed", "",
+           f"{failures['runs']} of {failures['of']} collbench runs failed; the cases each "
+           "finished count, the case it was in is listed under \"Points that could not be "
+           "measured\" (below) and the rest ran again. The first failed run "
+           f"({failures['first_where']}), whole:", "", "```", failures["first"], "```", ""]
+    if failures.get("others"):
+        out += ["Other failures (their gist; `tune.json` has every run):", ""] + \
+            [f"- {cell(w)}" for w in failures["others"]] + [""]
+    return out
 
 
 def plot_map(out, coll, g, choice, store, algs):

@@ -49,7 +49,7 @@ import time
 from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
-from collx.tune.labels import base_of, interleaved, runs
+from collx.tune.labels import PARAM_SEP, base_of, interleaved, runs
 from collx.tune.store import case_cost, grows
 
 MAX_LIST = 32        # collbench's --algs and -m lists
@@ -94,6 +94,27 @@ FOCUS_BOOST = 8.0
 # host seconds, the natives at every size of that grid half of an eighth of
 # its cost; at 96 ranks of eth10g-ft-48x12, 256 B-64 KiB, 226 s, two thirds.
 NATIVE_SHARE = 0.02
+# Runs that exited before their first case with one message, with nothing
+# measured yet, after which the tuner stops: the launch itself fails (Open
+# MPI with more ranks than slots failed all 60 runs of a 20 s budget, and
+# the tuner wrote an all-native file and exited 0: issue 62). A run killed
+# by a limit (memory, time) is an algorithm's point, not the launch.
+LAUNCH_TRIES = 3
+SHOW_LINES = 60   # a failed run's message on the terminal: its ends beyond this
+
+
+class NothingMeasured(RuntimeError):
+    """Every run so far failed before its first case: the launch (or
+    collbench) itself fails. args[0]: the failed runs (Sampler.failures)."""
+
+
+def shown(text, most=SHOW_LINES):
+    """text's lines, indented; beyond most lines its first and last halves."""
+    lines = text.splitlines()
+    if len(lines) > most:
+        lines = lines[:most // 2] + [f"  [... {len(lines) - most} lines left out: "
+                                     "report.md has them ...]"] + lines[-(most // 2):]
+    return "\n".join("    " + x for x in lines)
 
 
 def spaced(values, k):
@@ -125,6 +146,7 @@ class Sampler:
         self.prior = store.cost()   # measurements loaded (--from)
         self.dirty = set(grids)     # collectives measured since their last fit
         self.plans = {}             # coll -> its candidate runs
+        self.failures = []          # the runs that failed: failed_run
 
     # ------------------------------------------------------------ progress
     def say(self, msg):
@@ -212,6 +234,11 @@ class Sampler:
         algorithms from that size on, that algorithm at larger sizes.
         The algorithms' order alternates (labels.interleaved; by turn
         between the launches of a real MPI)."""
+        if self.t.launches_vary and "native" not in algs and "native" in self.algs[coll]:
+            # native in every launch: each algorithm is compared with it in the
+            # launches both ran in (store.paired; decide.Decider.every_repeat),
+            # not across launches whose own offsets may exceed their difference
+            algs = algs + ["native"]
         labels = interleaved(algs, reps, turn)
         args = gridmod.comm_args(coll, q) + [
             "--algs", ",".join(labels),
@@ -225,7 +252,7 @@ class Sampler:
                "case_cost": sum(case_cost(r) for r in rows)}
         self.store.batches.append(rec)
         self.dirty.add(coll)
-        self.store.add_rows(coll, q, rows, rec)
+        self.store.add_rows(coll, q, rows, rec, launch=len(self.store.batches) - 1)
         order = [(m, a) for m in sizes for a in labels]   # collbench's order
         if out.ok:
             got = {(r["alg"], int(r["size_bytes"])) for r in rows}
@@ -237,9 +264,11 @@ class Sampler:
                      f"= {len(order)} cases ({why}) in {rec['cost']:.1f} s; "
                      f"{self.budget_text()}")
             return []
+        rec["failed"] = out.why()
         if len(rows) >= len(order):
             self.say(f"{coll} p={q}: every case done, then the run failed ({out.why()}); "
                      f"kept")
+            self.failed_run(coll, q, out, len(rows))
             return []
         m, a = order[len(rows)]
         self.store.fail(coll, a, q, m, out.why())
@@ -247,8 +276,41 @@ class Sampler:
                  f"{len(order)} cases: {a} at {m} B cannot be measured ({out.why()}); "
                  f"skipped" + (", and at larger sizes and communicators" if grows(out.why())
                                else "") + f"; {self.budget_text()}")
+        self.failed_run(coll, q, out, len(rows))
         return [([x for x in algs if x != a], [x for x in sizes if x >= m], why + ", rest"),
                 ([a], [x for x in sizes if x > m], why + ", rest")]
+
+    def failed_run(self, coll, q, out, cases):
+        """Keeps a failed run (what it ran, its whole message: said in full
+        at the end, failures_text); NothingMeasured when LAUNCH_TRIES runs
+        failed and nothing was ever measured."""
+        self.failures.append({"coll": coll, "q": q, "cases": cases, "why": out.why(),
+                              "report": out.report(), "killed": bool(out.killed)})
+        if not self.store.samples and self.launch_fails():
+            raise NothingMeasured(self.failures)
+
+    def launch_fails(self):
+        """The last LAUNCH_TRIES runs exited (not killed by a limit: that is
+        an algorithm's point) before their first case, saying the same: the
+        launch itself fails, not one algorithm."""
+        last = self.failures[-LAUNCH_TRIES:]
+        return len(last) == LAUNCH_TRIES and len({f["why"] for f in last}) == 1 and \
+            all(not f["killed"] and f["cases"] == 0 for f in last)
+
+    def failures_text(self):
+        """The runs that failed, for the end of the output: how many, the
+        first one's whole message, the gists of the other kinds ('' if
+        none failed)."""
+        if not self.failures:
+            return ""
+        first = self.failures[0]
+        others = list(dict.fromkeys(f["why"] for f in self.failures if f["why"] != first["why"]))
+        return (f"{len(self.failures)} of {len(self.store.batches)} runs failed; "
+                f"{len(self.store.failed)} (algorithm, point) pairs could not be measured "
+                f"(report.md lists them). The first failed run ({first['coll']} "
+                f"p={first['q']}):\n{shown(first['report'])}" +
+                "".join(f"\n  other failures: {w}" for w in others[:3]) +
+                (f"\n  and {len(others) - 3} more kinds" if len(others) > 3 else ""))
 
     def todo(self, coll, q, algs, sizes, want=1):
         """The algorithms and sizes with a point that has fewer than want
@@ -606,10 +668,42 @@ class Sampler:
                     continue
                 break
             else:
+                if self.smaller_run(plans, at_risk):
+                    continue
                 self.stopped = "budget spent"
                 self.say(f"budget spent: {at_risk} comparisons still at risk; "
                          f"{self.budget_text()}")
                 return
+
+    def smaller_run(self, plans, at_risk):
+        """No planned run fits what is left of the budget: the first one
+        that fits with its dearest sizes left out (down to one), then its
+        dearest variants (each a run of its own) and algorithms (native
+        stays), runs (on a real MPI a run is a launch per sample: at p = 2,
+        17 of 30 s were left unspent when the one run planned, with 4 MiB in
+        it, no longer fit: issue 62). True if one ran."""
+        for plan, coll in plans:
+            _, gain, _, q, algs, sizes, _ = plan
+            algs, sizes = self.todo(coll, q, algs, sizes)
+            if not algs or not sizes:
+                continue
+            sizes = sorted(sizes, key=lambda m: sum(self.cost.case(coll, a, q, m) for a in algs))
+            while len(sizes) > 1 and not self.fits(coll, q, algs, sizes):
+                sizes.pop()
+            # then the variants (each a run, a launch per sample, of its own),
+            # the dearest first; native stays
+            algs = sorted(algs, key=lambda a: (a != "native", PARAM_SEP in a,
+                                               self.cost.case(coll, a, q, sizes[0])))
+            while len(algs) > 2 and not self.fits(coll, q, algs, sizes):
+                algs.pop()
+            if self.fits(coll, q, algs, sizes):
+                before = len(self.store.batches)
+                self.batch(coll, q, algs, sorted(sizes), f"gain {gain:.2f}, its cheaper "
+                           f"sizes; {at_risk} comparisons at risk")
+                self.cost.refit(coll)
+                if len(self.store.batches) > before:
+                    return True
+        return False
 
     @functools.cached_property
     def focus(self):

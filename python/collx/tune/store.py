@@ -23,6 +23,47 @@ def t95(df):
     return T95[max(k for k in T95 if k <= df)]
 
 
+# one-sided 95 % quantiles of Student's t (two-sided 90 %), by degrees of freedom
+T95_ONE = {1: 6.31, 2: 2.92, 3: 2.35, 4: 2.13, 5: 2.02, 6: 1.94, 7: 1.89, 8: 1.86, 9: 1.83,
+           10: 1.81, 15: 1.75, 20: 1.72, 30: 1.70}
+
+
+def t95_one(df):
+    if df >= 30:
+        return 1.645
+    return T95_ONE[max(k for k in T95_ONE if k <= df)]
+
+
+def paired_faster(d, need, floor, sure=0.0):
+    """d: ln(T_a / T_b) per launch that measured both. a is faster in
+    every launch, by need in the mean, and beyond the noise: the one-sided
+    95 % bound of the mean (Student's t, its standard error at least
+    floor / 1.96, the noise floor's) below -sure (0: faster at all)."""
+    n = len(d)
+    if n < 2 or not all(x < 0 for x in d):
+        return False
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    se = max(sd / math.sqrt(n), floor / 1.96)
+    return -mean >= need and mean + t95_one(n - 1) * se < -sure
+
+
+def unpaired_faster(x, y, need, floor, sure=0.0):
+    """x, y: two algorithms' ln(T / T native) per launch, from different
+    launches (each launch's own offset cancelled by its native). The
+    first is faster in every repeat (its largest below the other's
+    smallest), by need in the mean, and beyond the noise (Welch's
+    one-sided 95 % bound, the fewer samples' degrees of freedom, below
+    -sure)."""
+    if len(x) < 2 or len(y) < 2 or not max(x) < min(y):
+        return False
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    var = sum(sum((v - mv) ** 2 for v in vs) / (len(vs) - 1) / len(vs)
+              for vs, mv in ((x, mx), (y, my)))
+    se = max(math.sqrt(var), floor / 1.96)
+    return my - mx >= need and mx - my + t95_one(min(len(x), len(y)) - 1) * se < -sure
+
+
 def t_upper(t, df):
     """P(T > t) for Student's t with df degrees of freedom: half the
     regularized incomplete beta I_x(df/2, 1/2), x = df / (df + t^2)."""
@@ -128,12 +169,18 @@ class Store:
         self.setups = {}    # (coll, alg, q) -> [setup on a new communicator, us]
         self.failed = {}    # (coll, alg, q, m) -> why
         self.batches = []   # dicts: what ran, its cost, its outcome
+        # (coll, alg, q, m) -> the launch (batch index) of each sample, None
+        # where unknown: samples of two algorithms from one launch compare
+        # without the launch's own offset (paired)
+        self.launches = {}
 
     # ---------------------------------------------------------------- adding
-    def add_rows(self, coll, q, rows, batch):
+    def add_rows(self, coll, q, rows, batch, launch=None):
+        """launch: the run's index in batches (its samples pair by it)."""
         for r in rows:
             key = (coll, r["alg"], q, int(r["size_bytes"]))
             self.samples.setdefault(key, []).append(float(r["median_us"]))
+            self.launches.setdefault(key, []).append(launch)
             self.host.setdefault(key, []).append(case_cost(r))
             self.ran.setdefault(key, set()).add(r["ran"])
             self.ppn[(coll, q)] = int(r["ppn"])
@@ -151,6 +198,35 @@ class Store:
     def stat(self, coll, alg, q, m):
         s = self.samples.get((coll, alg, q, m))
         return Stat(s, self.floor) if s else None
+
+    def paired(self, coll, a, b, q, m):
+        """[ln(T_a / T_b)] per launch that took one sample of each at (q, m)
+        (a launch's own offset cancels: two launches of one case can time
+        further apart than the algorithms do)."""
+        def by_launch(alg):
+            ids = self.launches.get((coll, alg, q, m), [])
+            xs = self.samples.get((coll, alg, q, m), [])
+            once = {i for i in ids if i is not None and ids.count(i) == 1}
+            return {i: x for i, x in zip(ids, xs) if i in once}
+        ta, tb = by_launch(a), by_launch(b)
+        return [math.log(ta[i] / tb[i]) for i in sorted(set(ta) & set(tb))
+                if ta[i] > 0 and tb[i] > 0]
+
+    def log_ratio(self, coll, a, b, q, m):
+        """ln(T_a / T_b) at (q, m), both measured: the mean of their ratios
+        in the launches that measured both (paired), else, where each ran
+        beside native in launches of its own (a variant's knobs are its
+        run's), the difference of their mean ratios to that native; else
+        of their means. Launch offsets cancel: a variant's own runs at p = 2
+        timed 10-16 % faster than its algorithm's where the knob changes
+        nothing (one node: no leaders' collective; issue 62)."""
+        d = self.paired(coll, a, b, q, m)
+        if len(d) >= 2:
+            return sum(d) / len(d)
+        ra, rb = (self.paired(coll, x, "native", q, m) for x in (a, b))
+        if len(ra) >= 2 and len(rb) >= 2:
+            return sum(ra) / len(ra) - sum(rb) / len(rb)
+        return math.log(self.stat(coll, a, q, m).mean / self.stat(coll, b, q, m).mean)
 
     def setup(self, coll, alg, q):
         """alg's setup on a new communicator of q ranks in us (the median
@@ -215,7 +291,8 @@ class Store:
     def to_json(self):
         return {"samples": [{"coll": c, "alg": a, "p": q, "size_bytes": m, "us": xs,
                              "ran": sorted(self.ran[(c, a, q, m)]),
-                             "host_s": self.host.get((c, a, q, m), [])}
+                             "host_s": self.host.get((c, a, q, m), []),
+                             "launch": self.launches.get((c, a, q, m), [])}
                             for (c, a, q, m), xs in sorted(self.samples.items())],
                 "failed": [{"coll": c, "alg": a, "p": q, "size_bytes": m, "why": w}
                            for (c, a, q, m), w in sorted(self.failed.items())],
@@ -232,6 +309,8 @@ class Store:
             s.samples[key], s.ran[key] = list(x["us"]), set(x["ran"])
             if x.get("host_s"):
                 s.host[key] = list(x["host_s"])
+            if len(x.get("launch", ())) == len(x["us"]):   # none before issue 62
+                s.launches[key] = list(x["launch"])
         for x in d["failed"]:
             s.failed[(x["coll"], x["alg"], x["p"], x["size_bytes"])] = x["why"]
         for x in d["ppn"]:

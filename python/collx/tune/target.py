@@ -81,10 +81,15 @@ class Target:
         with tempfile.TemporaryDirectory(prefix="collx-tune.") as d:
             path = os.path.join(d, "info.txt")
             argv, env = self.info_command(list(args))
-            out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path,
-                             unset=self.unset)
-            if not out.ok:
-                raise RuntimeError(f"collx_info failed ({' '.join(argv)}): {out.why()}")
+            try:
+                out = limits.run(argv, env, timeout=120, cwd=ROOT, stdout_path=path,
+                                 unset=self.unset)
+            except OSError as e:   # the launcher itself is not there
+                raise RuntimeError(f"cannot run {shlex.join(argv)}: {e.strerror}: "
+                                   f"{e.filename or argv[0]}") from None
+            if not out.ok:   # the whole message: the launcher's says what to change
+                raise RuntimeError("collx_info failed, so nothing was measured.\n" +
+                                   out.report())
             with open(path) as f:
                 return f.read()
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """between.py: the choice between grid points, where the times' lines
-cross (message sizes) or nearer the slower end (communicator sizes). From
+cross (message sizes) or nearer the slower end (communicator sizes), and
+no third algorithm the corners cannot tell from their choices. From
 tests/tune/test_tune_units.py's section between grid points.
 
     test_between.py [REPO_ROOT]"""
@@ -47,6 +48,18 @@ def test_third_algorithm_takes_the_middle():
     assert picks(rs, 8, [8, 90, 1024]) == ["a", "c", "b"], \
         f"a third algorithm, faster than native at both ends, takes the middle: " \
         f"{picks(rs, 8, [8, 90, 1024])}"
+
+
+def test_third_within_the_noise_takes_no_part():
+    # c is a at 8 B and b at 1 KiB within the noise (0.2 %): the corners cannot
+    # tell it from their choices, so it takes no part between them, however its
+    # line runs (else the noise picks the rules there: issue 62)
+    rs = between_rules({"native": NAT, "a": {(8, 8): 100.0, (8, 1024): 400.0},
+                        "b": {(8, 8): 300.0, (8, 1024): 200.0},
+                        "c": {(8, 8): 100.2, (8, 1024): 200.4}}, [8], [8, 1024])
+    got = picks(rs, 8, [8, 90, 1024])
+    assert "c" not in got and got[0] == "a" and got[-1] == "b", \
+        f"a third algorithm within the noise of the corners' choices takes no part: {got}"
 
 
 def test_slower_than_native_at_one_end():

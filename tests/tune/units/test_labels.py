@@ -67,5 +67,23 @@ def test_variant_with_params():
         f"labels (ran too where the algorithm itself served): {seen} {rows}"
 
 
+def test_native_beside_a_variant():
+    # on a real MPI native runs in every launch (issue 62), a variant's too:
+    # collx's knobs do not touch it; two sets of params in one run still fail
+    def fake_run(args, env):
+        algs = args[args.index("--algs") + 1].split(",")
+        return [{"alg": a, "ran": a} for a in algs], env
+    rows, env = labels.with_params(["--algs", LAB + ",native", "-m", "8"], {}, fake_run)
+    assert [r["alg"] for r in rows] == [LAB, "native"] and \
+        env == {"COLLX_BCAST_SEGMENTS": "32"}, f"native beside a variant: {rows} {env}"
+    try:
+        labels.with_params(["--algs", LAB + ",pipeline_chain@COLLX_BCAST_SEGMENTS=2"], {},
+                           fake_run)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("two sets of params in one run: ValueError")
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())

@@ -6,7 +6,9 @@ budget goes without a profile (issue 52): the initial design at both ends
 of every layout, P included, native largest first, and on a replayed grid
 at an eighth of its cost every algorithm measured at P and no
 communicator size left with native alone (the profile's budget split:
-test_profile.py).
+test_profile.py); runs that fail (issue 62): the sampler stops when the
+first ones fail before measuring anything, and says the first failed
+run's whole message.
 
     test_sampler.py [REPO_ROOT]"""
 import json
@@ -16,7 +18,8 @@ import os
 import helpers
 from collx.tune import grid, report, target
 from collx.tune.decide import Decider
-from collx.tune.sampler import FOCUS_BOOST, SCREEN, Sampler, size_weight
+from collx.tune.sampler import (FOCUS_BOOST, LAUNCH_TRIES, SCREEN, NothingMeasured, Sampler,
+                                 size_weight)
 from collx.tune.store import Store
 
 
@@ -195,6 +198,114 @@ def test_priority_on_replayed_grid():
         cost[b["q"]] = cost.get(b["q"], 0.0) + b["cost"]
     big = sum(v for q, v in cost.items() if q >= 24) / sum(cost.values())
     assert big >= 0.5, f"most of the budget at P/2 and above: {100 * big:.0f} %"
+
+
+# ---------------------------------------------------------------- failed runs (issue 62)
+SLOTS = ("--------------------------------------------------------------------------\n"
+         "There are not enough slots available in the system to satisfy the 4\n"
+         "slots that were requested by the application:\n\n  collbench\n\n"
+         "Alternatively, you can use the --oversubscribe option to ignore the\n"
+         "number of available slots when deciding the number of processes to\n"
+         "launch.\n"
+         "--------------------------------------------------------------------------\n")
+
+
+class Failing(Synthetic):
+    """Synthetic, whose runs fail as Open MPI does with more ranks than
+    slots (before the first case): every run, or those numbered in fail."""
+    kind = "real"
+    launches_vary = True
+
+    def __init__(self, fail=None, killed=False):
+        super().__init__()
+        self.fail, self.n, self.killed = fail, 0, killed
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        self.n += 1
+        if self.killed:   # the memory limit, at every run's first case
+            return [], target.limits.Outcome(None, "memory: 9.0 GiB resident > limit 1.0 GiB",
+                                             0.1, 0.1, 0, "", ["collbench"])
+        if self.fail is None or self.n in self.fail:
+            return [], target.limits.Outcome(1, "", 0.1, 0.1, 0, SLOTS,
+                                             ["mpirun", "-n", "4", "collbench"])
+        return super().run_collbench(q, args, env, timeout, mem_limit)
+
+
+def failing_sampler(fail, killed=False):
+    algs = {"allreduce": ["native", "ring", "recursive_doubling"]}
+    grids = {"allreduce": grid.Grid("allreduce", [2, 4], [8, 64])}
+    st = Store(0.01)
+    opts = type("O", (), {"budget": 30.0, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    return Sampler(Failing(fail, killed), grids, algs, st, Decider(st, algs, 0.02, grids, None),
+                   opts, stream=open(os.devnull, "w"))
+
+
+def test_runs_killed_by_a_limit_do_not_stop_it():
+    # out of memory at every run's first case: each algorithm's point, not the
+    # launch; every point is tried (and presumed to fail beyond), none stops it
+    smp = failing_sampler(None, killed=True)
+    smp.initial()
+    smp.natives()
+    smp.guided()
+    algs = {a for (_, a, _, _) in smp.store.failed}
+    assert len(smp.failures) >= LAUNCH_TRIES and algs == set(smp.algs["allreduce"]) and \
+        not smp.store.samples, \
+        f"killed runs are points that cannot be measured, not a failing launch: " \
+        f"{len(smp.failures)} runs, failed {algs}"
+
+
+def test_every_run_fails_stops_early():
+    smp = failing_sampler(None)
+    try:
+        smp.initial()
+        smp.whole()
+        smp.natives()
+        smp.guided()
+    except NothingMeasured as e:
+        assert len(e.args[0]) == LAUNCH_TRIES and len(smp.store.batches) == LAUNCH_TRIES and \
+            not smp.store.samples, \
+            f"stopped after {LAUNCH_TRIES} runs that failed before their first case " \
+            f"({len(smp.store.batches)} runs)"
+        assert all(line in e.args[0][0]["report"] for line in SLOTS.splitlines() if line), \
+            "the failed run kept with its whole message"
+    else:
+        raise AssertionError("every run failed and nothing was measured: NothingMeasured")
+
+
+def test_some_runs_fail_said_with_the_first_message():
+    smp = failing_sampler({1, 3})
+    smp.initial()
+    smp.whole()
+    smp.natives()
+    smp.guided()
+    text = smp.failures_text()
+    assert smp.store.samples and len(smp.failures) == 2, \
+        f"two runs failed, the others measured: {len(smp.failures)} failed"
+    assert text.startswith(f"2 of {len(smp.store.batches)} runs failed;") and \
+        "command: mpirun -n 4 collbench" in text and \
+        all(line.strip() in text for line in SLOTS.splitlines()), \
+        f"the count and the first failed run's whole message:\n{text}"
+
+
+def test_smaller_run_when_none_fits():
+    # the planned run (3 algorithms, one a variant, at 2 sizes) costs more than
+    # is left; its dear size and then the variant left out, it fits and runs
+    smp = failing_sampler(set())
+    smp.algs = {"allreduce": ["native", "ring", "ring@COLLX_X=1"]}
+    smp.budget = 3.0
+    dear = {8: 0.2, 64: 5.0}
+    smp.cost.case = lambda c, a, q, m: dear[m]
+    smp.fits = lambda c, q, algs, sizes: sum(dear[m] for m in sizes) * len(algs) <= 0.5
+    ran = []
+    smp.batch = lambda c, q, algs, sizes, why: (ran.append((algs, sizes)),
+                                                smp.store.batches.append({}))
+    plan = (1.0, 1.0, 20.0, 2, ["native", "ring", "ring@COLLX_X=1"], [8, 64], 4)
+    assert smp.smaller_run([(plan, "allreduce")], 4) and \
+        ran == [(["native", "ring"], [8])], \
+        f"the run with its dear size, then its variant, left out: {ran}"
+    smp.fits = lambda *a: False
+    assert not smp.smaller_run([(plan, "allreduce")], 4), "nothing fits: no run"
 
 
 def test_size_weight():

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 """store.py: the presumption that a failure at (q, m) extends to larger
 points, and Student's t upper tail. From tests/tune/test_tune_units.py's
-sections failures and validate.
+sections failures and validate. Samples paired by the launch that took
+them (issue 62): each launch's own offset cancels, and a gain must hold in
+every repeat.
 
     test_store.py [REPO_ROOT]"""
 import json
+import math
 import os
 import tempfile
 
 import helpers
 from collx.tune import target
-from collx.tune.store import Store, setup_of, t_upper
+from collx.tune.store import Store, paired_faster, setup_of, t_upper, unpaired_faster
 
 
 # ---------------------------------------------------------------- failures
@@ -94,6 +97,61 @@ def test_setup_old_outputs_load():
     d = st.to_json()
     del d["setup"]
     assert Store.from_json(d).setups == {}, "a tune.json from before them loads"
+
+
+# ---------------------------------------------------------------- launches (issue 62)
+def launch_store(times):
+    """{alg: [us per launch 0, 1, ...]} at bcast p=4, 64 B, one sample a launch."""
+    st = Store(0.01)
+    for a, xs in times.items():
+        for i, us in enumerate(xs):
+            if us is not None:
+                st.add_rows("bcast", 4, [{"alg": a, "size_bytes": "64", "median_us": str(us),
+                                          "ran": a, "ppn": "4"}], {}, launch=i)
+    return st
+
+
+def test_paired_by_launch():
+    st = launch_store({"native": [100, 150, 200], "a": [80, 120, None], "v": [None, None, 90]})
+    d = st.paired("bcast", "a", "native", 4, 64)
+    assert [round(x, 4) for x in d] == [round(math.log(0.8), 4)] * 2, \
+        f"ln(T_a / T_native) in each launch that measured both: {d}"
+    assert st.paired("bcast", "a", "v", 4, 64) == [], "no launch in common: no pairs"
+    back = Store.from_json(json.loads(json.dumps(st.to_json())))
+    assert back.launches == st.launches, "the launches round-trip through tune.json"
+    old = st.to_json()
+    for x in old["samples"]:
+        del x["launch"]
+    assert Store.from_json(old).paired("bcast", "a", "native", 4, 64) == [], \
+        "a tune.json from before issue 62 loads, with nothing to pair"
+
+
+def test_log_ratio_cancels_launch_offsets():
+    # v ran in launches of its own (a variant), 10 % slower than a within each
+    # launch, but in launches that ran 30 % faster: the means say v is faster
+    st = launch_store({"native": [100, 100, 70, 70], "a": [50, 50, None, None],
+                       "v": [None, None, 38.5, 38.5]})
+    means = math.log(st.stat("bcast", "v", 4, 64).mean / st.stat("bcast", "a", 4, 64).mean)
+    got = st.log_ratio("bcast", "v", "a", 4, 64)
+    assert means < 0 and abs(got - math.log(1.1)) < 1e-9, \
+        f"against the native of its own launches v is 10 % slower ({got:.3f}); the " \
+        f"means across launches said faster ({means:.3f})"
+
+
+def test_paired_faster_every_repeat():
+    ln = math.log
+    assert paired_faster([ln(0.8), ln(0.82), ln(0.79)], ln(1 / 0.98), 0.01), \
+        "faster by 20 % in each of 3 launches: faster"
+    assert not paired_faster([ln(0.7), ln(0.7), ln(1.01)], ln(1 / 0.98), 0.01), \
+        "slower in one launch: the gain does not hold in every repeat"
+    assert not paired_faster([ln(0.99), ln(0.99), ln(0.99)], ln(1 / 0.98), 0.01), \
+        "1 % faster in every launch, below the 2 % margin: no"
+    assert not paired_faster([ln(0.8)], 0.0, 0.01), "one launch: no repeat to hold in"
+    assert not paired_faster([ln(0.6), ln(0.97), ln(0.95)], ln(1 / 0.98), 0.01), \
+        "faster in every launch, but so spread that the mean's bound reaches 0: no"
+    assert unpaired_faster([ln(0.8), ln(0.81)], [ln(1.0), ln(0.99)], 0.0, 0.01) and \
+        not unpaired_faster([ln(0.8), ln(0.95)], [ln(0.9), ln(1.0)], 0.0, 0.01), \
+        "run apart, each against its launches' native: faster only if every repeat is"
 
 
 if __name__ == "__main__":
