@@ -143,6 +143,12 @@ def evidence_text(ev, rules):
 
 # ---------------------------------------------------------------- checking
 
+
+def article(word):
+    """'an' before a collective whose name starts with a vowel (allreduce,
+    alltoall, exscan), 'a' otherwise."""
+    return "an" if word[:1] in "aeiou" else "a"
+
 class Registry:
     """What this collx has: {collective: {algorithm}} and the per-call
     knobs {name: collx_info --vars entry}, from collx_info; None where no
@@ -377,12 +383,12 @@ class Check:
             return
         known = self.reg.algs and self.reg.algs[c]
         if known and a not in known:
-            self.error(f"{at}: \"{a}\" is not a {c} algorithm of this collx",
+            self.error(f"{at}: \"{a}\" is not {article(c)} {c} algorithm of this collx",
                        f"valid: {', '.join(sorted(known))} (collx_info lists them)")
         for k in RANGES:
             self.range_(f"{at}.{k}", r.get(k), c)
         if c in V_COLLECTIVES and "msg_size" in r:
-            self.error(f"{at}: msg_size cannot select a {c} algorithm (only the root knows "
+            self.error(f"{at}: msg_size cannot select {article(c)} {c} algorithm (only the root knows "
                        "the sizes)", "use comm_size or ranks_per_node")
         self.params(at, r.get("params"))
         cands = r.get("candidates")
@@ -395,7 +401,7 @@ class Check:
             else:
                 for x in cands:
                     if not isinstance(x, str) or (known and x not in known):
-                        self.error(f"{at}.candidates: {json.dumps(x)} is not a {c} "
+                        self.error(f"{at}.candidates: {json.dumps(x)} is not {article(c)} {c} "
                                    "algorithm" + (" of this collx" if known else ""),
                                    f"valid: {', '.join(sorted(known))}" if known else None)
 
