@@ -149,6 +149,7 @@ def article(word):
     alltoall, exscan), 'a' otherwise."""
     return "an" if word[:1] in "aeiou" else "a"
 
+
 class Registry:
     """What this collx has: {collective: {algorithm}} and the per-call
     knobs {name: collx_info --vars entry}, from collx_info; None where no
