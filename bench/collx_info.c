@@ -9,7 +9,11 @@
  *   collx_info --man            the collx(7) manual page (roff)
  *   collx_info --vars [--json]  every COLLX_* variable (every knobs.def of src/):
  *                               its value now, default, what it takes, whether a
- *                               rule's "params" may set it, what it means */
+ *                               rule's "params" may set it, what it means
+ *   collx_info --mpi-cvars TEXT the MPI's own control variables whose names hold
+ *                               TEXT, read through MPI_T (no MPI_Init), as JSON:
+ *                               name, value now, enumeration, description (the
+ *                               tuner reads the MPI's collective algorithms here) */
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
@@ -147,13 +151,86 @@ static void vars_json(void)
     printf("\n]}\n");
 }
 
+/* The MPI's control variables whose names contain `part`, through the MPI
+ * tool interface (MPI_T_init_thread: no MPI_Init, no launcher needed): the
+ * MPI says which algorithms it has for each collective and what their ids
+ * are (Open MPI: coll_tuned_<coll>_algorithm, an enumeration; MPICH:
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM, an int whose description lists the
+ * names), so the tuner keeps no table of them. "value": the variable's
+ * value now (an int one that needs no object), so that a caller can see
+ * how the MPI parsed a setting of it in the environment. */
+static int mpi_cvars(const char *part)
+{
+#ifdef MPI_T_ENUM_NULL
+    int provided, n = 0, first = 1;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "collx_info: MPI_T_init_thread failed\n");
+        return 1;
+    }
+    MPI_T_cvar_get_num(&n);
+    printf("{\"cvars\": [");
+    for (int i = 0; i < n; i++) {
+        char name[256], desc[8192];
+        int nlen = sizeof name, dlen = sizeof desc, verbosity, bind, scope;
+        MPI_Datatype type;
+        MPI_T_enum en;
+        if (MPI_T_cvar_get_info(i, name, &nlen, &verbosity, &type, &en, desc, &dlen, &bind,
+                                &scope) != MPI_SUCCESS || !strstr(name, part))
+            continue;
+        printf("%s\n  {\"name\": ", first ? "" : ",");
+        first = 0;
+        json_string(name);
+        printf(", \"value\": ");
+        MPI_T_cvar_handle h;
+        int count, value;
+        if (type == MPI_INT && bind == MPI_T_BIND_NO_OBJECT &&
+            MPI_T_cvar_handle_alloc(i, NULL, &h, &count) == MPI_SUCCESS) {
+            if (count == 1 && MPI_T_cvar_read(h, &value) == MPI_SUCCESS)
+                printf("%d", value);
+            else
+                printf("null");
+            MPI_T_cvar_handle_free(&h);
+        } else {
+            printf("null");
+        }
+        printf(", \"enum\": [");
+        int items = 0;
+        char ename[256];
+        int elen = sizeof ename;
+        if (en != MPI_T_ENUM_NULL && MPI_T_enum_get_info(en, &items, ename, &elen) == MPI_SUCCESS)
+            for (int j = 0; j < items; j++) {
+                char item[256];
+                int ilen = sizeof item, v;
+                if (MPI_T_enum_get_item(en, j, &v, item, &ilen) != MPI_SUCCESS)
+                    continue;
+                printf("%s[%d, ", j ? ", " : "", v);
+                json_string(item);
+                printf("]");
+            }
+        printf("], \"description\": ");
+        json_string(desc);
+        printf("}");
+    }
+    printf("\n]}\n");
+    MPI_T_finalize();
+    return 0;
+#else
+    (void)part;
+    fprintf(stderr, "collx_info: this MPI has no tool interface (MPI_T)\n");
+    return 1;
+#endif
+}
+
 static const char usage[] =
-    "usage: collx_info [--version | --list | --vars [--json] | --man | --help]\n"
+    "usage: collx_info [--version | --list | --vars [--json] | --mpi-cvars TEXT | --man |\n"
+    "                   --help]\n"
     "  (no option)     every collective, its algorithms, what each needs\n"
     "  --list          the catalogue: coll.alg per line (native first)\n"
     "  --version       collx's version and the MPI it was built for\n"
     "  --vars          every COLLX_* variable: value now, default, meaning\n"
     "  --vars --json   the same as JSON\n"
+    "  --mpi-cvars TEXT  the MPI's own control variables whose names hold TEXT\n"
+    "                  (MPI_T, JSON: value now, enumeration, description)\n"
     "  --man           the collx(7) manual page (roff): collx_info --man | man -l -\n"
     "Runs as one process (no launcher needed) or under mpirun; rank 0 prints.\n";
 
@@ -164,8 +241,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (quiet && (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--list") ||
                       !strcmp(argv[i], "--man") || !strcmp(argv[i], "--help") ||
-                      !strcmp(argv[i], "-h")))
+                      !strcmp(argv[i], "-h") || !strcmp(argv[i], "--mpi-cvars")))
             return 0;
+        if (!strcmp(argv[i], "--mpi-cvars")) {   /* MPI_T alone: no MPI_Init */
+            if (i + 1 >= argc) {
+                fprintf(stderr, "collx_info: --mpi-cvars needs TEXT (a part of the names)\n%s",
+                        usage);
+                return 2;
+            }
+            return mpi_cvars(argv[i + 1]);
+        }
         if (!strcmp(argv[i], "--version")) {   /* no MPI_Init: works anywhere */
             char v[CX_MAX_LIBRARY_VERSION_STRING];
             CX_Get_library_version(v, sizeof v, NULL);

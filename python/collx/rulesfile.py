@@ -52,7 +52,8 @@ PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
               "mpi": "string", "machine": "object", "ranks": "integer",
               "ranks_per_node": "integer", "collectives": "array", "comm_size": "range",
               "msg_size": "range", "budget": "number", "budget_clock": "string",
-              "mode": "string", "margin": "number", "note": "string", "evidence": "object"}
+              "mode": "string", "margin": "number", "note": "string", "evidence": "object",
+              "mpi_tuning": "object"}
 # provenance.evidence (collx tune writes it; tune/report.py: evidence): per
 # rule, in the file's order, how many grid points its choice rests on by
 # basis, and at how many its own choice was measured beside native. A rule

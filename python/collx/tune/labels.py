@@ -16,6 +16,20 @@ APART_PREFIX = ("rma_",)
 
 NATIVE = "native"   # the MPI's own call (PMPI_): no collx knob changes it
 
+# One of the MPI's own algorithms, forced for a launch (tune/mpialgs.py):
+# native:<the MPI's name>, e.g. native:recursive_doubling.
+MPI_SEP = ":"
+
+
+def mpi_label(name):
+    return f"{NATIVE}{MPI_SEP}{name}"
+
+
+def mpi_name(label):
+    """The MPI's algorithm name of a native:<name> label (None for another)."""
+    head, sep, name = label.partition(MPI_SEP)
+    return name if sep and head == NATIVE else None
+
 # An algorithm with per-call knobs set ("variant", the tuner's search of a
 # knob's `tune` values in its knobs.def) is the label
 # NAME@KNOB=VALUE[@KNOB=VALUE]: measured with the knobs in its run's

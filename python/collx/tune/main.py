@@ -14,8 +14,9 @@ import signal
 import sys
 import time
 
-from collx import rulesfile, tools
-from collx.tune import grid as gridmod
+from collx import mpifile, rulesfile, tools
+from collx.csvio import write_rows
+from collx.tune import grid as gridmod, mpialgs, mpitune
 from collx.tune import profile as profmod
 from collx.tune import report, rules as rulesmod
 from collx.tune.between import Between
@@ -92,6 +93,11 @@ def parse_args(argv):
     ap.add_argument("--decide-only", action="store_true",
                     help="with --from: measure nothing, write the rules (and report) from "
                     "its measurements (e.g. with another --margin)")
+    ap.add_argument("--mpi-file", help="also tune the MPI itself (a real MPI: Open MPI or "
+                    "MPICH): measure each of its own algorithms (read from it through "
+                    "MPI_T), write its own tuning file here (Open MPI's dynamic rules, MPICH's "
+                    "selection JSON: the MPI alone, no collx, runs its best there), and decide "
+                    "collx's rules against native tuned by it; collxrun --rules applies both")
     ap.add_argument("--no-check", action="store_true",
                     help="skip loading the rules in collbench (--algs selected) at the end")
     return ap.parse_args(argv)
@@ -167,6 +173,7 @@ def main(argv):
         say_profile(s, prof, t)
     if a.decide_only and not a.resume:
         raise SystemExit("tune: --decide-only needs --from")
+    mpi_meta = tune_mpi(t, a, argv, grids, algs, s) if a.mpi_file else None
     try:
         sample(s, a, prof)
     except NothingMeasured as e:
@@ -188,7 +195,8 @@ def main(argv):
     points, between = report.rule_points(all_rules, grids, store, t.node)
     ev = report.evidence(all_rules, points, between, bases, store, len(store.batches),
                          len(s.failures))
-    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev))
+    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev,
+                                                mpi_meta))
     s.say(f"wrote {a.out}: {len(all_rules)} rules ({rulesfile.evidence_text(ev, all_rules)}); "
           f"measured {store.pairs()} of the grid's {full} (algorithm, point) pairs "
           f"({100 * store.pairs() / full:.0f} %); {s.budget_text()}")
@@ -287,7 +295,59 @@ def say_profile(s, prof, t):
               f"{t.node or t.p}: its rules' ranks_per_node will not match the job's calls")
 
 
-def provenance(t, a, argv, grids, lo, hi, prof=None, evidence=None):
+def tune_mpi(t, a, argv, grids, algs, s):
+    """The MPI's own algorithms measured and its tuning file written
+    (mpitune.py); the runs after it then have that file in their
+    environment, so collx's algorithms are decided against native as
+    the file tunes it. Returns the rules file's "mpi_tuning"."""
+    if t.kind != "real":
+        raise SystemExit("tune: --mpi-file measures a real MPI (--launch or --real)")
+    colls = list(dict.fromkeys(gridmod.coll_of(c) for c in grids))
+    try:
+        mpi = mpialgs.read(t.info, colls, t.mpi_version())
+    except (ValueError, RuntimeError, OSError) as e:
+        raise SystemExit(f"tune: --mpi-file: {e}")
+    for c in colls:
+        s.say(f"mpi: {mpi.version or mpi.kind}: {c}: " +
+              (", ".join(f"{n} ({i})" for n, i in mpi.algs[c]) if c in mpi.algs else
+               "no algorithm named through MPI_T"))
+    if mpi.unconfirmed:
+        s.say("mpi: names the MPI did not confirm (left out): " + ", ".join(mpi.unconfirmed))
+    mt = mpitune.MpiTune(t, a, mpi, grids, algs, say=s.say)
+    for c in mt.skipped:
+        s.say(f"mpi: {c}: not tuned ({mpi.kind}'s file cannot key it by message size, or "
+              "the MPI names no algorithm for it)")
+    if not mt.grids:
+        raise SystemExit("tune: --mpi-file: none of these collectives can be tuned in the "
+                         "MPI's own file")
+    mt.run()
+    choices = mt.choices()
+    try:
+        env = mt.write(a.mpi_file, choices, mpitune.header(mpi, t, argv))
+    except ValueError as e:
+        raise SystemExit(f"tune: --mpi-file: {e}")
+    kind, probs, _ = mpifile.check(a.mpi_file)
+    if probs:
+        raise SystemExit(f"tune: {a.mpi_file}: " + "; ".join(probs))
+    picked = sum(x != "native" for by_q in choices.values() for v in by_q.values() for x in v)
+    points = sum(len(v) for by_q in choices.values() for v in by_q.values())
+    s.say(f"wrote {a.mpi_file}: the MPI's own choice replaced at {picked} of {points} grid "
+          f"points; {mt.launches} launches, {mt.cost:.0f} s. collx's algorithms are now "
+          "measured against native tuned by it")
+    if a.budget:
+        a.budget = max(a.budget - mt.cost, 0.0)
+    t.extra_env = env
+    if a.report:
+        mpitune.write_report(a.report, mt, choices)
+        rows = mt.table(choices)
+        cols = list(dict.fromkeys(k for r in rows for k in r))
+        write_rows(os.path.join(a.report, "mpi_decisions.csv"), cols, rows)
+    return {"file": os.path.abspath(a.mpi_file), "mpi": kind, "env": env,
+            "version": mpi.version, "algorithms": mpi.to_json()["algorithms"],
+            "yardstick": mt.ref}
+
+
+def provenance(t, a, argv, grids, lo, hi, prof=None, evidence=None, mpi_tuning=None):
     """The rules file's "provenance" (share/collx/rules/rules.schema.json):
     what was measured, where, with what, when, and what each rule rests
     on (evidence: report.evidence)."""
@@ -301,7 +361,8 @@ def provenance(t, a, argv, grids, lo, hi, prof=None, evidence=None):
         msg_size={"min": lo, "max": hi}, budget=a.budget, budget_clock=t.clock,
         mode="decide-only" if a.decide_only else "grid" if a.grid else
         "profile" if prof else "guided",
-        margin=a.margin, profile=prof and os.path.abspath(prof.path), evidence=evidence)
+        margin=a.margin, profile=prof and os.path.abspath(prof.path), evidence=evidence,
+        mpi_tuning=mpi_tuning)
 
 
 def check_rules(t, a, all_rules, grids, store, s):

@@ -45,6 +45,7 @@ class Target:
     launches_vary = False   # whether two launches of one case may time apart
 
     unset = ()   # names left out of the runs' environment
+    extra_env = {}   # in every run's environment (the MPI's own tuning file: mpitune.py)
 
     def __init__(self, p, node, collbench, info):
         self.p, self.node = p, node      # ranks, ranks per node (None: one node)
@@ -64,6 +65,7 @@ class Target:
         """(rows of metric r, Outcome): all rows if the run succeeded, else
         those of the cases it finished (collbench's CSV grows case by case).
         Labels with params: with_params."""
+        env = {**self.extra_env, **(env or {})} if self.extra_env else env
         return with_params(list(args), env, lambda a, e: self.collbench_run(
             q, a, e, timeout, mem_limit))
 

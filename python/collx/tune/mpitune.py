@@ -1,0 +1,234 @@
+"""Tuning the MPI itself (collx tune --mpi-file F): each of the host MPI's
+own algorithms for a collective (mpialgs.py, read from the MPI at run
+time) is a candidate native:<name>, measured by forcing it for a launch
+of its own beside the MPI's default decision; where one beats the default
+beyond the noise in every repeat, the MPI's own tuning file (mpifile.py:
+Open MPI's dynamic rules, MPICH's selection JSON) says so, elsewhere it
+leaves the MPI's own decision. collx's algorithms are then decided against
+native as that file tunes it (main.py: the file's environment in every
+run), so that both files come from one tune and `collxrun --rules`
+applies both.
+
+Launches time apart by more than the algorithms do (README, "Measuring
+and noise"), and a forced algorithm cannot share a launch with the
+default. So every launch also times a yardstick, a collx algorithm of the
+collective that sends point to point only (the MPI's collective settings
+do not touch it), and each launch's times are taken relative to it:
+ln(T / T_yardstick) per launch, compared across launches with
+store.unpaired_faster (every repeat faster, by the margin, Welch's bound
+below 0)."""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+from collx import mpifile
+from collx.tune import grid as gridmod
+from collx.tune.labels import NATIVE, interleaved, mpi_label, mpi_name
+from collx.tune.store import unpaired_faster
+
+# collx algorithms that are no yardstick: they call the MPI's own
+# collectives (hier, on the leaders), leave work behind (rma) or measure
+# the machine first (topo)
+NOT_YARDSTICK = re.compile(r"^(native|hier|rma_)|_topo$|@")
+
+
+def yardstick(algs):
+    """The first registered collx algorithm that sends point to point
+    only (None: launches are compared by their raw times)."""
+    return next((a for a in algs if not NOT_YARDSTICK.search(a)), None)
+
+
+def boundaries(sizes):
+    """The lowest size each grid size serves: 0 for the first, then the
+    geometric mean of neighbours (as the collx rules' ranges)."""
+    return [0] + [int(math.sqrt(a * b)) + 1 for a, b in zip(sizes, sizes[1:])]
+
+
+def ranges(sizes, picks):
+    """[(lowest bytes per rank, pick)] with neighbours of one pick merged."""
+    out = []
+    for lo, pick in zip(boundaries(sizes), picks):
+        if not out or out[-1][1] != pick:
+            out.append((lo, pick))
+    return out
+
+
+class MpiTune:
+    """Measures the MPI's algorithms (runs), decides per grid point
+    (choices) and writes the MPI's file (write)."""
+
+    def __init__(self, target, opts, mpi, grids, collx_algs, say=None):
+        self.t, self.a, self.mpi = target, opts, mpi
+        self.grids = {c: g for c, g in grids.items() if mpi.names(gridmod.coll_of(c)) and
+                      mpifile.supports(mpi.kind, gridmod.coll_of(c))}
+        self.skipped = [c for c in grids if c not in self.grids]
+        self.ref = {c: yardstick(collx_algs.get(c, [])) for c in self.grids}
+        self.say = say or (lambda m: print(f"[tune] {m}", file=sys.stderr, flush=True))
+        self.samples = {}   # (coll, label, q, m) -> [ln(T / T_ref) per launch]
+        self.us = {}        # (coll, label, q, m) -> [us per launch]
+        self.cost, self.launches = 0.0, 0
+
+    def labels(self, coll):
+        return [NATIVE] + [mpi_label(n) for n in self.mpi.names(gridmod.coll_of(coll))]
+
+    def env_of(self, coll, label):
+        name = mpi_name(label)
+        return self.mpi.force_env(gridmod.coll_of(coll), name) if name else {}
+
+    def run(self):
+        """Every label at every grid point, reps launches each, the labels
+        of a communicator size taking turns."""
+        a = self.a
+        for coll, g in self.grids.items():
+            ref = self.ref[coll]
+            for q in g.comms:
+                labs = self.labels(coll)
+                for rep in range(a.reps):
+                    for lab in interleaved(labs, 1, rep):
+                        algs = [NATIVE] + ([ref] if ref else [])
+                        args = gridmod.comm_args(coll, q) + [
+                            "--algs", ",".join(interleaved(algs, 2, rep)),
+                            "-m", ",".join(map(str, g.sizes)),
+                            "-i", str(a.iters), "-x", str(a.warmup)]
+                        rows, out = self.t.run_collbench(q, args, env=self.env_of(coll, lab),
+                                                         timeout=a.timeout,
+                                                         mem_limit=a.mem_limit)
+                        self.cost += self.t.cost(out)
+                        self.launches += 1
+                        if not out.ok:
+                            self.say(f"mpi: {coll} p={q} {lab}: the run failed: {out.why()}")
+                        self.add(coll, lab, q, rows, ref)
+                self.say(f"mpi: {coll} p={q}: {len(labs)} of the MPI's candidates x "
+                         f"{a.reps} launches; {self.cost:.0f} s so far")
+
+    def add(self, coll, lab, q, rows, ref):
+        by = {}
+        for r in rows:
+            by.setdefault(int(r["size_bytes"]), {}).setdefault(r["alg"], []).append(
+                float(r["median_us"]))
+        for m, d in by.items():
+            if NATIVE not in d or (ref and ref not in d):
+                continue
+            t = sum(d[NATIVE]) / len(d[NATIVE])
+            base = sum(d[ref]) / len(d[ref]) if ref else 1.0
+            self.samples.setdefault((coll, lab, q, m), []).append(math.log(t / base))
+            self.us.setdefault((coll, lab, q, m), []).append(t)
+
+    def mean_us(self, coll, lab, q, m):
+        xs = self.us.get((coll, lab, q, m))
+        return sum(xs) / len(xs) if xs else None
+
+    def choose(self, coll, q, m):
+        """The MPI's algorithm that beat the default beyond the noise in
+        every repeat, the fastest of those (native: none did)."""
+        dflt = self.samples.get((coll, NATIVE, q, m), [])
+        best, best_mean = NATIVE, None
+        for lab in self.labels(coll)[1:]:
+            x = self.samples.get((coll, lab, q, m), [])
+            if unpaired_faster(x, dflt, self.a.margin, self.floor()):
+                mean = sum(x) / len(x)
+                if best_mean is None or mean < best_mean:
+                    best, best_mean = lab, mean
+        return best
+
+    def floor(self):
+        return self.a.noise_floor if self.a.noise_floor is not None else 0.01
+
+    def choices(self):
+        """{coll: {q: [label per grid size]}}."""
+        return {c: {q: [self.choose(c, q, m) for m in g.sizes] for q in g.comms}
+                for c, g in self.grids.items()}
+
+    def plan(self, choices):
+        """{coll: {q: [(lowest bytes per rank, MPI algorithm name or None)]}}."""
+        return {gridmod.coll_of(c): {q: ranges(self.grids[c].sizes,
+                                               [mpi_name(x) for x in picks])
+                                     for q, picks in by_q.items()}
+                for c, by_q in choices.items()}
+
+    def write(self, path, choices, header):
+        """Writes the MPI's own tuning file; returns its environment."""
+        plan = self.plan(choices)
+        if self.mpi.kind == mpifile.OPENMPI:
+            ids = {c: {q: [(m, self.mpi.id_of(c, n) if n else 0) for m, n in rs]
+                       for q, rs in by_q.items()} for c, by_q in plan.items()}
+            text = mpifile.openmpi_text(ids, header)
+        else:
+            tree = mpifile.mpich_tree(plan, mpich_default(self.t.info), mpifile.mpich_name)
+            text = json.dumps(tree, indent=1) + "\n"
+        with open(path, "w") as f:
+            f.write(text)
+        return mpifile.env_for(self.mpi.kind, path)
+
+    def table(self, choices):
+        """Rows (every grid point): the default's time, every candidate's,
+        the choice."""
+        rows = []
+        for c, by_q in choices.items():
+            for q, picks in by_q.items():
+                for m, pick in zip(self.grids[c].sizes, picks):
+                    row = {"coll": c, "p": q, "size_bytes": m, "choice": pick}
+                    for lab in self.labels(c):
+                        us = self.mean_us(c, lab, q, m)
+                        row[lab] = f"{us:.2f}" if us is not None else ""
+                    rows.append(row)
+        return rows
+
+    def to_json(self, choices):
+        return {"mpi": self.mpi.to_json(), "yardstick": self.ref,
+                "samples": [[c, lab, q, m, xs] for (c, lab, q, m), xs in self.samples.items()],
+                "us": [[c, lab, q, m, xs] for (c, lab, q, m), xs in self.us.items()],
+                "choices": choices, "cost": self.cost, "launches": self.launches,
+                "skipped": self.skipped}
+
+
+def library_of(program):
+    """The MPI library a program loads (ldd), or None."""
+    try:
+        out = subprocess.run(["ldd", program], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        m = re.search(r"\b(libmpi(ch)?\.so[.\d]*) => (\S+)", line)
+        if m:
+            return m.group(3)
+    return None
+
+
+def mpich_default(program):
+    """MPICH's own MPIR-level selection tree, read from the library the
+    program loads (MPICH 4.0 builds its default JSON into it): the file
+    keeps it for every collective and range not tuned, since MPICH reads
+    the file instead of it. ValueError where it cannot be found."""
+    lib = library_of(program)
+    if not lib:
+        raise ValueError(f"cannot tell which MPI library {program} loads (ldd)")
+    with open(lib, "rb") as f:
+        data = f.read()
+    for m in re.finditer(rb'\{"collective=[^\x00]*', data):
+        text = m.group(0).decode("ascii", "replace")
+        if '"algorithm=MPIR_' in text:
+            try:
+                return json.loads(text)
+            except ValueError:
+                continue
+    raise ValueError(f"no MPIR-level selection tree in {lib}: cannot write MPICH's file "
+                     "without the collectives it does not tune")
+
+
+def header(mpi, t, argv):
+    return [f"collx tune: {mpi.version or mpi.kind}'s own algorithms measured on "
+            f"{t.describe()}",
+            "command: collx tune " + " ".join(argv),
+            "use: " + " ".join(f"{k}={'THIS_FILE' if v.endswith('/FILE') else v}"
+                               for k, v in mpifile.env_for(mpi.kind, "FILE").items())]
+
+
+def write_report(path, tuner, choices):
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, "mpi_tune.json"), "w") as f:
+        json.dump(tuner.to_json(choices), f)
