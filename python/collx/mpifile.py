@@ -299,13 +299,18 @@ def check(path):
     if kind == MPICH:
         doc = json.loads(text)
         probs = check_mpich(doc)
-        tuned = [c for c in MPICH_SIZE if any(
-            "comm_size<=" in k or k == "comm_size=any"
-            for k in doc.get(f"collective={c}", {}).get("comm_type=intra", {}))]
-        for c in tuned:
-            for conds, alg in mpich_choices(doc, c):
-                if any(k.startswith(MPICH_SIZE[c]) for k in conds):
-                    lines.append(f"{c}: {' '.join(conds)}: {alg}")
+        for c in MPICH_SIZE:
+            comm = doc.get(f"collective={c}", {}).get("comm_type=intra", {})
+            if not comm or not all(k.startswith("comm_size<=") or k == "comm_size=any"
+                                   for k in comm):
+                continue   # the MPI's own tree: not tuned
+            for ck, sizes in comm.items():
+                leaves = sizes if all(k.startswith(MPICH_SIZE[c]) for k in sizes) else \
+                    {f"{MPICH_SIZE[c]}=any": sizes}
+                lines.append(f"{c} at {ck}: " + ", ".join(
+                    f"{sk}: " + (next(iter(v)).partition("=")[2]
+                                 if len(v) == 1 and next(iter(v)).startswith("algorithm=")
+                                 else "the MPI's own decision") for sk, v in leaves.items()))
         lines.append(f"{len(doc)} collectives in all (MPICH reads no other tree)")
         return kind, probs, lines
     return None, ["neither an Open MPI rules file nor an MPICH selection JSON"], []

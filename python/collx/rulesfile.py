@@ -21,7 +21,7 @@ import os
 import subprocess
 import sys
 
-from collx import info as collx_info, tools
+from collx import info as collx_info, mpifile, tools
 from collx._version import __version__
 
 FORMAT_VERSION = 1
@@ -632,6 +632,38 @@ def check_file(path, reg):
     return Check(path, reg).run()
 
 
+def check_mpi_file(path, quiet=False):
+    """Prints the check of an MPI's own tuning file; 1 if it has problems."""
+    kind, probs, lines = mpifile.check(path)
+    what = {mpifile.OPENMPI: "Open MPI coll/tuned dynamic rules (coll_tuned_dynamic_rules_"
+            "filename)", mpifile.MPICH: "MPICH selection JSON (MPIR_CVAR_COLL_SELECTION_"
+            "TUNING_JSON_FILE)"}[kind]
+    print(f"{path}: {'FAILED' if probs else 'OK'}, {what}")
+    for p in probs:
+        print(f"  ERROR {p}")
+    if not quiet:
+        for line in lines:
+            print(f"  {line}")
+        print("  run with: " + " ".join(f"{k}={v}" for k, v in
+                                        mpifile.env_for(kind, path).items()))
+    return 1 if probs else 0
+
+
+def mpi_tuning_lines(prov):
+    """What a rules file says of the MPI's own tuning file it was decided
+    against (provenance.mpi_tuning), and whether that file is there."""
+    mt = prov.get("mpi_tuning") if isinstance(prov, dict) else None
+    if not isinstance(mt, dict):
+        return [], []
+    f = mt.get("file")
+    if not f or not os.path.exists(f):
+        return [], [f"provenance.mpi_tuning: the MPI's own tuning file {f} is not there: "
+                    "collxrun --rules refuses to run without it (collx's rules were decided "
+                    "against native tuned by it)"]
+    return [f"decided against the MPI tuned by {f} ({mt.get('mpi')}); collxrun --rules "
+            "sets " + ", ".join(mt.get("env", {}))], []
+
+
 USAGE = """Checks rules files (COLLX_RULES) as collx would load them, and says what
 each serves. Format: share/collx/rules/README.md, rules.schema.json there.
 
@@ -661,6 +693,9 @@ def main(argv):
               + reg.why.replace("\n", "\n  "), file=sys.stderr)
     bad = 0
     for path in a.files:
+        if mpifile.kind_of(path):   # the MPI's own tuning file (collx tune --mpi-file)
+            bad += check_mpi_file(path, a.quiet)
+            continue
         ch = check_file(path, reg)
         if ch.skipped:
             print(f"{path}: skipped: {ch.skipped}")
@@ -673,6 +708,10 @@ def main(argv):
             print(f"{path}: FAILED, {len(ch.errors)} problem{'s' if len(ch.errors) > 1 else ''}")
         else:
             print(f"{path}: OK, format version {version}, {n} rules")
+        prov = ch.doc.get("provenance") if isinstance(ch.doc, dict) else None
+        mt_lines, mt_warn = mpi_tuning_lines(prov)
+        ch.warnings += mt_warn
+        ch.serves = mt_lines + ch.serves
         for e in ch.errors:
             print(f"  ERROR {e}")
         for w in ch.warnings:

@@ -38,7 +38,8 @@ import sys
 import time
 
 from collx.csvio import write_rows
-from collx.tune import grid as gridmod, profile as profmod, rules as rulesmod, store
+from collx.tune import grid as gridmod, mpivalidate, profile as profmod, rules as rulesmod
+from collx.tune import store
 from collx.tune.decide import Decider
 from collx.tune.labels import interleaved, runs, same_alg
 from collx.tune.options import make_target, registry, target_args
@@ -75,6 +76,10 @@ def parse_args(argv):
                     help="real MPI: measure every point in this many launches; selected "
                     "and native, timed in the same launch, give a ratio per launch and a "
                     "95%% interval of tuned/native (default 1)")
+    ap.add_argument("--mpi-file", help="the MPI's own tuning file collx tune --mpi-file "
+                    "wrote (with --rules: collx's rules decided against it): the MPI's default "
+                    "vs its tuned choice vs collx's, per held-out point and in geometric mean "
+                    "(a real MPI; --launches pairs of launches, default 3)")
     return ap.parse_args(argv)
 
 
@@ -241,6 +246,12 @@ def geomean(xs):
 
 def main(argv):
     a = parse_args(argv)
+    if a.mpi_file:   # the MPI's own file beside collx's rules (mpivalidate.py)
+        t = make_target(a)
+        if t.kind != "real":
+            raise SystemExit("validate: --mpi-file measures a real MPI (--launch or --real)")
+        a.launches = max(a.launches, 2) if a.launches != 1 else 3
+        return mpivalidate.main(a, t, registry(t, a.colls, params=False, only=a.algs))
     files = {path: rulesmod.load(path) for path in a.rules}
     t0 = time.time()
     if a.resume:
