@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""mpialgs.py: the MPI's own algorithms as the MPI names them through
+MPI_T (collx_info --mpi-cvars), with no table: Open MPI's enumerations,
+MPICH's descriptions (names glued to the text before them, each
+confirmed by the MPI parsing it back), the environment that forces one.
+
+    test_mpialgs.py [REPO_ROOT]"""
+import helpers
+from collx.tune import mpialgs
+
+# MPICH 4.0.2's description, as MPI_T gives it (the lines joined)
+MPICH_DESC = ("Variable to select allreduce algorithmauto - Internal algorithm selection "
+              "(can be overridden with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)"
+              "nb                       - Force nonblocking algorithm"
+              "smp                      - Force smp algorithm"
+              "recursive_doubling       - Force recursive doubling algorithm"
+              "reduce_scatter_allgather - Force reduce scatter allgather algorithm")
+MPICH_CVARS = [{"name": "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "value": 0, "enum": [],
+                "description": MPICH_DESC}]
+NAMES = ["auto", "nb", "smp", "recursive_doubling", "reduce_scatter_allgather"]
+
+
+def mpich_probe(known, asked):
+    """A stand-in MPICH: a name it knows reads back as its index, another 0."""
+    def probe(settings):
+        asked.append(dict(settings))
+        return {cv: (known.index(v) if v in known else 0) for cv, v in settings.items()}
+    return probe
+
+
+def test_openmpi_enum():
+    cvs = [{"name": "coll_tuned_allreduce_algorithm", "value": 0, "description": "",
+            "enum": [[0, "ignore"], [1, "basic_linear"], [3, "recursive_doubling"]]},
+           {"name": "coll_tuned_allreduce_algorithm_count", "value": 7, "enum": [],
+            "description": ""}]
+    got = mpialgs.parse_openmpi(cvs, ["allreduce", "bcast"])
+    assert got == {"allreduce": [("basic_linear", 1), ("recursive_doubling", 3)]}, \
+        f"Open MPI's enumeration, id 0 (ignore: its own decision) left out: {got}"
+
+
+def test_mpich_glued_names():
+    asked = []
+    got, unconfirmed = mpialgs.parse_mpich(MPICH_CVARS, ["allreduce"],
+                                           mpich_probe(NAMES, asked))
+    assert got == {"allreduce": [(n, i) for i, n in enumerate(NAMES) if i]} and \
+        not unconfirmed, f"every name, glued to the text before it, found: {got} {unconfirmed}"
+    assert len(asked) <= 6, f"the padding guesses each name first time: {len(asked)} probes"
+
+
+def test_mpich_name_the_mpi_denies():
+    # an MPI that does not know "smp": left out and said, the others kept
+    known = ["auto", "nb", "x", "recursive_doubling", "reduce_scatter_allgather"]
+    got, unconfirmed = mpialgs.parse_mpich(MPICH_CVARS, ["allreduce"], mpich_probe(known, []))
+    names = [n for n, _ in got["allreduce"]]
+    assert "smp" not in names and "recursive_doubling" in names and \
+        any("entry 2" in u for u in unconfirmed), \
+        f"a name the MPI does not parse back is no candidate: {names} {unconfirmed}"
+
+
+def test_force_env():
+    om = mpialgs.MpiAlgs(mpialgs.OPENMPI, "x", {"allreduce": [("ring", 4)]})
+    mp = mpialgs.MpiAlgs(mpialgs.MPICH, "x", {"reduce_scatter_block": [("pairwise", 3)]})
+    assert om.force_env("allreduce", "ring") == {
+        "OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
+        "OMPI_MCA_coll_tuned_allreduce_algorithm": "4"} and \
+        mp.force_env("reduce_scatter_block", "pairwise") == {
+            "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM": "pairwise"}, \
+        "Open MPI forced by id with dynamic rules on, MPICH by name"
+    back = mpialgs.MpiAlgs.from_json(om.to_json())
+    assert back.algs == om.algs and back.kind == om.kind, "to_json and back"
+
+
+if __name__ == "__main__":
+    helpers.run_module(globals())
