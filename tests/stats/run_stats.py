@@ -32,7 +32,8 @@ rank, 5 * 16000 bytes; nothing else, no fallback.
 
 Every form also carries the job (ranks, nodes, ranks per node, wall time)
 and the profile: per (collective, mode, communicator size, ranks per node,
-nodes, class of message sizes) the calls (the most any rank made), ranks
+nodes, class of message sizes) the calls (each call in one row: shared),
+ranks
 and time (expected_profile); the ranks of one machine are one node.
 
   run_stats.py ... --np 6 --app profile_app --profile fake|rules
@@ -48,8 +49,9 @@ said once per communicator size under COLLX_VERBOSE.
   run_stats.py --sim-run sim/run --platform ib-6x8 --hostfile H --np 6
                --app profile_app_smpi --profile smpi
 
-the same profile under SimGrid's SMPI (no interposer: profile_app.c built
-with collx linked, its collectives CX_ calls), placed by the hostfile H
+the same profile under SimGrid's SMPI (profile_app.c built with collx
+linked, its collectives CX_ calls; tests/smpi has plain programs through
+the SMPI interposer), placed by the hostfile H
 on 3 nodes of 2 ranks: the report is written at all (SMPI's MPI_Finalize
 finalizes the rank before MPI_COMM_SELF's attributes go, collx's own
 MPI_Finalize runs it first), every row as on a real MPI with these nodes,
@@ -99,11 +101,27 @@ def gatherv_classes(p):
     """{(msg_lo, msg_hi): ranks} of stats_app's gatherv (rank r sends r + 1
     doubles to rank 0) as each rank sees it (v_size.c): the root the mean
     block, 8 (p + 1) / 2 bytes, the others their own, 8 (r + 1): uneven
-    counts, so the call may count in several classes."""
+    counts, so ranks see the call in several classes, and the report
+    shares its calls among them (shared)."""
     out = {}
     for r in range(p):
         c = size_class(8 * (p + 1) // 2 if r == 0 else 8 * (r + 1))
         out[c] = out.get(c, 0) + 1
+    return out
+
+
+def shared(calls, weights):
+    """calls shared among classes (ascending) in proportion to weights, as
+    profile_report.c does: floors, then one each to the largest
+    remainders (the lowest class first among equal ones), so that every
+    call is counted once."""
+    total = sum(weights.values())
+    out = {k: calls * w // total for k, w in weights.items()}
+    rem = {k: calls * w % total for k, w in weights.items()}
+    for _ in range(calls - sum(out.values())):
+        k = max(sorted(rem), key=lambda c: rem[c])
+        out[k] += 1
+        rem[k] = -1
     return out
 
 
@@ -114,8 +132,9 @@ def expected_profile(p, linked, solo):
         return {("allreduce", "blocking", 1, 1, 1, 4096, 8191): (5, 1)}
     rows = {("allreduce", "blocking", 4096, 8191): (10, p), ("allreduce", "blocking", 16, 31):
             (2, p), ("bcast", "blocking", 256, 511): (3, p)}
-    for (lo, hi), ranks in gatherv_classes(p).items():
-        rows[("gatherv", "blocking", lo, hi)] = (2, ranks)
+    classes = gatherv_classes(p)
+    for (lo, hi), calls in shared(2, classes).items():
+        rows[("gatherv", "blocking", lo, hi)] = (calls, classes[(lo, hi)])
     if linked:
         rows[("allreduce", "nonblocking", 4096, 8191)] = (4, p)
         rows[("bcast", "nonblocking", 256, 511)] = (1, p)
@@ -282,7 +301,7 @@ def parse_csv(text):
 
 
 PROFILE_FIELDS = ["collective", "mode", "comm_size", "ranks_per_node", "nodes", "msg_lo",
-                  "msg_hi", "calls", "ranks", "seconds", "rank_seconds"]
+                  "msg_hi", "calls", "ranks", "seconds", "rank_seconds", "share"]
 BEYOND_FIELDS = ["collective", "comm_size", "ranks_per_node", "nodes", "rule", "algorithm",
                  "calls", "ranks"]
 

@@ -16,6 +16,14 @@ static void json_int(FILE *f, const char *key, long long v)
         fprintf(f, "\"%s\": %lld", key, v);
 }
 
+/* A row's rank seconds over the job's: its share of the job's rank time
+ * (0 when the job's time is unknown). */
+static double share(const cx_stats_profile *p, const cx_stats_profile_row *r)
+{
+    double job = (double)p->job.ranks * p->job.seconds;
+    return job > 0 ? r->rank_ns * 1e-9 / job : 0;
+}
+
 static const char *alg_name(int i)
 {
     const cx_algorithm *a = cx_algorithm_at(i);
@@ -56,7 +64,8 @@ static void json(FILE *f, const cx_stats_profile *p)
         json_int(f, "nodes", r->nodes);
         fprintf(f, ", \"msg_lo\": %lld, \"msg_hi\": %lld", lo, hi);
         fprintf(f, ", \"calls\": %lld, \"ranks\": %lld, \"seconds\": %.9f, \"rank_seconds\": "
-                "%.9f}", r->calls, r->ranks, r->ns * 1e-9, r->rank_ns * 1e-9);
+                "%.9f, \"share\": %.6f}", r->calls, r->ranks, r->ns * 1e-9, r->rank_ns * 1e-9,
+                share(p, r));
     }
     fprintf(f, "\n  ],\n  \"beyond\": [");
     for (int i = 0; i < p->nbeyond; i++) {
@@ -100,23 +109,31 @@ static void csv(FILE *f, const cx_stats_profile *p)
 
 static void table(FILE *f, const cx_stats_profile *p)
 {
+    double total = 0;
     fprintf(f, "collx: profile (per collective, communicator size p, ranks per node, message "
-            "size; time: the slowest rank's, rank time: summed over ranks)\n");
-    fprintf(f, "%-21s %-11s %6s %5s %6s %-22s %8s %6s %12s %14s\n", "collective", "mode", "p",
-            "ppn", "nodes", "msg size (B)", "calls", "ranks", "time (s)", "rank time (s)");
+            "size; time: the slowest rank's, rank time: summed over ranks, share: of the "
+            "job's rank time)\n");
+    fprintf(f, "%-21s %-11s %6s %5s %6s %-22s %8s %6s %12s %14s %7s\n", "collective", "mode",
+            "p", "ppn", "nodes", "msg size (B)", "calls", "ranks", "time (s)", "rank time (s)",
+            "share");
     for (int i = 0; i < p->nrows; i++) {
         const cx_stats_profile_row *r = &p->rows[i];
         long long lo, hi;
         char range[48];
         cx_size_class_range(r->cls, &lo, &hi);
         snprintf(range, sizeof range, "%lld..%lld", lo, hi);
-        fprintf(f, "%-21s %-11s %6d %5d %6d %-22s %8lld %6lld %12.6f %14.6f\n",
+        fprintf(f, "%-21s %-11s %6d %5d %6d %-22s %8lld %6lld %12.6f %14.6f %6.2f%%\n",
                 cx_coll_name(r->coll), r->nonblocking ? "nonblocking" : "blocking",
                 r->comm_size, r->ranks_per_node, r->nodes, range, r->calls, r->ranks,
-                r->ns * 1e-9, r->rank_ns * 1e-9);
+                r->ns * 1e-9, r->rank_ns * 1e-9, 100 * share(p, r));
+        total += share(p, r);
     }
     if (!p->nrows)
         fprintf(f, "(no collective calls)\n");
+    else
+        fprintf(f, "collx: calls, rank time and share add up over the rows (each call in one "
+                "row): %.2f%% of the job's rank time in these calls; the slowest rank's time "
+                "does not (each row's is another rank's)\n", 100 * total);
     if (!p->nbeyond)
         return;
     fprintf(f, "collx: beyond the rules (COLLX_RULES: calls no rule held, by the rule that "

@@ -20,8 +20,12 @@ typedef struct {
     atomic_int to;              /* index + 1 of the algorithm that ran; 0 none */
     _Atomic(char *) why;        /* first reason said, malloc'ed */
 } handed_slot;
+/* An algorithm's hand-overs take 2 x 33 slots, and few algorithms ever
+ * hand over: made at the first (a dense table cost 150 KiB per rank, 150
+ * MiB for 1024 ranks in one SMPI process). */
+typedef handed_slot handed_alg[2][CX_STATS_REASONS];
 static served_slot (*served)[2];
-static handed_slot (*handed)[2][CX_STATS_REASONS];
+static _Atomic(handed_alg *) *handed;   /* [alg] */
 
 atomic_int cx_stats_state = 2;   /* not read yet */
 static pthread_once_t stats_once = PTHREAD_ONCE_INIT;
@@ -76,7 +80,17 @@ unsigned cx_stats_reason_bit(int reason)
 static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, unsigned bit,
                             const char *why)
 {
-    handed_slot *h = &handed[i][a->nonblocking != 0][reason_of(bit)];
+    handed_alg *mine = atomic_load_explicit(&handed[i], memory_order_acquire), *nil = NULL;
+    if (!mine) {
+        handed_alg *fresh = calloc(1, sizeof *fresh);
+        if (!fresh)
+            return;   /* not counted: the report misses it */
+        if (atomic_compare_exchange_strong(&handed[i], &nil, fresh))
+            mine = fresh;
+        else
+            free(fresh), mine = nil;
+    }
+    handed_slot *h = &(*mine)[a->nonblocking != 0][reason_of(bit)];
     atomic_fetch_add_explicit(&h->calls, 1, memory_order_relaxed);
     if (atomic_load_explicit(&h->why, memory_order_acquire))
         return;
@@ -160,7 +174,10 @@ long long cx_stats_fallback_get(int alg, int nonblocking, int reason, int *to,
     if (!handed || alg < 0 || alg >= cx_algorithm_total() || reason < 0 ||
         reason >= CX_STATS_REASONS)
         return 0;
-    handed_slot *h = &handed[alg][nonblocking != 0][reason];
+    handed_alg *mine = atomic_load(&handed[alg]);
+    if (!mine)
+        return 0;
+    handed_slot *h = &(*mine)[nonblocking != 0][reason];
     *why = atomic_load(&h->why);
     *to = atomic_load(&h->to) - 1;
     return atomic_load(&h->calls);

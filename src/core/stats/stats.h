@@ -138,9 +138,9 @@ typedef struct cx_stats_profile {
 /* Collective over world (a duplicate of MPI_COMM_WORLD; every rank, in
  * the report): rank 0 gets the profile (its rows malloc'ed; free with
  * cx_profile_free). world_lowest: room for the world's size, made before
- * MPI_Finalize; since: this rank's PMPI_Wtime at MPI_Init. Never fails:
- * what could not be merged is left out (0 rows), job nodes -1. */
-void cx_profile_gather(MPI_Comm world, int *world_lowest, double since,
+ * MPI_Finalize; seconds: this rank's from MPI_Init to the report. Never
+ * fails: what could not be merged is left out (0 rows), job nodes -1. */
+void cx_profile_gather(MPI_Comm world, int *world_lowest, double seconds,
                        cx_stats_profile *out);
 void cx_profile_free(cx_stats_profile *p);
 

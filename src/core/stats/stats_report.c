@@ -3,8 +3,8 @@
  * deletes MPI_COMM_SELF's attributes first, while MPI still works, so an
  * attribute there runs the report; every rank has one (set at MPI_Init by
  * the interposer, else at its first collx call), and every rank takes
- * part with arrays of the same shape, sized by the catalogue, so no rank
- * waits for another's contribution. SMPI deletes MPI_COMM_SELF's
+ * part in every step with arrays of the same shape, so no rank waits for
+ * another's contribution. SMPI deletes MPI_COMM_SELF's
  * attributes only after the rank is finalized (SimGrid 3.32): there the
  * SMPI build's MPI_Finalize (api/smpi_finalize.c) runs the report first
  * (cx_stats_report_now). */
@@ -17,74 +17,168 @@
 
 #define WHY_MAX 256   /* a reason's bytes on its way to rank 0 */
 
-/* Allocated when the report is hooked, not at MPI_Finalize, where a rank
- * that could not take part would strand the others. */
-static struct {
-    int n;                    /* algorithms in the catalogue */
-    long long *mx, *mx_all;   /* max over ranks: served calls, ns; fallbacks, to */
-    long long *sum, *sum_all; /* sum over ranks: served ranks, bytes; fallback ranks */
-    int *owner;               /* lowest rank that has a fallback's reason */
-    int *world;               /* the profile's room: a node per world rank */
-    double since;             /* when the report was hooked (MPI_Init) */
-    int rank;                 /* in MPI_COMM_WORLD, for words after MPI has gone */
-    int keyval, hooked;       /* the attribute on MPI_COMM_SELF, if set */
-} buf;
-
-/* Slots: SERVED (blocking and nonblocking per algorithm) and FALLBACKS
- * (blocking and nonblocking, a reason each, per algorithm). mx holds
- * [calls, ns] of the served slots, then [calls, to] of the fallback slots;
- * sum holds [ranks, bytes] of the served slots, then [ranks] of the
- * fallback slots. */
+/* Slots: s < SERVED is a served slot (2 * algorithm index + nonblocking),
+ * else the fallback slot s - SERVED (CX_STATS_FALLBACK_SLOTS per
+ * algorithm). A rank uses a handful of the thousands there are, and the
+ * report must stay cheap at a thousand ranks and more (issue 63: one
+ * reduction of every slot, 100 KiB, took SMPI half a minute at 256 ranks
+ * and did not finish at 1024), so the ranks first agree on which slots
+ * any of them used (a bitmap, OR) and then reduce those only. */
 #define SERVED (2 * buf.n)
 #define FALLBACKS (CX_STATS_FALLBACK_SLOTS * buf.n)
-#define MX_LEN (2 * SERVED + 2 * FALLBACKS)
-#define SUM_LEN (2 * SERVED + FALLBACKS)
+#define SLOTS (SERVED + FALLBACKS)
+#define WORDS ((SLOTS + 63) / 64)
+/* Per used slot: MX (max over ranks) calls, ns or the algorithm that ran,
+ * and -owner (the lowest rank that has the fallback's reason); SM (sum
+ * over ranks) ranks that used it, bytes. */
+enum { MX_CALLS, MX_NS_TO, MX_OWNER, MX };
+enum { SM_RANKS, SM_BYTES, SM };
 
-static void fill(int rank)
+/* Allocated when the report is hooked, not at MPI_Finalize, where a rank
+ * that could not take part would strand the others; room for CAP used
+ * slots, grown by every rank alike when more were used. */
+#define CAP 128
+static struct {
+    int n;                        /* algorithms in the catalogue */
+    unsigned long long *used, *used_all;   /* [WORDS] */
+    int cap;                      /* used slots there is room for */
+    int *slot;                    /* [cap]: the used slots, ascending */
+    long long *mx, *mx_all;       /* [MX * cap] */
+    long long *sm, *sm_all;       /* [SM * cap] */
+    long long *out;               /* rank 0: the report's arrays (cx_stats_report) */
+    int *world;                   /* the profile's room: a node per world rank */
+    double since;                 /* when the report was hooked (MPI_Init) */
+    int rank;                     /* in MPI_COMM_WORLD, for words after MPI has gone */
+    int keyval, hooked;           /* the attribute on MPI_COMM_SELF, if set */
+} buf;
+
+/* rank 0's arrays, dense, as stats_write.c reads them: served calls, ns,
+ * ranks, bytes [SERVED each]; fallback calls, to, ranks [FALLBACKS each]. */
+#define OUT_LEN (4 * SERVED + 3 * FALLBACKS)
+#define OUT_CALLS (buf.out)
+#define OUT_NS (buf.out + SERVED)
+#define OUT_RANKS (buf.out + 2 * SERVED)
+#define OUT_BYTES (buf.out + 3 * SERVED)
+#define OUT_FB (buf.out + 4 * SERVED)
+#define OUT_FB_TO (OUT_FB + FALLBACKS)
+#define OUT_FB_RANKS (OUT_FB + 2 * FALLBACKS)
+
+/* This rank's slot s: calls, and its records. */
+static long long local(int s, long long mx[MX], long long sm[SM])
 {
-    for (int i = 0; i < buf.n; i++) {
-        for (int m = 0; m < 2; m++) {
-            cx_stats_served s = cx_stats_served_get(i, m);
-            int at = 2 * i + m;
-            buf.mx[at] = s.calls;
-            buf.mx[SERVED + at] = s.nanoseconds;
-            buf.sum[at] = s.calls > 0;
-            buf.sum[SERVED + at] = s.bytes;
+    if (s < SERVED) {
+        cx_stats_served v = cx_stats_served_get(s / 2, s % 2);
+        if (mx) {
+            mx[MX_CALLS] = v.calls, mx[MX_NS_TO] = v.nanoseconds, mx[MX_OWNER] = -INT_MAX;
+            sm[SM_RANKS] = v.calls > 0, sm[SM_BYTES] = v.bytes;
         }
-        for (int k = 0; k < CX_STATS_FALLBACK_SLOTS; k++) {
-            int to, at = CX_STATS_FALLBACK_SLOTS * i + k;
-            const char *why;
-            long long calls = cx_stats_fallback_get(i, k / CX_STATS_REASONS,
-                                                    k % CX_STATS_REASONS, &to, &why);
-            buf.mx[2 * SERVED + at] = calls;
-            buf.mx[2 * SERVED + FALLBACKS + at] = to;
-            buf.sum[2 * SERVED + at] = calls > 0;
-            buf.owner[at] = why ? rank : INT_MAX;
+        return v.calls;
+    }
+    int f = s - SERVED, k = f % CX_STATS_FALLBACK_SLOTS, to;
+    const char *why;
+    long long calls = cx_stats_fallback_get(f / CX_STATS_FALLBACK_SLOTS, k / CX_STATS_REASONS,
+                                            k % CX_STATS_REASONS, &to, &why);
+    if (mx) {
+        mx[MX_CALLS] = calls, mx[MX_NS_TO] = to, mx[MX_OWNER] = why ? -buf.rank : -INT_MAX;
+        sm[SM_RANKS] = calls > 0, sm[SM_BYTES] = 0;
+    }
+    return calls;
+}
+
+static int make_room(int cap)
+{
+    int *slot = realloc(buf.slot, sizeof *slot * (size_t)cap);
+    if (slot)
+        buf.slot = slot;
+    long long **ll[4] = {&buf.mx, &buf.mx_all, &buf.sm, &buf.sm_all};
+    int ok = slot != NULL;
+    for (int i = 0; i < 4; i++) {
+        long long *p = realloc(*ll[i], sizeof *p * (size_t)(i < 2 ? MX : SM) * (size_t)cap);
+        if (p)
+            *ll[i] = p;
+        ok = ok && p;
+    }
+    if (ok)
+        buf.cap = cap;
+    return ok;
+}
+
+/* The slots any rank used (every rank gets the same list); their number. */
+static int agree_on_slots(MPI_Comm world, int *err)
+{
+    memset(buf.used, 0, sizeof *buf.used * (size_t)WORDS);
+    for (int s = 0; s < SLOTS; s++)
+        if (local(s, NULL, NULL) > 0)
+            buf.used[s / 64] |= 1ull << (s % 64);
+    *err = PMPI_Allreduce(buf.used, buf.used_all, WORDS, MPI_UNSIGNED_LONG_LONG, MPI_BOR,
+                          world);
+    int k = 0;
+    for (int s = 0; !*err && s < SLOTS; s++)
+        k += buf.used_all[s / 64] >> (s % 64) & 1;
+    if (!*err && k > buf.cap) {   /* every rank alike: k is the same everywhere */
+        int ok = make_room(k), all = 0;
+        *err = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world);
+        if (!*err && !all)
+            *err = MPI_ERR_NO_MEM;
+    }
+    for (int s = 0, j = 0; !*err && s < SLOTS; s++)
+        if (buf.used_all[s / 64] >> (s % 64) & 1)
+            buf.slot[j++] = s;
+    return *err ? 0 : k;
+}
+
+/* Rank 0: the used slots into the report's dense arrays. */
+static void spread(int k)
+{
+    memset(buf.out, 0, sizeof *buf.out * (size_t)OUT_LEN);
+    for (int f = 0; f < FALLBACKS; f++)
+        OUT_FB_TO[f] = -1;
+    for (int j = 0; j < k; j++) {
+        const long long *mx = buf.mx_all + MX * j, *sm = buf.sm_all + SM * j;
+        int s = buf.slot[j];
+        if (s < SERVED) {
+            OUT_CALLS[s] = mx[MX_CALLS], OUT_NS[s] = mx[MX_NS_TO];
+            OUT_RANKS[s] = sm[SM_RANKS], OUT_BYTES[s] = sm[SM_BYTES];
+        } else {
+            OUT_FB[s - SERVED] = mx[MX_CALLS], OUT_FB_TO[s - SERVED] = mx[MX_NS_TO];
+            OUT_FB_RANKS[s - SERVED] = sm[SM_RANKS];
         }
     }
 }
 
-static void own_reason(int f, char text[WHY_MAX])
+/* The counters of the slots any rank used, reduced: max to every rank
+ * (the owners of the reasons must know), sums to rank 0. */
+static int reduce_counters(MPI_Comm world, int *k)
 {
-    int to;
-    const char *why;
-    int k = f % CX_STATS_FALLBACK_SLOTS;
-    cx_stats_fallback_get(f / CX_STATS_FALLBACK_SLOTS, k / CX_STATS_REASONS,
-                          k % CX_STATS_REASONS, &to, &why);
-    snprintf(text, WHY_MAX, "%s", why ? why : "");
+    int err;
+    *k = agree_on_slots(world, &err);
+    for (int j = 0; !err && j < *k; j++)
+        local(buf.slot[j], buf.mx + MX * j, buf.sm + SM * j);
+    if (!err)
+        err = PMPI_Allreduce(buf.mx, buf.mx_all, MX * *k, MPI_LONG_LONG, MPI_MAX, world);
+    if (!err)
+        err = PMPI_Reduce(buf.sm, buf.sm_all, SM * *k, MPI_LONG_LONG, MPI_SUM, 0, world);
+    if (!err && buf.rank == 0 && buf.out)
+        spread(*k);
+    return err;
 }
 
 /* Each fallback's reason as its lowest rank that saw one said it, to rank
- * 0 (all ranks know who sends from the MIN over the owners). */
-static void reasons_to_root(MPI_Comm world, int rank, char **why)
+ * 0 (all ranks know who sends from the max of -owner). */
+static void reasons_to_root(MPI_Comm world, int rank, int k, char **why)
 {
-    for (int f = 0; f < FALLBACKS; f++) {
-        int from = buf.owner[f];
+    for (int j = 0; j < k; j++) {
+        int s = buf.slot[j], from = (int)-buf.mx_all[MX * j + MX_OWNER];
         char text[WHY_MAX] = "";
-        if (from == INT_MAX || (rank != 0 && rank != from))
+        if (s < SERVED || from == INT_MAX || (rank != 0 && rank != from))
             continue;
-        if (rank == from)
-            own_reason(f, text);
+        if (rank == from) {
+            int f = s - SERVED, kk = f % CX_STATS_FALLBACK_SLOTS, to;
+            const char *said;
+            cx_stats_fallback_get(f / CX_STATS_FALLBACK_SLOTS, kk / CX_STATS_REASONS,
+                                  kk % CX_STATS_REASONS, &to, &said);
+            snprintf(text, WHY_MAX, "%s", said ? said : "");
+        }
         if (rank != 0) {
             PMPI_Send(text, (int)strlen(text) + 1, MPI_CHAR, 0, 0, world);
             continue;
@@ -92,8 +186,8 @@ static void reasons_to_root(MPI_Comm world, int rank, char **why)
         if (from != 0)
             PMPI_Recv(text, WHY_MAX, MPI_CHAR, from, 0, world, MPI_STATUS_IGNORE);
         text[WHY_MAX - 1] = '\0';
-        if (why && (why[f] = malloc(strlen(text) + 1)))
-            memcpy(why[f], text, strlen(text) + 1);
+        if (why && (why[s - SERVED] = malloc(strlen(text) + 1)))
+            memcpy(why[s - SERVED], text, strlen(text) + 1);
     }
 }
 
@@ -101,11 +195,10 @@ static void write_report(int size, char **why, const cx_stats_profile *profile)
 {
     const char *to = cx_stats_setting();
     cx_stats_report r = {.ranks = size, .nalgs = buf.n, .profile = profile,
-                         .calls = buf.mx_all, .nanoseconds = buf.mx_all + SERVED,
-                         .served_ranks = buf.sum_all, .bytes = buf.sum_all + SERVED,
-                         .fallbacks = buf.mx_all + 2 * SERVED,
-                         .fallback_to = buf.mx_all + 2 * SERVED + FALLBACKS,
-                         .fallback_ranks = buf.sum_all + 2 * SERVED, .why = why};
+                         .calls = OUT_CALLS, .nanoseconds = OUT_NS,
+                         .served_ranks = OUT_RANKS, .bytes = OUT_BYTES,
+                         .fallbacks = OUT_FB, .fallback_to = OUT_FB_TO,
+                         .fallback_ranks = OUT_FB_RANKS, .why = why};
     if (!to || strcmp(to, "1") == 0) {
         cx_stats_write(stderr, &r, CX_STATS_TABLE);
         return;
@@ -155,6 +248,7 @@ static void report(void)
 {
     MPI_Comm world;
     int rank, size;
+    double seconds = PMPI_Wtime() - buf.since;   /* the job's, not the report's */
     if (finalized() || !everyone_reports())
         return;
     cx_stats_prepare_sections();   /* online tuning's sites are in the report */
@@ -163,19 +257,16 @@ static void report(void)
     PMPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(world, &rank);
     PMPI_Comm_size(world, &size);
-    fill(rank);
-    int err = PMPI_Reduce(buf.mx, buf.mx_all, MX_LEN, MPI_LONG_LONG, MPI_MAX, 0, world);
-    if (!err)
-        err = PMPI_Reduce(buf.sum, buf.sum_all, SUM_LEN, MPI_LONG_LONG, MPI_SUM, 0, world);
-    if (!err)
-        err = PMPI_Allreduce(MPI_IN_PLACE, buf.owner, FALLBACKS, MPI_INT, MPI_MIN, world);
+    int k = 0, err = reduce_counters(world, &k);
     char **why = rank == 0 ? calloc((size_t)FALLBACKS, sizeof *why) : NULL;
     if (!err) {
         cx_stats_profile profile;
-        reasons_to_root(world, rank, why);   /* rank 0 without memory: no reasons */
-        cx_profile_gather(world, buf.world, buf.since, &profile);
-        if (rank == 0)
+        reasons_to_root(world, rank, k, why);   /* rank 0 without memory: no reasons */
+        cx_profile_gather(world, buf.world, seconds, &profile);
+        if (rank == 0 && buf.out)
             write_report(size, why, &profile);
+        else if (rank == 0)
+            fprintf(stderr, "collx: COLLX_STATS: out of memory for the report\n");
         cx_profile_free(&profile);
     } else if (rank == 0) {
         fprintf(stderr, "collx: COLLX_STATS: the ranks' counters could not be reduced "
@@ -202,12 +293,10 @@ static void hook(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &buf.rank);
     buf.n = cx_algorithm_total();
     buf.world = calloc((size_t)size, sizeof *buf.world);
-    buf.mx = calloc((size_t)MX_LEN, sizeof *buf.mx);
-    buf.mx_all = calloc((size_t)MX_LEN, sizeof *buf.mx_all);
-    buf.sum = calloc((size_t)SUM_LEN, sizeof *buf.sum);
-    buf.sum_all = calloc((size_t)SUM_LEN, sizeof *buf.sum_all);
-    buf.owner = calloc((size_t)FALLBACKS, sizeof *buf.owner);
-    if (!buf.mx || !buf.mx_all || !buf.sum || !buf.sum_all || !buf.owner || !buf.world) {
+    buf.used = calloc((size_t)WORDS, sizeof *buf.used);
+    buf.used_all = calloc((size_t)WORDS, sizeof *buf.used_all);
+    buf.out = buf.rank == 0 ? calloc((size_t)OUT_LEN, sizeof *buf.out) : NULL;
+    if (!buf.world || !buf.used || !buf.used_all || !make_room(CAP)) {
         fprintf(stderr, "collx: COLLX_STATS: out of memory; no statistics\n");
         return;
     }

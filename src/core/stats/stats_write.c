@@ -10,12 +10,17 @@
 #include "stats.h"
 #include "../util/util.h"
 
+/* How the figures add up (issue 63): calls and rank seconds add up over
+ * rows, the slowest rank's seconds do not (each row's slowest rank is
+ * another, and their calls overlap in time). */
 static const char *const units[][2] = {
     {"calls", "the most any rank made"},
     {"ranks", "ranks that made such calls"},
     {"bytes", "send + receive payload, summed over ranks"},
-    {"seconds", "the slowest rank's total time in these calls"},
-    {"rank_seconds", "the time in these calls summed over ranks"},
+    {"seconds", "the slowest rank's total time in these calls (does not add up over rows)"},
+    {"rank_seconds", "the time in these calls summed over ranks (adds up over rows)"},
+    {"share", "rank_seconds / (job.ranks * job.seconds): the job's rank time these calls "
+              "took (adds up over rows)"},
 };
 
 /* What a row is about: its collective, algorithm (the one asked for, in
