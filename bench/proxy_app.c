@@ -9,8 +9,9 @@
  * loop time and time inside the collectives.
  *
  * A plain MPI program for a real MPI (collx through the interposer or
- * collxrun). Built with PA_LINKED for SMPI, which has no interposer: the
- * measured collectives are collx's CX_ calls, linked in. Bookkeeping
+ * collxrun). Built with PA_LINKED for SMPI (before collx-smpicc, its
+ * interposer, there was no other way): the measured collectives are
+ * collx's CX_ calls, linked in. Bookkeeping
  * (grid, timings, the verdict) calls PMPI_, which neither the interposer
  * nor COLLX_STATS sees: the profile holds the skeleton's calls only. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep; SMPI simulates it (smpi_helpers.h) */

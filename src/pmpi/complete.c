@@ -115,11 +115,12 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 
 /* A request the program freed (MPI_Request_free) still completes: its
- * schedule runs to its end before MPI goes (the peers wait for it). */
+ * schedule runs to its end before MPI goes (the peers wait for it). In
+ * SMPI collx's MPI_Finalize (core/api/smpi_finalize.c) does it. */
+#ifndef SMPI_H
 int MPI_Finalize(void)
 {
-    for (int spins = 0; cx_request_mpi_in_flight(); cx_backoff(&spins))
-        cx_progress_poke();
-    cx_request_bury();
+    cx_request_drain_mpi();
     return PMPI_Finalize();
 }
+#endif

@@ -8,8 +8,12 @@
  * MPICH's Fortran bindings call MPI_<Name> and would be intercepted anyway;
  * replacing them too gives one path on both. MPICH's mpi_f08 procedures
  * (mpi_<name>_f08ts_) take buffers as TS 29113 descriptors and then call
- * MPI_<Name>, so they are left alone. For any other MPI nothing is defined
- * here: its own bindings know its Fortran constants, we would not.
+ * MPI_<Name>, so they are left alone. SMPI's bindings (smpif90, mpif.h and
+ * `use mpi`) live in libsimgrid, whose calls of MPI_<Name> never reach the
+ * program's collx (SMPI opens the program with RTLD_DEEPBIND): the SMPI
+ * interposer defines the same entry points inside the program. For any
+ * other MPI nothing is defined here: its own bindings know its Fortran
+ * constants, we would not.
  *
  * The nonblocking MPI_I<NAME> of every collective too (mpi_i<name>_ ...):
  * the request goes back as MPI_Request_c2f of what collx returns (the
@@ -28,7 +32,11 @@
 #include <stdlib.h>
 #include "../core/persist/persist.h"
 
-#if defined(OPEN_MPI) || defined(MPICH)
+#if defined(OPEN_MPI) || defined(MPICH) || defined(SMPI_H)
+/* Open MPI and SMPI: Fortran's MPI_IN_PLACE is a variable of its own. */
+#if defined(OPEN_MPI) || defined(SMPI_H)
+#define CX_F_BY_ADDRESS 1
+#endif
 
 /* Fortran INTEGER arrays (counts, displacements) are passed on as int
  * arrays unconverted. */
@@ -40,9 +48,11 @@ _Static_assert(_Generic((MPI_Fint)0, int: 1, default: 0), "MPI_Fint must be int"
  * picks one of four spellings. MPICH: libmpichfort stores the addresses of
  * its /MPIPRIV1/ members in MPIR_F_MPI_IN_PLACE / MPIR_F_MPI_BOTTOM once
  * mpirinitf_ has run (MPI_INIT does, or the first binding that needs them
- * while MPIR_F_NeedInit is set: we do the same). */
+ * while MPIR_F_NeedInit is set: we do the same). SMPI: mpif.h declares them
+ * `external`, the program passes the address of libsimgrid's mpi_in_place_
+ * / mpi_bottom_ (smpif90 compiles with -ff2c -fno-second-underscore). */
 static struct {
-#ifdef OPEN_MPI
+#ifdef CX_F_BY_ADDRESS
     int n_in_place, n_bottom;
     const void *in_place[4], *bottom[4];
 #else
@@ -53,11 +63,11 @@ static struct {
 } fsym;
 static pthread_once_t fsym_once = PTHREAD_ONCE_INIT;
 
-#ifdef OPEN_MPI
+#ifdef CX_F_BY_ADDRESS
 static int find_all(const char *const names[4], const void *found[4])
 {
     int n = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4 && names[i]; i++) {
         const void *p = dlsym(RTLD_DEFAULT, names[i]);
         if (p)   /* missing names must never match a NULL buffer */
             found[n++] = p;
@@ -75,6 +85,10 @@ static void fsym_find(void)
                                           "mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM"};
     fsym.n_in_place = find_all(in_place, fsym.in_place);
     fsym.n_bottom = find_all(bottom, fsym.bottom);
+#elif defined(SMPI_H)
+    static const char *const in_place[4] = {"mpi_in_place_"}, *const bottom[4] = {"mpi_bottom_"};
+    fsym.n_in_place = find_all(in_place, fsym.in_place);
+    fsym.n_bottom = find_all(bottom, fsym.bottom);
 #else
     static const char *const init[4] = {"mpirinitf_", "mpirinitf", "mpirinitf__", "MPIRINITF"};
     fsym.need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
@@ -89,7 +103,7 @@ static void fsym_find(void)
 static void *fbuf(void *b)
 {
     pthread_once(&fsym_once, fsym_find);
-#ifdef OPEN_MPI
+#ifdef CX_F_BY_ADDRESS
     for (int i = 0; i < fsym.n_in_place; i++)
         if (b == fsym.in_place[i])
             return MPI_IN_PLACE;
@@ -277,4 +291,4 @@ CX_COLLECTIVES(CX_FWRAP)
     CX_FISYMBOL_F08(E, N, n)
 CX_COLLECTIVES(CX_FIWRAP)
 
-#endif /* OPEN_MPI || MPICH */
+#endif /* OPEN_MPI || MPICH || SMPI_H */

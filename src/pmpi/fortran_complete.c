@@ -10,22 +10,31 @@
  * 6 integers in both bindings (MPI_Status_c2f), its MPI_STATUS(ES)_IGNORE
  * found at run time (dlsym, as fortran.c finds MPI_IN_PLACE); MPICH's
  * mpi_f08 ones are MPI_F08_status (MPI_Status_c2f08, MPI-4's
- * MPI_F08_STATUS(ES)_IGNORE). */
+ * MPI_F08_STATUS(ES)_IGNORE). SMPI's (libsimgrid's mpi_wait_ ...) call
+ * SimGrid's own MPI_Wait, never the program's (fortran.c says why): the
+ * SMPI interposer defines them too; its statuses are 5 integers, the C
+ * MPI_Status as it is, MPI_STATUS(ES)_IGNORE libsimgrid's
+ * mpi_status(es)_ignore_. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <mpi.h>
 
-#if defined(OPEN_MPI) || defined(MPICH)
+#if defined(OPEN_MPI) || defined(MPICH) || defined(SMPI_H)
 
 #define F_TRUE 1   /* gfortran's .TRUE. */
 #define INLINE_REQS 32
 
-#ifdef OPEN_MPI
+#if defined(OPEN_MPI) || defined(SMPI_H)
 #define F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#ifdef OPEN_MPI
 _Static_assert(sizeof(MPI_Status) == 6 * sizeof(MPI_Fint),
                "Open MPI's Fortran MPI_STATUS_SIZE is 6");
+#else
+_Static_assert(sizeof(MPI_Status) == 5 * sizeof(MPI_Fint),
+               "SMPI's Fortran MPI_STATUS_SIZE (mpif.h) is 5");
+#endif
 
 static struct {
     int n_one, n_many;
@@ -38,7 +47,7 @@ static int find_all(const char *const names[4], const void *known, const void *f
     int n = 0;
     if (known)
         found[n++] = known;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4 && names[i]; i++) {
         const void *p = dlsym(RTLD_DEFAULT, names[i]);
         if (p)
             found[n++] = p;
@@ -48,6 +57,10 @@ static int find_all(const char *const names[4], const void *known, const void *f
 
 static void ign_find(void)
 {
+#ifdef SMPI_H
+    static const char *const one[4] = {"mpi_status_ignore_"},
+                             *const many[4] = {"mpi_statuses_ignore_"};
+#else
     static const char *const one[4] = {"mpi_fortran_status_ignore_", "mpi_fortran_status_ignore",
                                        "mpi_fortran_status_ignore__",
                                        "MPI_FORTRAN_STATUS_IGNORE"};
@@ -55,6 +68,7 @@ static void ign_find(void)
                                         "mpi_fortran_statuses_ignore",
                                         "mpi_fortran_statuses_ignore__",
                                         "MPI_FORTRAN_STATUSES_IGNORE"};
+#endif
     ign.n_one = find_all(one, MPI_F_STATUS_IGNORE, ign.one);
     ign.n_many = find_all(many, MPI_F_STATUSES_IGNORE, ign.many);
 }
@@ -70,7 +84,7 @@ static int ignored(const MPI_Fint *s, int many)
 
 static void status_c2f(const MPI_Status *c, MPI_Fint *f)
 {
-    PMPI_Status_c2f(c, f);
+    PMPI_Status_c2f((MPI_Status *)c, f);   /* SMPI's takes no const */
 }
 #else /* MPICH, mpi_f08 */
 #define F_STATUS_SIZE ((int)(sizeof(MPI_F08_status) / sizeof(MPI_Fint)))
@@ -336,6 +350,8 @@ static int f_request_free(MPI_Fint *request)
     F_SYMBOL(lower, fn, decl, args)                                            \
     F_SYMBOL(UPPER, fn, decl, args)                                            \
     F_SYMBOL(lower##_f08_, fn, decl, args)
+#elif defined(SMPI_H)   /* smpif90: -ff2c -fno-second-underscore */
+#define F_SYMBOLS(lower, UPPER, fn, decl, args) F_SYMBOL(lower##_, fn, decl, args)
 #else
 #define F_SYMBOLS(lower, UPPER, fn, decl, args) F_SYMBOL(lower##_f08_, fn, decl, args)
 #endif
@@ -378,4 +394,4 @@ F_SYMBOLS(mpi_startall, MPI_STARTALL, f_startall,
 F_SYMBOLS(mpi_request_free, MPI_REQUEST_FREE, f_request_free,
           (MPI_Fint *request, MPI_Fint *ierr), (request))
 
-#endif /* OPEN_MPI || MPICH */
+#endif /* OPEN_MPI || MPICH || SMPI_H */

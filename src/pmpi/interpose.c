@@ -7,7 +7,9 @@
  * the completion calls are interposed too (complete.c), so that they move
  * collx's schedules on while they wait. One wrapper per collective of
  * include/collx_colls.h, and MPI_Init(_thread) for COLLX_STATS and
- * COLLX_TUNE_ONLINE. */
+ * COLLX_TUNE_ONLINE. Built with smpicc too (libcollx_smpi_interpose.a,
+ * linked into the program: cmake/smpi_interpose.cmake), where MPI_Init and
+ * MPI_Finalize are collx's SMPI ones (core/api/smpi_finalize.c). */
 #include "../core/persist/persist.h"
 #include "which_mpi.h"
 
@@ -20,6 +22,7 @@
     }
 CX_COLLECTIVES(CX_WRAP)
 
+#ifndef SMPI_H
 /* Every rank's settings are compared first (settings.c).
  * COLLX_STATS reduces every rank's counters at MPI_Finalize: each rank
  * hooks it at MPI_Init, also a rank that never calls a collective.
@@ -48,3 +51,4 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     }
     return err;
 }
+#endif

@@ -4,7 +4,10 @@
  * MPI_Request_free, which must tell collx's persistent requests (persist.c)
  * from the MPI's own. With nothing selected the init is the MPI's own
  * (PMPI_), and with no persistent request of collx alive MPI_Start is
- * PMPI_Start after one relaxed read. */
+ * PMPI_Start after one relaxed read. SMPI: where SimGrid declares MPI-4's
+ * PMPI_<Name>_init (CX_HAVE_COLL_INIT, a symbol check of
+ * cmake/smpi_interpose.cmake; SimGrid 3.32 has none, and a program that
+ * calls them does not compile there), as MPICH 4's. */
 #include "../core/persist/persist.h"
 #if defined(OPEN_MPI) && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
@@ -18,6 +21,9 @@
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define CX_INIT_NAME(N) MPIX_##N##_init
 #define CX_PMPI_INIT_NAME(N) PMPIX_##N##_init
+#elif defined(SMPI_H) && defined(CX_HAVE_COLL_INIT)
+#define CX_INIT_NAME(N) MPI_##N##_init
+#define CX_PMPI_INIT_NAME(N) PMPI_##N##_init
 #endif
 
 #ifdef CX_INIT_NAME

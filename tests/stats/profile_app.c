@@ -14,8 +14,9 @@
  *
  * It checks its results and prints "profile app: OK" at rank 0.
  *
- * Built with PROFILE_LINKED for SMPI, which has no interposer: the
- * collectives are collx's CX_ calls, linked in. */
+ * Built with PROFILE_LINKED for SMPI: the collectives are collx's CX_
+ * calls, linked in (plain programs through the SMPI interposer:
+ * tests/smpi). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
-/* MPI_Init and MPI_Finalize of the SMPI build (no interposer there: collx
- * is linked into the program), the one place that does collx's work at
- * the start and the end of MPI there. SimGrid 3.32's MPI_Finalize marks
+/* MPI_Init and MPI_Finalize of the SMPI build (collx is linked into the
+ * program: by CX_ calls, or whole as the SMPI interposer, whose Fortran
+ * MPI_INIT/MPI_FINALIZE call the hooks below: src/pmpi/fortran_init.c),
+ * the one place that does collx's work at the start and the end of MPI
+ * there. SimGrid 3.32's MPI_Finalize marks
  * the rank finalized and only then deletes MPI_COMM_SELF's attributes
  * (ActorExt::finalize), so what collx hooks there (the COLLX_STATS
  * report, stats_report.c; online tuning's end, which writes its cache,
@@ -13,21 +15,25 @@
  * hooked work while MPI still works. The ranks share one environment, so
  * COLLX_STATS and COLLX_TUNE_ONLINE are on everywhere or nowhere. Empty
  * outside SMPI. */
+#include "../engine/engine.h"
 #include "../online/online.h"
 #include "../stats/stats.h"
+#include "smpi_hooks.h"
 
 #ifdef SMPI_H
-static void at_init(void)
+void cx_smpi_at_init(void)
 {
     cx_stats_report_at_finalize();
     cx_online_start();
 }
 
-/* In the order MPI_Finalize deletes MPI_COMM_SELF's attributes (the last
- * set first): online tuning's end, then the report, which lists its
- * sites. */
-static void at_finalize(void)
+/* The nonblocking calls the interposer served and the program freed run
+ * to their end first (the peers wait for them). Then, in the order
+ * MPI_Finalize deletes MPI_COMM_SELF's attributes (the last set first):
+ * online tuning's end, then the report, which lists its sites. */
+void cx_smpi_at_finalize(void)
 {
+    cx_request_drain_mpi();
     cx_stats_report_at_finalize();   /* MPI_Init was not ours: hook now */
     cx_online_end_now();
     cx_stats_report_now();
@@ -37,7 +43,7 @@ int MPI_Init(int *argc, char ***argv)
 {
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS)
-        at_init();
+        cx_smpi_at_init();
     return err;
 }
 
@@ -45,13 +51,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS)
-        at_init();
+        cx_smpi_at_init();
     return err;
 }
 
 int MPI_Finalize(void)
 {
-    at_finalize();
+    cx_smpi_at_finalize();
     return PMPI_Finalize();
 }
 #endif

@@ -196,6 +196,13 @@ int cx_request_mpi_in_flight(void)
     return __atomic_load_n(&mpi_in_flight, __ATOMIC_ACQUIRE) > 0;
 }
 
+void cx_request_drain_mpi(void)
+{
+    for (int spins = 0; cx_request_mpi_in_flight(); cx_backoff(&spins))
+        cx_progress_poke();
+    cx_request_bury();
+}
+
 /* ---- CX_Request ---- */
 /* A completed CX_Request: its call is counted (COLLX_STATS), it is freed. */
 static void release(CX_Request *request)
