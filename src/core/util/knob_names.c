@@ -52,6 +52,13 @@ static const struct {
     {"COLLX_BENCH_DIR", NULL},  /* collx tools: where collbench is */
     {"COLLX_PMPI_LIB", NULL},   /* collx tools: the interposer */
     {"COLLX_CLUSTER", NULL},    /* collx apps: the emulated cluster */
+    {"COLLX_CLUSTER_RUN", NULL},   /* the emulated cluster's state folder */
+    {"COLLX_CLUSTER_OWNER", NULL},
+    {"COLLX_PLATFORM", NULL},      /* sim/run: the SMPI platform simulated */
+    {"COLLX_APPS", NULL},          /* ./run apps: which applications */
+    {"COLLX_APPS_ROUNDS", NULL},
+    {"COLLX_TEST_SMPI", NULL},     /* ./run test: which parts run */
+    {"COLLX_TEST_CLUSTER", NULL},
 };
 
 void cx_knobs_check_names(int verbose)
