@@ -280,14 +280,15 @@ def say_profile(s, prof, t):
     share = prof.measured_seconds() / prof.seconds if prof.seconds else 0.0
     npts = sum(len(v) for v in prof.points.values())
     s.say(f"profile {prof.path}: {len(prof.entries)} entries, {prof.seconds:.3g} s in "
-          f"collectives; measuring {npts} points ({100 * share:.0f} % of that time)")
+          f"collectives (the mean rank's); measuring {npts} points "
+          f"({100 * share:.0f} % of that time)")
     for c in (c for c in prof.points if gridmod.per_node_of(c)):
         qs = ",".join(map(str, sorted({q for q, _ in prof.points[c]})))
         s.say(f"profile: {gridmod.coll_of(c)} p={qs} with {gridmod.per_node_of(c)} rank(s) "
               f"per node, not ranks 0..q-1: measured as {c} (collbench --comm-shape)")
     for e, why in prof.skipped:
         msgs = f"{e['msg_lo']}..{e['msg_hi']} B" if e["msg_hi"] is not None else "any size"
-        s.say(f"profile: {e['collective']} p={e['comm_size']} {msgs} ({e['seconds']:.3g} s) "
+        s.say(f"profile: {e['collective']} p={e['comm_size']} {msgs} ({e['time']:.3g} s) "
               f"not measured: {why}")
     rpn = prof.job.get("ranks_per_node")
     if rpn and (t.node or t.p) != rpn and t.kind != "replay":

@@ -15,7 +15,11 @@ and w-collectives, whose rules cannot use a size, as collbench's -m means
 it there: the mean block of the call's counts, per pair for alltoallv/w;
 msg_hi null in a profile of a collx before that: any), the calls and the
 time spent in them (seconds: the slowest rank's, which is what the job
-waits for; rank_seconds: summed over ranks).
+waits for; rank_seconds: summed over ranks). The tuner weighs each entry
+by its time (time_of: rank_seconds over the job's ranks, which add up
+over entries to the mean rank's time in collectives; the slowest ranks'
+seconds do not: each entry's slowest rank may be another, and their sum
+can exceed the job).
 
 What the tuner measures of it (points): each entry's collective at its
 communicator size, at the class's bounds (msg_lo and msg_hi, rounded to
@@ -93,6 +97,16 @@ def read(path):
     return job, entries
 
 
+def time_of(entry, ranks):
+    """An entry's seconds that add up over entries: its rank seconds over
+    the job's ranks (the mean rank's time in it); its slowest rank's
+    seconds where the profile lacks either (a collx before rank_seconds)."""
+    rs = entry.get("rank_seconds")
+    if rs is not None and ranks:
+        return rs / ranks
+    return entry["seconds"]
+
+
 def sizes_of(entry):
     """The message sizes the tuner measures an entry at: its class's
     bounds, each rounded to collbench's elements (msg_lo up, msg_hi down,
@@ -149,7 +163,7 @@ class Profile:
     communicator of another shape than block placement gives, its shaped
     key (grid.shaped); keys: {id(entry): its key} of the entries measured;
     skipped: [(entry, why)]; seconds: the profile's whole time (measured or
-    not), job: its job; ncalls: {key: {(q, m): calls}} (None where an
+    not; the entries' time_of, which add up), job: its job; ncalls: {key: {(q, m): calls}} (None where an
     entry there does not count them)."""
 
     def __init__(self, path, job, entries, p, node, known):
@@ -157,7 +171,9 @@ class Profile:
         known: the collectives this collx has."""
         self.path, self.job, self.entries = path, job, entries
         self.points, self.keys, self.skipped, self.ncalls = {}, {}, [], {}
-        self.seconds = sum(e["seconds"] for e in entries)
+        for e in entries:
+            e["time"] = time_of(e, job.get("ranks"))
+        self.seconds = sum(e["time"] for e in entries)
         for e in entries:
             key, why = self.key_of(e, p, node, known)
             if why:
@@ -169,7 +185,7 @@ class Profile:
             calls = self.ncalls.setdefault(key, {})
             n = e.get("calls") or None   # 0 or missing: not counted
             for m in ms:
-                cell[(q, m)] = cell.get((q, m), 0.0) + e["seconds"] / len(ms)
+                cell[(q, m)] = cell.get((q, m), 0.0) + e["time"] / len(ms)
                 # each size of the class its whole calls, not a share as
                 # the seconds: a rule from those sizes serves them all
                 had = calls.get((q, m), 0)
@@ -188,7 +204,7 @@ class Profile:
         per, why = placement(q, e.get("ranks_per_node"), e.get("nodes"), p, node)
         if why:
             return None, why
-        if e["seconds"] <= 0:
+        if e["time"] <= 0:
             return None, "no time spent"
         return (gridmod.shaped(c, per) if per else c), None
 

@@ -246,10 +246,11 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
     lines = ["## The profile's points", "",
              f"Profile `{prof.path}`: " + ", ".join(
                  f"{k.replace('_', ' ')} {v}" for k, v in prof.job.items() if v is not None) +
-             f"; {prof.seconds:.4g} s in collectives (the slowest rank's), of which the "
+             f"; {prof.seconds:.4g} s in collectives (the mean rank's: each entry's rank "
+             "seconds over the job's ranks, which add up), of which the "
              f"points below measured: {100 * prof.measured_seconds() / total:.1f} %. Each "
              "entry is measured at the bounds of its message-size class (rounded to 4-byte "
-             "elements), weighted by its seconds; its choice and time against native at "
+             "elements), weighted by those seconds; its choice and time against native at "
              "each (measured, or predicted with the model's uncertainty: basis as in "
              "\"Spend by communicator size\"). A communicator of another shape than "
              "ranks 0..q-1 under block placement (nodes x ranks per node) was measured "
@@ -260,13 +261,13 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
              "share | measured at | algorithms measured | choice | choice / native | basis |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     before = after = 0.0
-    for e in sorted(prof.entries, key=lambda e: -e["seconds"]):
+    for e in sorted(prof.entries, key=lambda e: -e["time"]):
         c, q = prof.keys.get(id(e), e["collective"]), e["comm_size"]
         per = gridmod.per_node_of(c)
         msgs = f"{e['msg_lo']}..{e['msg_hi']}" if e["msg_hi"] is not None else "any"
         head = (f"| {e['collective']} | {q}{f' ({q // per}x{per})' if per else ''} | "
                 f"{e.get('ranks_per_node', '')} | {msgs} | "
-                f"{e.get('calls', '')} | {e['seconds']:.4g} | {100 * e['seconds'] / total:.1f} % |")
+                f"{e.get('calls', '')} | {e['time']:.4g} | {100 * e['time'] / total:.1f} % |")
         if id(e) in skipped or c not in grids:
             lines.append(head + f" not measured: {skipped.get(id(e), 'not asked for')} "
                          "| | | | |")
@@ -283,8 +284,8 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
             n = sum(store.usable(c, a, q, m) for a in algs[c])
             cells.append((m, ch, r, bases.get((c, q, m), ""), n))
         known = [r for r in ratios if r is not None]
-        before += e["seconds"]
-        after += e["seconds"] * (sum(known) / len(known) if known else 1.0)
+        before += e["time"]
+        after += e["time"] * (sum(known) / len(known) if known else 1.0)
         lines.append(head + " " + ", ".join(size_label(m) for m, *_ in cells) + " | " +
                      ", ".join(f"{n}/{len(algs[c])}" for *_, n in cells) + " | " +
                      ", ".join(ch for _, ch, *_ in cells) + " | " +

@@ -38,12 +38,14 @@ def test_read_and_points():
         len(entries) == 8, f"the job and the entries: {job}, {len(entries)}"
     prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
     got = {c: {k: round(w, 9) for k, w in pts.items()} for c, pts in prof.points.items()}
-    assert got == {"allreduce": {(32, 1024): 1.5, (32, 2044): 1.5, (8, 8): 0.75,
-                                 (8, 12): 0.75},
-                   "bcast": {(16, 65536): 0.25, (16, 131068): 0.25},
-                   "allgather-1ppn": {(4, 256): 0.125, (4, 508): 0.125},
-                   "barrier": {(32, grid.BARRIER_SIZE): 0.15},
-                   "alltoallv": {(16, 16384): 0.15, (16, 32764): 0.15}}, \
+    r = 32   # each entry weighs its rank seconds over the job's ranks
+    want = {"allreduce": {(32, 1024): 90.5 / r / 2, (32, 2044): 90.5 / r / 2,
+                          (8, 8): (31.0 + 15.0) / r / 2, (8, 12): (31.0 + 15.0) / r / 2},
+            "bcast": {(16, 65536): 15.2 / r / 2, (16, 131068): 15.2 / r / 2},
+            "allgather-1ppn": {(4, 256): 7.9 / r / 2, (4, 508): 7.9 / r / 2},
+            "barrier": {(32, grid.BARRIER_SIZE): 4.5 / r},
+            "alltoallv": {(16, 16384): 9.0 / r / 2, (16, 32764): 9.0 / r / 2}}
+    assert got == {c: {k: round(w, 9) for k, w in pts.items()} for c, pts in want.items()}, \
         f"each entry at its class's bounds in 4-byte elements, its seconds split; blocking " \
         f"and nonblocking rows of one point add up; a v-collective (ranks per node " \
         f"unknown) at its class's bounds too; one rank per node on 4 nodes (the nodes' " \
@@ -51,8 +53,12 @@ def test_read_and_points():
     why = {e["collective"]: w for e, w in prof.skipped}
     assert set(why) == {"alltoall"} and "larger than the target's 32" in why["alltoall"], \
         f"set aside, with the reason: a communicator larger than P: {why}"
-    assert abs(prof.seconds - 5.8) < 1e-9 and abs(prof.measured_seconds() - 5.7) < 1e-9, \
-        f"the profile's time and the part measured: {prof.seconds}, {prof.measured_seconds()}"
+    assert abs(prof.seconds - 176.1 / r) < 1e-9 and \
+        abs(prof.measured_seconds() - 173.1 / r) < 1e-9, \
+        f"the profile's time (the mean rank's, which adds up) and the part measured: " \
+        f"{prof.seconds}, {prof.measured_seconds()}"
+    assert sum(e["seconds"] for e in entries) <= job["seconds"] and \
+        prof.seconds <= job["seconds"], "the fixture's job holds its collectives' time"
     g = prof.grids()
     assert list(g) == ["allreduce", "bcast", "alltoallv", "allgather-1ppn", "barrier"] and \
         g["allreduce"].comms == [8, 32] and g["allreduce"].sizes == [8, 12, 1024, 2044] and \
@@ -63,6 +69,23 @@ def test_read_and_points():
             [w for _, w in profile.Profile(FIXTURE, job, entries, 32, 8,
                                            KNOWN - {"bcast"}).skipped]), \
         "a collective this collx lacks is set aside"
+
+
+def test_time_adds_up():
+    """Two collectives whose slowest ranks differ: their slowest-rank
+    seconds add up to more than the job; their rank seconds over the
+    ranks do not (issue 63: "0.0167 s in collectives in a 0.0098 s job")."""
+    job = {"ranks": 4, "nodes": 1, "ranks_per_node": 4, "seconds": 1.0}
+    es = [{"collective": c, "mode": "blocking", "comm_size": 4, "ranks_per_node": 4,
+           "nodes": 1, "msg_lo": 8, "msg_hi": 15, "calls": 10, "ranks": 4,
+           "seconds": 0.9, "rank_seconds": 0.9 + 3 * 0.1} for c in ("allreduce", "bcast")]
+    prof = profile.Profile("two.json", job, es, 4, 4, KNOWN)
+    assert sum(e["seconds"] for e in es) > job["seconds"] and \
+        abs(prof.seconds - 0.6) < 1e-9 and prof.seconds <= job["seconds"], \
+        f"the profile's time is the mean rank's: {prof.seconds}"
+    old = [dict(e, rank_seconds=None) for e in es]
+    assert abs(profile.Profile("old.json", job, old, 4, 4, KNOWN).seconds - 1.8) < 1e-9, \
+        "a profile without rank seconds: the slowest rank's seconds"
 
 
 def test_sizes_of():
