@@ -50,10 +50,14 @@ def test_choice_needs_every_repeat():
                   ("allreduce", "native:recursive_doubling", 2, 8): [-0.5, 0.05, -0.5],
                   ("allreduce", "native", 2, 64): d,
                   ("allreduce", "native:ring", 2, 64): [-0.01, -0.012, -0.011]}
+    mt.us = {k: [math.exp(v) for v in xs] for k, xs in mt.samples.items()}
     assert mt.choose("allreduce", 2, 8) == "native:ring", \
         "faster in every repeat wins; one launch slower rules recursive_doubling out"
     assert mt.choose("allreduce", 2, 64) == "native", "1 % faster is within the margin"
     assert mt.choose("allreduce", 2, 512) == "native", "nothing measured: the MPI's own"
+    mt.us[("allreduce", "native:ring", 2, 8)] = [1.2, 1.3, 1.25]   # slower in its own times
+    assert mt.choose("allreduce", 2, 8) == "native", \
+        "faster relative to the yardstick but slower in time: no choice"
 
 
 def test_openmpi_file():
