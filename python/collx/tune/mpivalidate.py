@@ -154,7 +154,8 @@ def report(where, mpi_path, rules_path, a, rows, summ, ref):
                      f"({s['worst_cd']:.3f}) | {s['collx_slower']} | {s['collx_tuned']:.3f} | "
                      f"{s['collx_slower_tuned']} |")
     lines += ["", "| collective | p | bytes | default us | tuned us | collx us (rule) | "
-              "tuned/default | collx/default | collx/tuned |", "|---|---|---|---|---|---|---|---|---|"]
+              "tuned/default | collx/default | collx/tuned |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['coll']} | {r['p']} | {r['size_bytes']} | {r['default_us']} | "
                      f"{r['mpi_tuned_us']} | {r['collx_us']} ({r['collx_rule']}) | "
