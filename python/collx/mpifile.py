@@ -27,12 +27,19 @@ an MPI use one (no collx at run time).
   MPIR_<Coll>_allcomm_nb). MPICH reads the file instead of its own tree,
   so the file holds every collective: the collectives not tuned, and the
   ranges where the MPI's own decision stays, are the MPI's own tree
-  (tune/mpitune.py reads it from the MPI library)."""
+  (tune/mpitune.py reads it from the MPI library).
+* SMPI (SimGrid): SimGrid options, one a line, '#' comments:
+  --cfg=smpi/<coll>:<name> forces SMPI's algorithm <name> for a
+  collective at every size and communicator (SMPI has no ranges), or
+  --cfg=smpi/coll-selector:<name> a whole selector (ompi, mpich, ...).
+  sim/run reads the file from SMPI_OPTIONS_FILE and passes its lines
+  after its own options, so they win; with smpirun alone:
+  smpirun ... $(grep -v '^#' FILE) program."""
 import json
 import os
 import re
 
-OPENMPI, MPICH = "openmpi", "mpich"
+OPENMPI, MPICH, SMPI = "openmpi", "mpich", "smpi"
 
 # Open MPI 4.1's COLLTYPE (coll_base_functions.h): a collective's id in the file
 OMPI_IDS = {c: i for i, c in enumerate((
@@ -49,6 +56,10 @@ OMPI_SCALE = {"allreduce": 1, "bcast": 1, "reduce": 1, "allgather": "q", "alltoa
 MPICH_SIZE = {"allreduce": "avg_msg_size", "bcast": "avg_msg_size", "reduce": "avg_msg_size",
               "alltoall": "avg_msg_size", "allgather": "total_msg_size",
               "reduce_scatter_block": "total_msg_size"}
+# the collectives SimGrid 3.32 lets smpi/<coll> choose (smpi_coll.cpp)
+SMPI_COLLS = ("gather", "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv",
+              "reduce", "reduce_scatter", "scatter", "bcast", "barrier")
+SMPI_LINE = re.compile(r"^--cfg=smpi/([a-z_-]+):([A-Za-z0-9_]+)$")
 MPICH_KEY = re.compile(r"^(collective|comm_type|comm_size|avg_msg_size|total_msg_size|count|"
                        r"comm_hierarchy|is_[a-z_]+|comm_avg_ppn|k|composition|algorithm)"
                        r"(<=|<|=)(.*)$")
@@ -56,12 +67,16 @@ MPICH_KEY = re.compile(r"^(collective|comm_type|comm_size|avg_msg_size|total_msg
 
 def supports(kind, coll):
     """Whether a file of this kind can say coll's algorithm by message size."""
+    if kind == SMPI:
+        return coll in SMPI_COLLS
     return coll in (OMPI_SCALE if kind == OPENMPI else MPICH_SIZE)
 
 
 def env_for(kind, path):
     """The environment that makes the MPI read its tuning file at path."""
     path = os.path.abspath(path)
+    if kind == SMPI:
+        return {"SMPI_OPTIONS_FILE": path}
     if kind == OPENMPI:
         return {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
                 "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
@@ -259,11 +274,69 @@ def mpich_choices(doc, coll):
     return out
 
 
+# ------------------------------------------------------------ SMPI
+
+def smpi_text(plan, header=(), defaults=None):
+    """The SMPI options file of plan: {coll: SMPI algorithm name, or None
+    for SMPI's own choice}; header: comment lines. A collective that keeps
+    SMPI's own choice gets its default's line (defaults: {coll: name},
+    what SimGrid set), so the file says what was measured, with plain
+    smpirun too (whose selector is not sim/run's), and is never empty."""
+    out = [f"# {h}" for h in header]
+    for c in SMPI_COLLS:
+        if plan.get(c):
+            out.append(f"--cfg=smpi/{c}:{plan[c]}")
+        elif c in plan and (defaults or {}).get(c):
+            out.append(f"--cfg=smpi/{c}:{defaults[c]}    # SMPI's own (the default), kept")
+    return "\n".join(out) + "\n"
+
+
+def smpi_lines(text):
+    """[(line number, line)] of an SMPI options file, comments and blank
+    lines left out, a line without --cfg= given it (as sim/run does)."""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append((i, line if line.startswith("-") else "--cfg=" + line))
+    return out
+
+
+def parse_smpi(text, algs=None):
+    """({key: name}, [problems]): key a collective or "coll-selector";
+    algs ({coll: [names]}, read from SimGrid) checks the names too."""
+    out, probs = {}, []
+    for i, line in smpi_lines(text):
+        m = SMPI_LINE.match(line)
+        if not m:
+            probs.append(f"line {i}: '{line}': not --cfg=smpi/<collective>:<algorithm>")
+            continue
+        key, name = m.groups()
+        if key != "coll-selector" and key not in SMPI_COLLS:
+            probs.append(f"line {i}: smpi/{key}: SMPI chooses no algorithm for it (known: "
+                         f"{', '.join(SMPI_COLLS)}, coll-selector)")
+            continue
+        if key in out:
+            probs.append(f"line {i}: smpi/{key} set twice (the last wins)")
+        if algs and key in algs and name not in algs[key]:
+            probs.append(f"line {i}: SMPI has no {key} algorithm '{name}' (it has: "
+                         f"{', '.join(algs[key])})")
+        out[key] = name
+    if not out and not probs:
+        probs.append("no --cfg=smpi/<collective>:<algorithm> line")
+    return out, probs
+
+
+def is_smpi(text):
+    lines = smpi_lines(text)
+    return bool(lines) and all(line.startswith("--cfg=smpi/") for _, line in lines)
+
+
 # ------------------------------------------------------------ either
 
 def kind_of(path):
-    """OPENMPI, MPICH or None (a collx rules file, or neither) from the
-    file's text."""
+    """OPENMPI, MPICH, SMPI or None (a collx rules file, or neither) from
+    the file's text."""
     try:
         with open(path) as f:
             text = f.read()
@@ -277,6 +350,8 @@ def kind_of(path):
             return None
         return MPICH if isinstance(doc, dict) and any(
             str(k).startswith("collective=") for k in doc) else None
+    if is_smpi(text):
+        return SMPI
     body = [w for w, _ in numbers(text)]
     return OPENMPI if body and all(re.fullmatch(r"\d+", w) for w in body) else None
 
@@ -313,4 +388,12 @@ def check(path):
                                  else "the MPI's own decision") for sk, v in leaves.items()))
         lines.append(f"{len(doc)} collectives in all (MPICH reads no other tree)")
         return kind, probs, lines
-    return None, ["neither an Open MPI rules file nor an MPICH selection JSON"], []
+    if kind == SMPI:
+        plan, probs = parse_smpi(text)
+        for key, name in plan.items():
+            lines.append(f"{key}: {name} (at every size and communicator)"
+                         if key != "coll-selector" else
+                         f"every collective not named: the {name} selector")
+        return kind, probs, lines
+    return None, ["neither an Open MPI rules file, an MPICH selection JSON nor SMPI "
+                  "options"], []

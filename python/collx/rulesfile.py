@@ -637,7 +637,8 @@ def check_mpi_file(path, quiet=False):
     kind, probs, lines = mpifile.check(path)
     what = {mpifile.OPENMPI: "Open MPI coll/tuned dynamic rules (coll_tuned_dynamic_rules_"
             "filename)", mpifile.MPICH: "MPICH selection JSON (MPIR_CVAR_COLL_SELECTION_"
-            "TUNING_JSON_FILE)"}[kind]
+            "TUNING_JSON_FILE)", mpifile.SMPI: "SMPI options (sim/run's SMPI_OPTIONS_FILE; "
+            "smpirun's --cfg=)"}[kind]
     print(f"{path}: {'FAILED' if probs else 'OK'}, {what}")
     for p in probs:
         print(f"  ERROR {p}")

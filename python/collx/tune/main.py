@@ -301,11 +301,13 @@ def tune_mpi(t, a, argv, grids, algs, s):
     (mpitune.py); the runs after it then have that file in their
     environment, so collx's algorithms are decided against native as
     the file tunes it. Returns the rules file's "mpi_tuning"."""
-    if t.kind != "real":
-        raise SystemExit("tune: --mpi-file measures a real MPI (--launch or --real)")
+    if t.kind not in ("real", "smpi"):
+        raise SystemExit("tune: --mpi-file measures a real MPI (--launch or --real) or SMPI "
+                         "(--platform)")
     colls = list(dict.fromkeys(gridmod.coll_of(c) for c in grids))
     try:
-        mpi = mpialgs.read(t.info, colls, t.mpi_version())
+        mpi = mpialgs.read_smpi(mpialgs.smpi_runner(t), colls, t.mpi_version()) \
+            if t.kind == "smpi" else mpialgs.read(t.info, colls, t.mpi_version())
     except (ValueError, RuntimeError, OSError) as e:
         raise SystemExit(f"tune: --mpi-file: {e}")
     for c in colls:
@@ -314,7 +316,10 @@ def tune_mpi(t, a, argv, grids, algs, s):
                "no algorithm named through MPI_T"))
     if mpi.unconfirmed:
         s.say("mpi: names the MPI did not confirm (left out): " + ", ".join(mpi.unconfirmed))
-    mt = mpitune.MpiTune(t, a, mpi, grids, algs, say=s.say)
+    if mpi.defaults:
+        s.say("mpi: SMPI's defaults (sim/run's): " +
+              ", ".join(f"{c} {n}" for c, n in mpi.defaults.items()))
+    mt = mpitune.MpiTune(t, a, mpi, grids, algs, say=s.say, weights=s.profile)
     for c in mt.skipped:
         s.say(f"mpi: {c}: not tuned ({mpi.kind}'s file cannot key it by message size, or "
               "the MPI names no algorithm for it)")

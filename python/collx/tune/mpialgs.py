@@ -18,17 +18,35 @@ collx_info --mpi-cvars reads the MPI's control variables through MPI_T
   (auto), and collx_info reads the value back. Forced with
   MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>.
 
+* SMPI (SimGrid): smpi/<coll>:<name>; SimGrid answers a name it does
+  not know with its list ("Collective 'allreduce' has no algorithm
+  'collx-list'! Valid algorithms: default, lr, ..."), and logs the
+  algorithm each collective starts with (smpi_coll at info: "Switch to
+  algorithm ompi for collective allreduce": sim/run's default). Forced
+  with SMPI_FLAGS=--cfg=smpi/<coll>:<name> (sim/run). Left out: the
+  name the default already is, and "automatic" (SimGrid runs every
+  algorithm in each call and keeps the fastest: a benchmark of its own,
+  no algorithm to force).
+
 A candidate is the label native:<name> (labels.mpi_label)."""
 import json
 import os
 import re
 import subprocess
 
-OPENMPI, MPICH = "openmpi", "mpich"
+from collx import mpifile
+
+OPENMPI, MPICH, SMPI = "openmpi", "mpich", "smpi"
 
 # MPICH: an entry of the description, "name<padding>- text"
 ENTRY = re.compile(r"([a-z][a-z0-9_]*)(\s*)-\s")
 PROBE_ROUNDS = 40   # at most this many candidate spellings per name
+# SMPI: the answer to an unknown name, and the log of the algorithm set
+SMPI_VALID = re.compile(r"Collective '([a-z_]+)' has no algorithm '[^']*'! "
+                        r"Valid algorithms: ([^\n]*?)\.?\s*$", re.M)
+SMPI_SWITCH = re.compile(r"Switch to algorithm (\S+) for collective ([a-z_]+)")
+SMPI_UNKNOWN = "collx-list"
+SMPI_SKIP = ("automatic",)
 
 
 def cvars(info, part, env=None):
@@ -124,9 +142,10 @@ class MpiAlgs:
     """The host MPI's algorithms: kind (OPENMPI or MPICH), version text,
     {coll: [(name, id)]}, and what could not be read."""
 
-    def __init__(self, kind, version, algs, unconfirmed=()):
+    def __init__(self, kind, version, algs, unconfirmed=(), defaults=None):
         self.kind, self.version, self.algs = kind, version, algs
         self.unconfirmed = list(unconfirmed)
+        self.defaults = dict(defaults or {})   # SMPI: {coll: the algorithm set now}
 
     def names(self, coll):
         return [name for name, _ in self.algs.get(coll, [])]
@@ -140,18 +159,84 @@ class MpiAlgs:
         if self.kind == OPENMPI:
             return {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
                     f"OMPI_MCA_{openmpi_cvar(coll)}": str(self.id_of(coll, name))}
+        if self.kind == SMPI:
+            return {"SMPI_FLAGS": " ".join(
+                x for x in (os.environ.get("SMPI_FLAGS", ""), smpi_cfg(coll, name)) if x)}
         return {mpich_cvar(coll): name}
 
     def to_json(self):
         return {"kind": self.kind, "version": self.version,
                 "algorithms": {c: [[n, i] for n, i in v] for c, v in self.algs.items()},
-                "unconfirmed": self.unconfirmed}
+                "unconfirmed": self.unconfirmed,
+                **({"defaults": self.defaults} if self.defaults else {})}
 
     @classmethod
     def from_json(cls, d):
         return cls(d["kind"], d["version"],
                    {c: [(n, i) for n, i in v] for c, v in d["algorithms"].items()},
-                   d.get("unconfirmed", ()))
+                   d.get("unconfirmed", ()), d.get("defaults"))
+
+
+def smpi_cfg(coll, name):
+    return f"--cfg=smpi/{coll}:{name}"
+
+
+def parse_smpi_valid(text):
+    """{coll: [names]} from SimGrid's answers to an unknown name."""
+    return {m.group(1): [n.strip() for n in m.group(2).split(",") if n.strip()]
+            for m in SMPI_VALID.finditer(text)}
+
+
+def parse_smpi_switch(text):
+    """{coll: the algorithm SimGrid set} from its smpi_coll log (the last
+    line per collective)."""
+    return {c: name for name, c in SMPI_SWITCH.findall(text)}
+
+
+def smpi_candidates(valid, defaults, colls):
+    """{coll: [(name, its index in SimGrid's list)]}: every name but the
+    default's and SMPI_SKIP."""
+    out = {}
+    for c in colls:
+        names = valid.get(c, [])
+        keep = [(n, i) for i, n in enumerate(names)
+                if n not in SMPI_SKIP and n != defaults.get(c)]
+        if keep:
+            out[c] = keep
+    return out
+
+
+def smpi_runner(target):
+    """run(flags) for read_smpi: collx_info --list on one rank the way
+    the SMPI target runs programs (sim/run), SMPI_FLAGS=flags."""
+    argv, env = target.command(1, ["--list"], program=target.info)
+
+    def run(flags):
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                             env={**os.environ, **env, "SMPI_FLAGS": flags})
+        return out.stdout + out.stderr
+    return run
+
+
+def read_smpi(run, colls, version=None):
+    """MpiAlgs of SMPI (SimGrid) for colls; run(flags) runs a program
+    under sim/run with SMPI_FLAGS=flags and returns its output (stdout and
+    stderr). One run logs the algorithms set (the defaults), one per
+    collective asks for an unknown name (SimGrid aborts with its list)."""
+    from_files = [c for c in colls if c in mpifile.SMPI_COLLS]
+    defaults = parse_smpi_switch(run("--log=smpi_coll.thres:info"))
+    if not defaults:
+        raise ValueError("SimGrid logged no collective algorithm (smpi_coll at info): is "
+                         "this an SMPI build?")
+    valid = {}
+    for c in from_files:
+        valid.update(parse_smpi_valid(run(smpi_cfg(c, SMPI_UNKNOWN))))
+    unconfirmed = [f"smpi/{c}: SimGrid listed no algorithm" for c in from_files
+                   if c not in valid]
+    algs = smpi_candidates(valid, defaults, colls)
+    return MpiAlgs(SMPI, version, algs, unconfirmed,
+                   {c: defaults[c] for c in colls if c in defaults})
+
 
 
 def read(info, colls, version=None):

@@ -16,7 +16,16 @@ collective that sends point to point only (the MPI's collective settings
 do not touch it), and each launch's times are taken relative to it:
 ln(T / T_yardstick) per launch, compared across launches with
 store.unpaired_faster (every repeat faster, by the margin, Welch's bound
-below 0)."""
+below 0).
+
+SMPI (SimGrid) is the other kind: its simulated times are the same in
+every launch (no yardstick, one launch each), and its options choose one
+algorithm per collective for every size and communicator
+(smpi/<coll>:<name>), so the choice is one per collective (single): of
+SMPI's algorithms that are nowhere slower than the default beyond the
+noise floor at the grid's points, the one with the lowest geometric
+mean of T / T_default over them (a profile's points weigh their
+seconds), where that mean is below 1 - margin; else SMPI's own."""
 import json
 import math
 import os
@@ -60,12 +69,17 @@ class MpiTune:
     """Measures the MPI's algorithms (runs), decides per grid point
     (choices) and writes the MPI's file (write)."""
 
-    def __init__(self, target, opts, mpi, grids, collx_algs, say=None):
+    def __init__(self, target, opts, mpi, grids, collx_algs, say=None, weights=None):
         self.t, self.a, self.mpi = target, opts, mpi
         self.grids = {c: g for c, g in grids.items() if mpi.names(gridmod.coll_of(c)) and
                       mpifile.supports(mpi.kind, gridmod.coll_of(c))}
         self.skipped = [c for c in grids if c not in self.grids]
-        self.ref = {c: yardstick(collx_algs.get(c, [])) for c in self.grids}
+        self.smpi = mpi.kind == mpifile.SMPI   # deterministic: no yardstick
+        self.ref = {c: None if self.smpi else yardstick(collx_algs.get(c, []))
+                    for c in self.grids}
+        self.weights = weights or {}   # {(coll, q, m): seconds} of a profile
+        self.single_of = {}   # SMPI: {coll: {label: (geomean, worst, points)}}
+        self.chosen = {}      # SMPI: {coll: label}
         self.say = say or (lambda m: print(f"[tune] {m}", file=sys.stderr, flush=True))
         self.samples = {}   # (coll, label, q, m) -> [ln(T / T_ref) per launch]
         self.us = {}        # (coll, label, q, m) -> [us per launch]
@@ -90,7 +104,8 @@ class MpiTune:
                     for lab in interleaved(labs, 1, rep):
                         algs = [NATIVE] + ([ref] if ref else [])
                         args = gridmod.comm_args(coll, q) + [
-                            "--algs", ",".join(interleaved(algs, 2, rep)),
+                            "--algs", ",".join(interleaved(algs, 1 if self.smpi else 2,
+                                                           rep)),
                             "-m", ",".join(map(str, g.sizes)),
                             "-i", str(a.iters), "-x", str(a.warmup)]
                         rows, out = self.t.run_collbench(q, args, env=self.env_of(coll, lab),
@@ -142,10 +157,50 @@ class MpiTune:
         return best
 
     def floor(self):
-        return self.a.noise_floor if self.a.noise_floor is not None else 0.01
+        if self.a.noise_floor is not None:
+            return self.a.noise_floor
+        return 0.005 if self.smpi else 0.01
+
+    def ratios(self, coll):
+        """{label: [(weight, T / T_default)] at every grid point where the
+        default was measured}, labels measured at all of them only."""
+        g, out = self.grids[coll], {}
+        pts = [(q, m) for q in g.comms for m in g.sizes
+               if self.mean_us(coll, NATIVE, q, m)]
+        for lab in self.labels(coll)[1:]:
+            rs = []
+            for q, m in pts:
+                us = self.mean_us(coll, lab, q, m)
+                if us is None:
+                    break
+                rs.append((self.weights.get((coll, q, m), 1.0),
+                           us / self.mean_us(coll, NATIVE, q, m)))
+            else:
+                if rs:
+                    out[lab] = rs
+        return out
+
+    def single(self, coll):
+        """SMPI: the one algorithm for coll at every size (see the module's
+        text); fills single_of[coll] with every candidate's (geomean,
+        worst, points)."""
+        best, best_gm, seen = NATIVE, 1.0 - self.a.margin, {}
+        for lab, rs in self.ratios(coll).items():
+            wsum = sum(w for w, _ in rs)
+            gm = math.exp(sum(w * math.log(r) for w, r in rs) / wsum) if wsum else 1.0
+            worst = max(r for _, r in rs)
+            seen[lab] = (gm, worst, len(rs))
+            if worst <= 1.0 + self.floor() and gm < best_gm:
+                best, best_gm = lab, gm
+        self.single_of[coll] = seen
+        self.chosen[coll] = best
+        return best
 
     def choices(self):
         """{coll: {q: [label per grid size]}}."""
+        if self.smpi:
+            return {c: {q: [pick] * len(g.sizes) for q in g.comms}
+                    for c, g in self.grids.items() for pick in [self.single(c)]}
         return {c: {q: [self.choose(c, q, m) for m in g.sizes] for q in g.comms}
                 for c, g in self.grids.items()}
 
@@ -159,7 +214,11 @@ class MpiTune:
     def write(self, path, choices, header):
         """Writes the MPI's own tuning file; returns its environment."""
         plan = self.plan(choices)
-        if self.mpi.kind == mpifile.OPENMPI:
+        if self.smpi:
+            text = mpifile.smpi_text({c: next(iter(by_q.values()))[0][1]
+                                      for c, by_q in plan.items()}, header,
+                                     self.mpi.defaults)
+        elif self.mpi.kind == mpifile.OPENMPI:
             ids = {c: {q: [(m, self.mpi.id_of(c, n) if n else 0) for m, n in rs]
                        for q, rs in by_q.items()} for c, by_q in plan.items()}
             text = mpifile.openmpi_text(ids, header)
@@ -189,7 +248,9 @@ class MpiTune:
                 "samples": [[c, lab, q, m, xs] for (c, lab, q, m), xs in self.samples.items()],
                 "us": [[c, lab, q, m, xs] for (c, lab, q, m), xs in self.us.items()],
                 "choices": choices, "cost": self.cost, "launches": self.launches,
-                "skipped": self.skipped}
+                "skipped": self.skipped,
+                "single": {c: {lab: list(v) for lab, v in d.items()}
+                           for c, d in self.single_of.items()}}
 
 
 def library_of(program):
@@ -227,6 +288,21 @@ def mpich_default(program):
                      "without the collectives it does not tune")
 
 
+def single_table(tuner):
+    """Lines (markdown) of SMPI's candidates per collective: geometric
+    mean and worst of T / T_default over the grid, the choice marked."""
+    out = []
+    for c, d in tuner.single_of.items():
+        out += [f"{c} (default: {tuner.mpi.defaults.get(gridmod.coll_of(c), '?')}):", "",
+                "| candidate | points | geomean T/T_default | worst | |", "|---|---|---|---|---|"]
+        for lab, (gm, worst, n) in sorted(d.items(), key=lambda kv: kv[1][0]):
+            mark = "chosen" if tuner.chosen.get(c) == lab else \
+                ("slower somewhere" if worst > 1.0 + tuner.floor() else "")
+            out.append(f"| {mpi_name(lab)} | {n} | {gm:.3f} | {worst:.3f} | {mark} |")
+        out.append("")
+    return out
+
+
 def header(mpi, t, argv):
     return [f"collx tune: {mpi.version or mpi.kind}'s own algorithms measured on "
             f"{t.describe()}",
@@ -239,3 +315,6 @@ def write_report(path, tuner, choices):
     os.makedirs(path, exist_ok=True)
     with open(os.path.join(path, "mpi_tune.json"), "w") as f:
         json.dump(tuner.to_json(choices), f)
+    if tuner.single_of:
+        with open(os.path.join(path, "mpi_candidates.md"), "w") as f:
+            f.write("\n".join(single_table(tuner)))

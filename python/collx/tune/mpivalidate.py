@@ -12,7 +12,12 @@ to point only), and times are taken relative to it per launch, so that a
 launch's own offset cancels. Ratios between the two launches' kinds get
 Welch's 95 % interval over the launches; collx against the tuned MPI,
 timed in the same launch, a paired one. A point is slower beyond the
-noise where its interval lies above 1."""
+noise where its interval lies above 1.
+
+In SMPI (SimGrid; the file: SMPI options, sim/run's SMPI_OPTIONS_FILE)
+times are the same in every launch: one launch of each kind, no
+yardstick, and a ratio is exact; slower beyond the noise there means by
+more than the tuner's noise floor for SMPI (0.5 %)."""
 import math
 import os
 import sys
@@ -95,16 +100,32 @@ def measure(t, a, coll, q, sizes, ref, env_mpi, rules_path):
     return out
 
 
+def exact(x, y, tol):
+    """A deterministic target's ratio exp(x - y) of one sample each, as
+    an interval of +-tol (None without them)."""
+    if len(x) != 1 or len(y) != 1:
+        return None
+    r = math.exp(x[0] - y[0])
+    return r, r / (1 + tol), r * (1 + tol), "exact"
+
+
 def fmt(iv):
+    if iv and len(iv) > 3:   # exact (SMPI): the ratio alone
+        return f"{iv[0]:.3f}"
     return f"{iv[0]:.3f} [{iv[1]:.3f}, {iv[2]:.3f}]" if iv else "n/a"
 
 
-def row_of(coll, q, m, o, rules, ppn):
+def row_of(coll, q, m, o, rules, ppn, tol=None):
+    """tol: a deterministic target's (SMPI's) noise floor: exact ratios."""
     def us(kind):
         xs = o["us"][kind]
         return sum(xs) / len(xs) if xs else float("nan")
-    td, cd, ct = (welch(o["tuned"], o["default"]), welch(o["collx"], o["default"]),
-                  paired(o["paired"]))
+    if tol is not None:
+        td, cd = exact(o["tuned"], o["default"], tol), exact(o["collx"], o["default"], tol)
+        ct = exact(o["paired"], [0.0], tol)
+    else:
+        td, cd, ct = (welch(o["tuned"], o["default"]), welch(o["collx"], o["default"]),
+                      paired(o["paired"]))
     want = rulesmod.match(rules, coll, q, m, ppn) or NATIVE
     return {"coll": coll, "p": q, "size_bytes": m, "default_us": f"{us('default'):.3f}",
             "mpi_tuned_us": f"{us('tuned'):.3f}", "collx_us": f"{us('collx'):.3f}",
@@ -135,16 +156,23 @@ def summary(rows):
 
 
 def report(where, mpi_path, rules_path, a, rows, summ, ref):
+    how = (f"{where}; one simulation of each kind per point (SMPI as sim/run sets it; "
+           "SMPI with only its options file, and COLLX_RULES); simulated times, the same "
+           f"in every run: exact ratios, slower beyond the noise by more than {a.tol:.1%}"
+           if getattr(a, "tol", None) is not None else
+           f"{where}; {a.launches} launch pairs per point (the MPI as it comes; the MPI "
+           f"with only its tuning file, and COLLX_RULES), times relative to the "
+           f"yardstick `{ref}` timed in every launch")
     lines = [f"# The MPI's own tuning ({mpi_path}) and collx's rules ({rules_path}) "
              "on held-out points", "",
-             f"{where}; {a.launches} launch pairs per point (the MPI as it comes; the MPI "
-             f"with only its tuning file, and COLLX_RULES), times relative to the "
-             f"yardstick `{ref}` timed in every launch; {a.reps} sample(s) of {a.iters} "
-             "repetitions per launch.", "",
+             f"{how}; {a.reps} sample(s) of {a.iters} repetitions per launch.", "",
              "Default = the MPI's own decision; tuned = the MPI with its tuning file "
              "alone (no collx at run time); collx = collbench `--algs selected` with "
-             "`COLLX_RULES` and the MPI's file (what `collxrun --rules` runs). Ratios with "
-             "95 % intervals; slower beyond the noise: the interval above 1.", "",
+             "`COLLX_RULES` and the MPI's file (what `collxrun --rules` runs" +
+             ("; in SMPI `SMPI_OPTIONS_FILE=F COLLX_RULES=R sim/run ...`). Exact ratios."
+              if getattr(a, "tol", None) is not None else
+              "). Ratios with 95 % intervals; slower beyond the noise: the interval above 1."),
+             "",
              "| collective | points | tuned/default geomean (worst) | slower beyond noise | "
              "collx/default geomean (worst) | slower beyond noise | collx/tuned geomean | "
              "slower beyond noise |", "|---|---|---|---|---|---|---|---|"]
@@ -168,8 +196,14 @@ def main(a, t, colls):
     """Validates a.mpi_file and a.rules[0] on target t for colls."""
     kind = mpifile.kind_of(a.mpi_file)
     if kind is None:
-        raise SystemExit(f"validate: {a.mpi_file} is neither an Open MPI rules file nor an "
-                         "MPICH selection JSON")
+        raise SystemExit(f"validate: {a.mpi_file} is neither an Open MPI rules file, an "
+                         "MPICH selection JSON nor SMPI options")
+    if (kind == mpifile.SMPI) != (t.kind == "smpi"):
+        raise SystemExit(f"validate: {a.mpi_file} is a {kind} file; this target is "
+                         f"{t.describe()}")
+    smpi = t.kind == "smpi"
+    a.tol = (a.noise_floor if getattr(a, "noise_floor", None) is not None else 0.005) \
+        if smpi else None
     env_mpi = mpifile.env_for(kind, a.mpi_file)
     rules_path = a.rules[0]
     rules = rulesmod.load(rules_path)
@@ -182,14 +216,14 @@ def main(a, t, colls):
         sizes = gridmod.held_out_sizes(lo, hi)[::a.size_step]
     rows = []
     for coll, algs in colls.items():
-        ref = yardstick(algs)
+        ref = None if smpi else yardstick(algs)
         for q in comms:
             res = measure(t, a, coll, q, sizes, ref, env_mpi, rules_path)
             for m in sizes:
-                rows.append(row_of(coll, q, m, res[m], rules, min(q, t.node or q)))
+                rows.append(row_of(coll, q, m, res[m], rules, min(q, t.node or q), a.tol))
     summ = summary(rows)
     lines = report(t.describe(), a.mpi_file, rules_path, a, rows, summ,
-                   ", ".join(f"{c}: {yardstick(x)}" for c, x in colls.items()))
+                   ", ".join(f"{c}: {None if smpi else yardstick(x)}" for c, x in colls.items()))
     print("\n".join(lines))
     if a.out:
         os.makedirs(a.out, exist_ok=True)

@@ -248,9 +248,10 @@ def main(argv):
     a = parse_args(argv)
     if a.mpi_file:   # the MPI's own file beside collx's rules (mpivalidate.py)
         t = make_target(a)
-        if t.kind != "real":
-            raise SystemExit("validate: --mpi-file measures a real MPI (--launch or --real)")
-        a.launches = max(a.launches, 2) if a.launches != 1 else 3
+        if t.kind not in ("real", "smpi"):
+            raise SystemExit("validate: --mpi-file measures a real MPI (--launch or --real) "
+                             "or SMPI (--platform)")
+        a.launches = 1 if t.kind == "smpi" else max(a.launches, 2) if a.launches != 1 else 3
         return mpivalidate.main(a, t, registry(t, a.colls, params=False, only=a.algs))
     files = {path: rulesmod.load(path) for path in a.rules}
     t0 = time.time()

@@ -70,5 +70,52 @@ def test_force_env():
     assert back.algs == om.algs and back.kind == om.kind, "to_json and back"
 
 
+# SimGrid 3.32's answers (sim/run, SMPI_FLAGS): an unknown name aborts with
+# the list; smpi_coll at info logs the algorithm each collective is set to
+SMPI_VALID_TEXT = (
+    "[0.000000] ./src/smpi/colls/smpi_coll.cpp:261: [root/CRITICAL] Collective 'allreduce' "
+    "has no algorithm 'collx-list'! Valid algorithms: default, lr, rab_rdb, rdb, ompi, "
+    "mpich, automatic.\nAborted\n")
+SMPI_SWITCH_TEXT = (
+    "[0.000000] [smpi_coll/INFO] Switch to algorithm ompi for collective allreduce\n"
+    "[0.000000] [smpi_coll/INFO] Switch to algorithm ompi for collective bcast\n"
+    "[0.000000] [smpi_coll/INFO] Switch to algorithm binomial_tree for collective bcast\n")
+
+
+def test_smpi_lists():
+    valid = mpialgs.parse_smpi_valid(SMPI_VALID_TEXT)
+    assert valid == {"allreduce": ["default", "lr", "rab_rdb", "rdb", "ompi", "mpich",
+                                   "automatic"]}, f"SimGrid's list, the final dot off: {valid}"
+    dflt = mpialgs.parse_smpi_switch(SMPI_SWITCH_TEXT)
+    assert dflt == {"allreduce": "ompi", "bcast": "binomial_tree"}, \
+        f"the last algorithm SimGrid set per collective (sim/run's bcast): {dflt}"
+    cands = mpialgs.smpi_candidates(valid, dflt, ["allreduce"])
+    assert [n for n, _ in cands["allreduce"]] == ["default", "lr", "rab_rdb", "rdb", "mpich"], \
+        f"the default's name (ompi) and automatic left out: {cands}"
+
+
+def test_read_smpi():
+    asked = []
+
+    def run(flags):
+        asked.append(flags)
+        return SMPI_SWITCH_TEXT if "thres" in flags else SMPI_VALID_TEXT
+    mpi = mpialgs.read_smpi(run, ["allreduce", "scan"], "SimGrid 3.32")
+    assert mpi.kind == mpialgs.SMPI and mpi.names("allreduce")[:2] == ["default", "lr"] and \
+        mpi.defaults == {"allreduce": "ompi"}, vars(mpi)
+    assert asked == ["--log=smpi_coll.thres:info", "--cfg=smpi/allreduce:collx-list"], \
+        f"one run for the defaults, one per collective SMPI can choose (not scan): {asked}"
+    env = mpi.force_env("allreduce", "rab_rdb")
+    assert env["SMPI_FLAGS"].endswith("--cfg=smpi/allreduce:rab_rdb"), env
+    back = mpialgs.MpiAlgs.from_json(mpi.to_json())
+    assert back.defaults == mpi.defaults and back.algs == mpi.algs, "round trip"
+    try:
+        mpialgs.read_smpi(lambda flags: "", ["allreduce"])
+    except ValueError as e:
+        assert "SMPI" in str(e), e
+    else:
+        raise AssertionError("no SimGrid log: ValueError")
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())

@@ -143,5 +143,72 @@ def test_library_default():
         raise AssertionError("no MPI library: ValueError")
 
 
+def smpi_tuner(weights=None):
+    mpi = mpialgs.MpiAlgs(mpialgs.SMPI, "SimGrid 3.32",
+                          {"allreduce": [("rdb", 5), ("lr", 1), ("rab", 20)]},
+                          defaults={"allreduce": "ompi"})
+    a = types.SimpleNamespace(reps=1, iters=1, warmup=0, timeout=1, mem_limit=None,
+                              margin=0.02, noise_floor=None)
+    t = types.SimpleNamespace(info=None, describe=lambda: "t")
+    g = {"allreduce": gridmod.Grid("allreduce", [16], [8, 64, 512])}
+    return mpitune.MpiTune(t, a, mpi, g, {"allreduce": ["native", "recursive_doubling"]},
+                           say=lambda m: None, weights=weights)
+
+
+def test_smpi_single_choice():
+    mt = smpi_tuner()
+    assert mt.ref == {"allreduce": None} and mt.floor() == 0.005, \
+        "SMPI: deterministic, no yardstick, the SMPI noise floor"
+    us = {"native": [10, 20, 40], "native:rdb": [5, 10, 40.1],   # 0.5 % worse at 512: ok
+          "native:lr": [2, 4, 42],                               # 5 % worse at 512: out
+          "native:rab": [9, 19.9]}                               # not measured at 512: out
+    mt.us = {("allreduce", lab, 16, m): [v] for lab, vs in us.items()
+             for m, v in zip([8, 64, 512], vs)}
+    ch = mt.choices()
+    assert ch == {"allreduce": {16: ["native:rdb"] * 3}}, \
+        f"one algorithm at every size: the best geomean nowhere slower beyond the floor: {ch}"
+    gm, worst, n = mt.single_of["allreduce"]["native:lr"]
+    assert n == 3 and abs(worst - 1.05) < 1e-9 and gm < 0.5, mt.single_of
+    assert "native:rab" not in mt.single_of["allreduce"], "every point or none"
+    table = "\n".join(mpitune.single_table(mt))
+    assert "| rdb | 3 |" in table and "chosen" in table and "slower somewhere" in table, table
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "smpi.opts")
+        env = mt.write(f, ch, ["measured"])
+        text = open(f).read()
+        assert "--cfg=smpi/allreduce:rdb" in text and env == {"SMPI_OPTIONS_FILE": f}, text
+        kind, probs, lines = mpifile.check(f)
+        assert kind == mpifile.SMPI and not probs and "allreduce: rdb" in lines[0], \
+            (kind, probs, lines)
+    # a profile's weights: the point that weighs most decides
+    mt = smpi_tuner({("allreduce", 16, 512): 1000.0})
+    mt.us = {("allreduce", lab, 16, m): [v] for lab, vs in
+             {"native": [10, 20, 40], "native:rdb": [5, 10, 40.1]}.items()
+             for m, v in zip([8, 64, 512], vs)}
+    assert mt.choices()["allreduce"][16][0] == "native", \
+        "the heavy point gains nothing: the geomean is within the margin"
+
+
+def test_smpi_file():
+    text = mpifile.smpi_text({"bcast": "scatter_LR_allgather", "allreduce": None},
+                             ["h"], {"allreduce": "ompi"})
+    plan, probs = mpifile.parse_smpi(text)
+    assert plan == {"allreduce": "ompi", "bcast": "scatter_LR_allgather"} and not probs, \
+        f"a collective kept at the default names it (never an empty file): {text}"
+    plan, probs = mpifile.parse_smpi("smpi/bcast:ompi\n--cfg=smpi/scan:x\n"
+                                     "--cfg=smpi/bcast:flattree\n--log=x\n",
+                                     {"bcast": ["ompi", "flattree"]})
+    assert len(probs) == 3 and plan == {"bcast": "flattree"}, \
+        f"scan has no selector, bcast twice, a line not --cfg: {probs}"
+    _, probs = mpifile.parse_smpi("--cfg=smpi/bcast:flattree\n", {"bcast": ["ompi"]})
+    assert probs and "no bcast algorithm 'flattree'" in probs[0], probs
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "o")
+        open(f, "w").write("# c\n--cfg=smpi/coll-selector:mpich\n")
+        kind, probs, lines = mpifile.check(f)
+        assert kind == mpifile.SMPI and not probs and "mpich selector" in lines[0], lines
+        assert mpifile.env_for(kind, f) == {"SMPI_OPTIONS_FILE": f}
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())

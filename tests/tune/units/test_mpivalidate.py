@@ -28,5 +28,17 @@ def test_row_and_summary():
         f"collx slower than both beyond the noise, the tuned MPI not: {s}"
 
 
+def test_smpi_exact():
+    o = {"default": [math.log(10.0)], "tuned": [math.log(8.0)], "collx": [math.log(10.04)],
+         "paired": [math.log(10.04 / 8.0)],
+         "us": {"default": [10.0], "tuned": [8.0], "collx": [10.04]}, "ran": {"hier"}}
+    row = mv.row_of("bcast", 64, 3072, o, [], 16, tol=0.005)
+    s = mv.summary([row])[0]
+    assert row["tuned_over_default"] == "0.800" and row["collx_over_default"] == "1.004", \
+        f"SMPI: one simulation each, exact ratios: {row}"
+    assert s["tuned_slower"] == 0 and s["collx_slower"] == 0 and s["collx_slower_tuned"] == 1, \
+        f"0.4 % slower is within SMPI's floor, 25 % is not: {s}"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())
