@@ -38,7 +38,7 @@ class Command:
 TARGET = "(--platform NAME -n P | --launch CMD | --real -n P)"
 
 COMMANDS = (
-    Command("sweep", "run, show or check sweeps of python/collx/sweeps.json",
+    Command("sweep", "run, show or check the sweeps collx knows (collx sweep --list)",
             "collx.sweep.main",
             "NAME|FILE... [-o OUT] [--set K=V] [--dry-run] [--check] [--list]"),
     Command("report", "the demo report: DIR/report.md and PNGs", "collx.report", "DIR",

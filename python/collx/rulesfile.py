@@ -55,11 +55,17 @@ PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
               "mode": "string", "margin": "number", "note": "string", "evidence": "object",
               "mpi_tuning": "object"}
 # provenance.evidence (collx tune writes it; tune/report.py: evidence): per
-# rule, in the file's order, how many grid points its choice rests on by
-# basis, and at how many its own choice was measured beside native. A rule
-# "rests on measured points" where one of them is measured, or, picking an
-# algorithm, where that algorithm was measured beside native.
-EVIDENCE_FIELDS = ("measured", "predicted", "at_risk", "native_alone", "choice_measured")
+# rule, in the file's order, how many of the grid points it serves its
+# choice rests on by class (one meaning of "measured" everywhere: the
+# choice, native and at least one other algorithm measured there, and no
+# algorithm left unmeasured that may beat the choice), and at how many a
+# choice is within the noise (another run could choose otherwise). A file
+# from before (issue 62's first pass) has "choice_measured" in place of
+# "within_noise": read, not counted.
+EVIDENCE_FIELDS = ("measured", "predicted", "at_risk", "native_alone", "within_noise")
+# the classes a grid point falls in (within_noise is across them), as said
+EVIDENCE_CLASSES = (("measured", "measured with alternatives"), ("predicted", "predicted"),
+                    ("at_risk", "at risk"), ("native_alone", "native alone"))
 
 
 # ---------------------------------------------------------------- the text
@@ -123,26 +129,81 @@ def evidence_of(ev, n):
     return [dict(zip(fields, x)) for x in per]
 
 
-def rests(counts, algorithm):
-    """What a rule rests on: "measured", "predicted" or "none"."""
-    if counts.get("measured", 0) or (algorithm != "native" and
-                                     counts.get("choice_measured", 0)):
-        return "measured"
-    return "predicted" if counts.get("predicted", 0) else "none"
+def points_of(counts):
+    """The grid points a rule's counts cover (every class; within_noise is
+    across them)."""
+    return sum(counts.get(k, 0) for k, _ in EVIDENCE_CLASSES)
+
+
+def measured_share(counts):
+    """(grid points measured with alternatives, grid points) of a rule."""
+    return counts.get("measured", 0), points_of(counts)
+
+
+def evidence_totals(ev, per):
+    """{field: count} over the grid points the rules serve, each once: a
+    rule between grid points (ev["between"]) counts the points around it,
+    which other rules serve, and is left out."""
+    skip = set(ev.get("between") or ()) if isinstance(ev, dict) else set()
+    out = {k: 0 for k, _ in EVIDENCE_CLASSES}
+    out["within_noise"] = 0
+    for i, c in enumerate(per):
+        if i not in skip:
+            for k in out:
+                out[k] += c.get(k, 0)
+    return out, any("within_noise" in c for c in per)
+
+
+def classes_text(counts, noise=True):
+    """ "10 measured with alternatives, 0 predicted, 2 at risk, 8 native
+    alone; 4 within the noise" of {field: count}."""
+    out = ", ".join(f"{counts.get(k, 0)} {name}" for k, name in EVIDENCE_CLASSES)
+    return out + (f"; {counts.get('within_noise', 0)} within the noise" if noise else "")
 
 
 def evidence_text(ev, rules):
-    """ "9 rest on measured points, 1 on predictions only, 2 on none" of a
-    provenance "evidence" block (as the tuner writes it) and its rules."""
+    """ "of the 20 grid points they serve: 10 measured with alternatives,
+    ...; 4 within the noise" of a provenance "evidence" block (as the tuner
+    writes it) and its rules."""
     per = evidence_of(ev, len(rules))
     if isinstance(per, str):
         return "evidence " + per
-    got = [rests(x, r.get("algorithm")) for x, r in zip(per, rules)]
-    return (f"{got.count('measured')} rest on measured points, "
-            f"{got.count('predicted')} on predictions only, {got.count('none')} on none")
+    tot, noise = evidence_totals(ev, per)
+    return (f"of the {points_of(tot)} grid points they serve: " + classes_text(tot, noise)
+            + "; " + shares_text(per, len(rules)))
+
+
+def shares_text(per, n):
+    """ "rules: 1 of 3 with every grid point measured, 1 with some, 1 with
+    none" of evidence_of's answer."""
+    share = [measured_share(c) for c in per]
+    whole = sum(1 for got, k in share if k and got == k)
+    none = sum(1 for got, _ in share if not got)
+    return (f"rules: {whole} of {n} with every grid point measured, "
+            f"{n - whole - none} with some, {none} with none")
 
 
 # ---------------------------------------------------------------- checking
+
+def unreadable(path, e):
+    """(message, hint) for a rules file that cannot be read (issue 62: "[Errno
+    13] Permission denied" and "give the path of a rules file")."""
+    import errno
+    if isinstance(e, UnicodeDecodeError):
+        return (f"cannot read {path}: not UTF-8 text (byte {e.start})",
+                "a rules file is JSON text, as collx tune writes it")
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return (f"cannot read {path}: permission denied",
+                "make it readable (chmod u+r) for the user who runs the check and the "
+                "application")
+    if e.errno == errno.ENOENT:
+        return f"cannot read {path}: no such file", "give the path of a rules file"
+    if e.errno == errno.EISDIR:
+        return (f"cannot read {path}: a directory, not a rules file",
+                f"give the rules file in it, e.g. {os.path.join(path, 'rules.json')}")
+    return (f"cannot read {path}: {(e.strerror or str(e)).lower()}",
+            "give the path of a readable rules file")
+
 
 
 def article(word):
@@ -267,7 +328,7 @@ class Check:
             with open(self.path, encoding="utf-8") as f:
                 text = f.read()
         except (OSError, UnicodeDecodeError) as e:
-            self.error(f"cannot read it: {e}", "give the path of a rules file")
+            self.error(*unreadable(self.path, e))
             return self
         twice = []
 
@@ -435,33 +496,41 @@ class Check:
 
     def evidence(self, rules, ev, most=5):
         """How much of the file rests on measurements (provenance.evidence):
-        a line, the rules that rest on none named (up to most), and a
-        warning where none rests on a measured point."""
+        the grid points the rules serve by class, the rules by the share of
+        their grid points measured with alternatives, those not wholly
+        measured named (up to most), and a warning where no grid point was
+        measured."""
         per = evidence_of(ev, len(rules))
         if isinstance(per, str):
             self.serves.append("evidence: " + per)
             return
-        got = [rests(x, r.get("algorithm")) for x, r in zip(per, rules)]
-        n, bare = len(rules), [i for i, g in enumerate(got) if g == "none"]
-        line = (f"evidence: {got.count('measured')} of {n} rules rest on measured points; "
-                f"{len(bare)} rest on none")
-        if got.count("predicted"):
-            line += f"; {got.count('predicted')} on the model's predictions only"
-        self.serves.append(line)
-        for i in bare[:most]:
+        tot, noise = evidence_totals(ev, per)
+        self.serves.append(f"evidence: of the {points_of(tot)} grid points the rules serve, "
+                           + classes_text(tot, noise) +
+                           (" (another tuning run could choose otherwise there)"
+                            if noise and tot["within_noise"] else ""))
+        share = [measured_share(c) for c in per]
+        none = [i for i, (got, n) in enumerate(share) if not got]
+        part = [i for i, (got, n) in enumerate(share) if got and got < n]
+        self.serves.append("  " + shares_text(per, len(rules)))
+        for i in (part + none)[:most]:
             r, c = rules[i], per[i]
-            what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.items()
-                             if v and k != "choice_measured") or "none"
-            self.serves.append(f"  {self.where(i)}: {r['collective']} {r['algorithm']} at "
-                               f"communicator sizes {span_text(*bounds(r, 'comm_size', 1))}"
-                               + (f", messages {span_text(*bounds(r, 'msg_size', 0), human)}"
-                                  if "msg_size" in r else "") + f": grid points {what}")
-        if len(bare) > most:
-            self.serves.append(f"  and {len(bare) - most} more")
-        if n and not got.count("measured"):
-            self.warn("no rule rests on a measured point: the tuner measured nothing these "
-                      "rules could be sure of (tune again with a larger --budget, or see its "
-                      "report)")
+            got, n = share[i]
+            rest = ", ".join(f"{c[k]} {name}" for k, name in EVIDENCE_CLASSES[1:] if c.get(k))
+            self.serves.append(
+                f"  {self.where(i)}: {r['collective']} {r['algorithm']} at communicator sizes "
+                f"{span_text(*bounds(r, 'comm_size', 1))}" +
+                (f", messages {span_text(*bounds(r, 'msg_size', 0), human)}"
+                 if "msg_size" in r else "") +
+                f": {got} of {n} grid point{'s' if n != 1 else ''} measured "
+                f"({100 * got / n if n else 0:.0f} %)" + (f"; {rest}" if rest else "") +
+                (f"; {c['within_noise']} within the noise" if c.get("within_noise") else ""))
+        if len(part + none) > most:
+            self.serves.append(f"  and {len(part + none) - most} more")
+        if rules and not tot["measured"]:
+            self.warn("no grid point the rules serve was measured with alternatives: the "
+                      "tuner measured nothing these rules could be sure of (tune again with "
+                      "a larger --budget, or see its report)")
 
     def shadowed(self, rules):
         """Rules an earlier rule of their collective covers in every range:
@@ -708,7 +777,7 @@ def main(argv):
         if ch.errors:
             print(f"{path}: FAILED, {len(ch.errors)} problem{'s' if len(ch.errors) > 1 else ''}")
         else:
-            print(f"{path}: OK, format version {version}, {n} rules")
+            print(f"{path}: OK, format version {version}, {n} rule{'s' if n != 1 else ''}")
         prov = ch.doc.get("provenance") if isinstance(ch.doc, dict) else None
         mt_lines, mt_warn = mpi_tuning_lines(prov)
         ch.warnings += mt_warn

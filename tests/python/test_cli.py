@@ -190,11 +190,19 @@ with tempfile.TemporaryDirectory() as d:
                                  "comm_size": {"min": 3, "max": 4}}],
                          tune_rules.provenance("collx tune --test", evidence=ev))
         return path
-    half = with_evidence("half.json", [[3, 0, 1, 0, 3], [0, 0, 40, 0, 0]])
+    half = with_evidence("half.json", [[3, 0, 1, 0, 2], [0, 0, 40, 0, 0]])
     bare = with_evidence("bare.json", [[0, 0, 2, 0, 0], [0, 0, 0, 60, 0]])
+    one = os.path.join(d, "one.json")
+    tune_rules.write(one, [GOOD_RULE], tune_rules.provenance("collx tune --test"))
+    locked = os.path.join(d, "locked.json")
+    tune_rules.write(locked, [GOOD_RULE], tune_rules.provenance("collx tune --test"))
+    os.chmod(locked, 0)
+    if os.geteuid() == 0:   # root reads it anyway: no permission test
+        locked = None
 
     # ------------------------------------------------------------ one check of all
-    files = SHIPPED + [out_path, native_beyond, half, bare] + list(paths.values())
+    files = SHIPPED + [out_path, native_beyond, half, bare, one] + \
+        ([locked] if locked else []) + list(paths.values())
     rc, out = collx("rules", "check", "--collx-info", INFO, *files)
     expect(rc == 1, f"rules check on good and bad files: exit 1 (got {rc})")
     blocks = {}
@@ -227,15 +235,34 @@ with tempfile.TemporaryDirectory() as d:
            blocks[out_path],
            f"what the tuner writes passes the check and says \"beyond\": \"nearest\": "
            f"{blocks[out_path][:600]!r}")
+    # issue 62: a rule counted as "resting on measured points" where any one
+    # of its points was; now the grid points by class and each rule's share
     expect(blocks[half].startswith(" OK") and
-           "evidence: 1 of 2 rules rest on measured points; 1 rest on none" in blocks[half] and
-           re.search(r"rules\[1\]: allreduce native at communicator sizes 3\.\.4: grid points "
-                     r"40 at risk", blocks[half]) is not None and "warning" not in blocks[half],
-           f"rules check says how much of a file rests on measurements, and which rules rest on "
-           f"none: {blocks[half][:700]!r}")
-    expect("evidence: 0 of 2 rules rest on measured points; 2 rest on none" in blocks[bare] and
-           "warning: no rule rests on a measured point" in blocks[bare],
+           "evidence: of the 44 grid points the rules serve, 3 measured with alternatives, "
+           "0 predicted, 41 at risk, 0 native alone; 2 within the noise" in blocks[half] and
+           "rules: 0 of 2 with every grid point measured, 1 with some, 1 with none" in
+           blocks[half] and
+           re.search(r"rules\[0\]: allreduce recursive_doubling at communicator sizes 1\.\.2: "
+                     r"3 of 4 grid points measured \(75 %\); 1 at risk; 2 within the noise",
+                     blocks[half]) is not None and
+           re.search(r"rules\[1\]: allreduce native at communicator sizes 3\.\.4: 0 of 40 grid "
+                     r"points measured \(0 %\); 40 at risk", blocks[half]) is not None and
+           "warning" not in blocks[half],
+           f"rules check says how many grid points were measured, per class and per rule: "
+           f"{blocks[half][:900]!r}")
+    expect("evidence: of the 62 grid points the rules serve, 0 measured with alternatives, "
+           "0 predicted, 2 at risk, 60 native alone" in blocks[bare] and
+           "warning: no grid point the rules serve was measured" in blocks[bare],
            f"a file that rests on no measurement: said, and warned: {blocks[bare][:700]!r}")
+    expect(blocks[one].startswith(" OK, format version 1, 1 rule\n"),
+           f"one rule: \"1 rule\": {blocks[one][:80]!r}")
+    msg = rulesfile.unreadable("r.json", PermissionError(13, "Permission denied"))
+    expect(msg[0] == "cannot read r.json: permission denied" and "chmod" in msg[1],
+           f"an unreadable file (as a user without root meets it): said in words: {msg}")
+    if locked:
+        expect("cannot read " + locked + ": permission denied" in blocks[locked] and
+               "Errno" not in blocks[locked] and "chmod" in blocks[locked],
+               f"an unreadable file: said in words, with a fitting hint: {blocks[locked]!r}")
     expect("evidence: not recorded" in blocks[out_path],
            "a file without evidence: not recorded, said")
     nb = blocks[native_beyond]
@@ -268,8 +295,21 @@ expect(os.path.exists(man) and "collx-tune.1" in open(os.path.join(ROOT, "CMakeL
 if os.path.exists(man):
     page = open(man).read()
     expect(all(w in page for w in (".TH COLLX-TUNE 1", "\\-\\-launch", "collx rules check",
-                                   "EXIT STATUS", "evidence")),
-           "the manual says the launch, rules check, the exit status and the evidence")
+                                   "EXIT STATUS", "evidence", ".SH VALIDATE")),
+           "the manual says the launch, rules check, the exit status, the evidence and "
+           "collx validate")
+
+# ---------------------------------------------------------------- no source files in help
+# issue 62: collx --help named python/collx/sweeps.json; collx tune --help
+# grid.py and collx/tools.py; collx validate --help was for a checkout
+for words in (["--help"], ["tune", "--help"], ["validate", "--help"]):
+    rc, out = collx(*words)
+    src = re.findall(r"[\w/.]+\.py\b|python/collx|README\.md" +
+                     (r"|\./run\b" if words[0] != "--help" else ""), out)
+    expect(rc == 0 and not src, f"collx {' '.join(words)} names no source file: {src}")
+rc, out = collx("validate", "--help")
+expect("usage: collx validate" in out and "  collx validate --rules rules.json --launch" in out,
+       f"collx validate --help: for an installed collx:\n{out[:600]}")
 
 # ---------------------------------------------------------------- the schema
 with open(SCHEMA) as f:

@@ -51,6 +51,9 @@ n=$2
 shift 2
 case "$1" in
   *collbench*)
+    if [ -n "$FAKEMPI_FAIL_CHECK" ]; then
+      case " $* " in *" selected "*) echo "collbench: the check fails" >&2; exit 3 ;; esac
+    fi
     count=$(( $(cat "$FAKEMPI_COUNT" 2>/dev/null || echo 0) + 1 ))
     echo $count > "$FAKEMPI_COUNT"
     case ",$FAKEMPI_FAIL," in
@@ -83,12 +86,13 @@ def real_launcher():
     return words
 
 
-def tune(d, fail, out, launch=None, report=None):
+def tune(d, fail, out, launch=None, report=None, check_fails=False):
     """Runs collx tune on 2 ranks (allreduce, one algorithm beside native,
     8..64 B, short samples); returns (exit status, stdout + stderr, s)."""
     env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python"),
            "FAKEMPI_FAIL": fail, "FAKEMPI_COUNT": os.path.join(d, f"count-{fail}"),
-           "FAKEMPI_MESSAGE": os.path.join(d, "slots.txt")}
+           "FAKEMPI_MESSAGE": os.path.join(d, "slots.txt"),
+           "FAKEMPI_FAIL_CHECK": "1" if check_fails else ""}
     argv = [sys.executable, "-m", "collx", "tune",
             "--launch", launch or f"{os.path.join(d, 'fakempi')} -n 2",
             "--collbench", COLLBENCH, "--collx-info", INFO, "--colls", "allreduce",
@@ -149,9 +153,20 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([sys.executable, "-m", "collx", "rules", "check", "--collx-info", INFO,
                         out], capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
-    expect(p.returncode == 0 and "rules rest on measured points" in p.stdout,
+    expect(p.returncode == 0 and "evidence: of the 4 grid points the rules serve, " in p.stdout
+           and "measured with alternatives" in p.stdout and
+           "] evidence: " in text and "grid points they serve: " in text,
            f"rules check passes the file and says how much rests on measurements:\n"
            f"{p.stdout[:800]}")
+
+    # ------------------------------------------------------------ the check fails
+    # issue 62: "check: bcast p=2: collbench failed: exit 3", then "the rules
+    # load in collx" and exit 0
+    out = os.path.join(d, "check.json")
+    rc, text, s = tune(d, "", out, check_fails=True)
+    expect(rc == 1 and os.path.exists(out) and "CHECK FAILED" in text and
+           "the rules load in collx" not in text,
+           f"a check run that fails: said, the file written, exit 1 (got {rc}):\n{text[-800:]}")
 
 if failures:
     print(f"{len(failures)} FAILED")

@@ -74,7 +74,7 @@ import math
 import numpy as np
 
 from collx.tune import grid as gridmod
-from collx.tune.labels import PARAM_SEP, base_of
+from collx.tune.labels import PARAM_SEP, across_nodes_only, base_of
 from collx.tune.model import AlgModel, Offset
 from collx.tune.store import paired_faster, unpaired_faster
 
@@ -220,7 +220,7 @@ class Decider:
     def per_call(self, coll, alg, q, m):
         """alg's steady-state time per call at (q, m), measured or
         predicted, without setup; None where there is no estimate."""
-        if self.store.cannot(coll, alg, q, m):
+        if self.store.cannot(coll, alg, q, m) or self.alike(coll, alg, q):
             return None
         if self.store.usable(coll, alg, q, m):
             st = self.store.stat(coll, alg, q, m)
@@ -235,6 +235,12 @@ class Decider:
                 return Est(b.ln + float(d), via=(base, b, float(s)))
         ln = self.pred.get((coll, alg), {}).get((q, m))
         return None if ln is None else Est(float(ln))
+
+    def alike(self, coll, alg, q):
+        """alg is a variant whose knob matters only between nodes, at a
+        communicator inside one node: its algorithm itself, no candidate
+        (labels.ACROSS_NODES)."""
+        return self.domain(coll, q) == 0 and across_nodes_only(alg)
 
     def estimates(self, coll, q, m, charged=True):
         """{algorithm: Est} at (q, m); charged=False: per call, no setup."""
@@ -486,11 +492,16 @@ class Decider:
         return self.beats(coll, a, e, base, b, q, m)
 
     def tied(self, coll, best, a, ests, q, m):
-        """a, measured, is not slower than best beyond the noise (measured,
+        """a, measured, is not slower than best by the margin beyond the noise (measured,
         or predicted with its uncertainty: a measurement beats a prediction
         it cannot be told from). A predicted a ties with nothing: a tie
         within a prediction's uncertainty may be a large loss."""
-        return ests[a].measured and not self.beats(coll, best, ests[best], a, ests[a], q, m)
+        e, eb = ests[a], ests[best]
+        # by the margin, as against native: two algorithms one time apart
+        # (hier and hier_ms at p = 2) beat each other by a percent in every
+        # one of 3 launches often enough to alternate by size (issue 62)
+        return e.measured and not self.apart(coll, best, eb, a, e, q, m, e.ln - eb.ln,
+                                             -math.log(1 - self.margin))
 
     def preference(self, coll):
         """The order among choices the measurements cannot tell apart:
@@ -577,16 +588,91 @@ class Decider:
         return best
 
     def choices(self, coll, grid):
-        """{(q, m): algorithm} over the grid."""
+        """{(q, m): algorithm} over the grid: each point's (choose_cell),
+        then smoothed over the message sizes (smooth)."""
         out = {}
         for q in grid.comms:
             if gridmod.uses_msg_size(coll):
-                prev = None
+                prev, raw = None, {}
                 for m in grid.sizes:
-                    out[(q, m)] = prev = self.choose_cell(coll, q, m, keep=prev)
+                    raw[m] = prev = self.choose_cell(coll, q, m, keep=prev)
+                out.update({(q, m): a for m, a in
+                            self.smooth(coll, q, grid.sizes, raw).items()})
             else:
                 a = self.choose_bin(coll, q, grid.sizes)
                 out.update({(q, m): a for m in grid.sizes})
+        return out
+
+    def compared(self, coll, q, m, ests):
+        """Measured with alternatives: native and another algorithm were
+        measured at the point (the report's "measured" needs the choice too)."""
+        nat = ests.get("native")
+        return nat is not None and nat.measured and \
+            any(e.measured for a, e in ests.items() if a != "native")
+
+    def smooth(self, coll, q, sizes, raw):
+        """{m: algorithm} at q: the choices raw (each point's own) where the
+        evidence says so, else their neighbours' (issue 62: at p = 4 with a
+        60 s budget on a real MPI, 21 rules alternated native, hier_ms,
+        native, hier by message size, the algorithms at the sizes measured
+        with alternatives and native at those between; native alone at
+        single sizes between two of hier's). Two rules:
+
+        * among the sizes measured with alternatives (compared), a run of
+          one choice between two runs of X takes X, and a run of an
+          algorithm beside a run of another first in the order (preference;
+          not native) takes that one, unless X is slower there, at one of
+          its sizes, than the run's own choice by the margin beyond the
+          noise (a choice with evidence against native keeps it: native is
+          slower there beyond the noise);
+        * a size not measured with alternatives takes what the measured
+          sizes on both sides agree on, unless that is slower there by the
+          margin beyond the noise than its own choice or cannot serve it; else its own
+          choice stays (native on a real MPI, where predictions are no
+          evidence; the model's, with its uncertainty, in SMPI).
+
+        So a choice changes between message sizes only where a measurement
+        says so, and two runs of one tune differ only where their
+        measurements do."""
+        ests = {m: self.estimates(coll, q, m) for m in sizes}
+        meas = [m for m in sizes if self.compared(coll, q, m, ests[m])]
+        out, need, rank = dict(raw), -math.log(1 - self.margin), self.preference(coll)
+
+        def takes(m, x):   # m's choice may become x: x serves m, not slower by the margin
+            e, c = ests[m], out[m]
+            return x != c and x in e and c in e and \
+                not self.apart(coll, c, e[c], x, e[x], q, m, e[x].ln - e[c].ln, need)
+
+        changed = True
+        while changed:   # runs of one choice among the measured sizes
+            changed = False
+            runs = []
+            for m in meas:
+                if runs and runs[-1][0] == out[m]:
+                    runs[-1][1].append(m)
+                else:
+                    runs.append((out[m], [m]))
+            for i, (c, pts) in enumerate(runs):
+                left = runs[i - 1][0] if i else None
+                right = runs[i + 1][0] if i + 1 < len(runs) else None
+                # between two runs of one choice: that choice; beside another
+                # algorithm (not native) first in the order: that one
+                near = [left] if left == right and left else \
+                    [x for x in (left, right) if x and "native" not in (x, c) and
+                     rank(x) < rank(c)]
+                x = next((x for x in sorted(near, key=rank)
+                          if all(takes(m, x) for m in pts)), None)
+                if x:
+                    out.update({m: x for m in pts})
+                    changed = True
+                    break
+        for m in sizes:
+            if m in meas:
+                continue
+            lo = max((x for x in meas if x < m), default=None)
+            hi = min((x for x in meas if x > m), default=None)
+            if lo is not None and hi is not None and out[lo] == out[hi] and takes(m, out[lo]):
+                out[m] = out[lo]
         return out
 
     def runners_up(self, coll, q, m, choice):

@@ -37,6 +37,23 @@ def mpi_name(label):
 PARAM_SEP = "@"
 
 
+# Per-call knobs whose value matters only between nodes, so that a variant
+# setting one is its algorithm itself inside one node: COLLX_HIER_INTER
+# names the node leaders' algorithm, and hier_leaders (src/hier/leaders.c)
+# returns at once on one node. Measured there anyway (issue 62: MPICH,
+# p = 2 on one node), hier and its COLLX_HIER_INTER variants, launches
+# apart, timed 10-16 % apart and 12 allreduce rules alternated between them.
+# Such a variant is no candidate inside one node (options.registry: not on a
+# one-node target; decide.Decider.per_call, sampler.Sampler.todo: not at a
+# communicator inside one node).
+ACROSS_NODES = ("COLLX_HIER_INTER",)
+
+
+def across_nodes_only(label):
+    """A variant whose knobs matter only between nodes (ACROSS_NODES)."""
+    return any(k in ACROSS_NODES for k in split_label(label)[1])
+
+
 def split_label(label):
     """(algorithm name, {knob: value}) of a label."""
     name, *kv = label.split(PARAM_SEP)

@@ -49,11 +49,12 @@ MPI); a small budget measures less and writes fewer rules, not guesses.
 
 Exit status: 0 rules written and loaded in collx as they say; 1 nothing could
 be measured (every run failed, or the budget allowed none: no file written,
-the first failed run's whole message shown), or the rules' check disagrees.
+the first failed run's whole message shown), or the rules' check failed: a
+check run failed or column ran disagrees with the rules (the file is
+written; --no-check skips the check).
 
-Manual: man collx-tune (installed with collx). In a source checkout, ./run
-tune runs this after a build and also takes --platform (SMPI) and --real;
-the tuner's design: python/collx/tune/README.md."""
+Manual: man collx-tune (installed with collx); collx validate --help for
+measuring the rules at points the tuner did not."""
 
 
 def parse_args(argv):
@@ -68,7 +69,8 @@ def parse_args(argv):
     ap.add_argument("--sizes", help="MIN:MAX bytes per rank, powers of two between "
                     "(default 8:4194304)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
-                    "P, P/2, ... and 3P/4, 3P/8, ..., whole nodes; grid.py)")
+                    "P, P/2, ... and 3P/4, 3P/8, ..., whole nodes, each also with a quarter, "
+                    "a half and three quarters of a node more; man collx-tune)")
     ap.add_argument("--budget", type=float, help="seconds of host CPU time (SMPI) or wall "
                     "time (real) to spend measuring; the best rules so far are written")
     ap.add_argument("--no-params", action="store_true",
@@ -192,16 +194,21 @@ def main(argv):
                                                  gridmod.node_of(c, t.node)).row)
     all_rules = rulesmod.ordered(rules_of)
     bases = report.bases_of(store, dec, grids, choices)
+    noise = report.noise_of(dec, grids, choices)
     points, between = report.rule_points(all_rules, grids, store, t.node)
     ev = report.evidence(all_rules, points, between, bases, store, len(store.batches),
-                         len(s.failures))
+                         len(s.failures), noise)
     rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev,
                                                 mpi_meta))
-    s.say(f"wrote {a.out}: {len(all_rules)} rules ({rulesfile.evidence_text(ev, all_rules)}); "
-          f"measured {store.pairs()} of the grid's {full} (algorithm, point) pairs "
-          f"({100 * store.pairs() / full:.0f} %); {s.budget_text()}")
+    n = f"{len(all_rules)} rule{'s' if len(all_rules) != 1 else ''}"
+    s.say(f"wrote {a.out}: {n}; measured {store.pairs()} of the grid's "
+          f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
+          f"{s.budget_text()}")
     if s.failures:
         s.say(s.failures_text())
+    for c, why in s.given_up.items():
+        s.say(f"{c}: not measured: its runs kept failing the same way ({why}); its rules "
+              "say native for want of a comparison")
     check = None
     if not a.no_check and t.kind != "replay":
         check = check_rules(t, a, all_rules, grids, store, s)
@@ -224,9 +231,12 @@ def main(argv):
                                      "skipped": [[e, why] for e, why in prof.skipped]}}
         save(store, os.path.join(a.report, "tune.json"), meta)
         report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof,
-                     rules_of=rules_of, bases=bases)
+                     rules_of=rules_of, bases=bases, noise=noise)
         s.say(f"report: {os.path.join(a.report, 'report.md')}")
-    return 1 if check and check["mismatches"] else 0
+    # the last line: how sure the rules are, as `collx rules check` says it
+    s.say(f"evidence: {n}; {rulesfile.evidence_text(ev, all_rules)} "
+          f"(`collx rules check {a.out}` names the rules not wholly measured)")
+    return 1 if check and (check["mismatches"] or check.get("failed")) else 0
 
 
 def sample(s, a, prof):
@@ -404,9 +414,14 @@ def check_rules(t, a, all_rules, grids, store, s):
                                              f"ran {r['ran']}")
     for msg in res["mismatches"]:
         s.say(f"CHECK FAILED: {msg}")
-    s.say(f"check: the rules load in collx; column ran agrees at {res['points']} points"
-          if not res["mismatches"] else
-          f"check: {len(res['mismatches'])} disagreements of {res['points']} points")
+    if res.get("failed"):   # issue 62: said, then "the rules load in collx" and exit 0
+        s.say(f"CHECK FAILED: {len(res['failed'])} check run(s) failed, so the rules were "
+              f"not confirmed to load in collx (column ran agrees at {res['points']} "
+              f"points); the file is written; exit status 1")
+    elif res["mismatches"]:
+        s.say(f"check: {len(res['mismatches'])} disagreements of {res['points']} points")
+    else:
+        s.say(f"check: the rules load in collx; column ran agrees at {res['points']} points")
     return res
 
 

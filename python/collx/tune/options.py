@@ -4,14 +4,14 @@ and the algorithms to measure there (the registry, with the variants the
 knob table gives). Below main.py and validate.py, so that neither imports
 the other."""
 from collx.tune import limits
-from collx.tune.labels import label_of
+from collx.tune.labels import ACROSS_NODES, label_of
 from collx.tune.target import Real, Replay, Smpi
 
 
 def target_args(ap):
     """Options every subcommand shares: where to measure and its limits."""
     t = ap.add_argument_group("target (one of --platform, --launch, --real)")
-    t.add_argument("--platform", help="SMPI platform (a source checkout's sim/, ./run tune): a "
+    t.add_argument("--platform", help="SMPI platform (a source checkout with SimGrid): a "
                    "NAME of sim/platforms or the path of a platform XML with NAME.hostfile "
                    "and NAME.cfg beside it")
     t.add_argument("--hostfile", help="SMPI placement: NAME (PLATFORM.NAME.hostfile) or a path")
@@ -26,7 +26,7 @@ def target_args(ap):
     t.add_argument("--ranks-per-node", type=int,
                    help="real MPI on several nodes: ranks per node (block placement)")
     t.add_argument("--collbench", help="collbench binary (default: $COLLX_BENCH_DIR, "
-                   "beside this collx, PATH; from a checkout its build: collx/tools.py)")
+                   "beside this collx (an install's bin, a checkout's build), PATH)")
     t.add_argument("--collx-info", dest="collx_info",
                    help="collx_info binary (looked for as collbench is)")
     t.add_argument("--colls", default="all", help="collectives, comma-separated (default all)")
@@ -92,6 +92,9 @@ def registry(t, colls, params=True, only=None):
     if only and not named & {x for c in want for x in reg[c]}:
         raise SystemExit(f"tune: --algs {only}: none is an algorithm of "
                          f"{', '.join(want)}")
+    # on one node a knob that matters only between nodes makes no variant
+    # (labels.ACROSS_NODES: it would be its algorithm measured apart)
+    space = [x for x in space if t.node or x[0] not in ACROSS_NODES]
     out = {}
     for c in want:
         algs = ["native"] + [x for x in reg[c] if x != "native" and (not keep or x in keep)]

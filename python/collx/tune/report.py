@@ -65,10 +65,13 @@ def basis(store, dec, coll, q, m, choice):
     algorithm measured there nor predicted with a known uncertainty: the
     rules run native for want of anything to compare), "at risk" (an
     algorithm not measured there may still beat the choice, decide.RISK:
-    the budget ended first), "measured" (the choice and native measured
-    there, and every algorithm the model could not rule out), else
-    "predicted" (the choice is the model's prediction, with its
-    uncertainty)."""
+    the budget ended first), "measured" (measured with alternatives: the
+    choice, native and at least one other algorithm measured there, and
+    every algorithm the model could not rule out), else "predicted" (the
+    choice is the model's prediction, with its uncertainty, or native
+    against predictions only). One meaning of "measured" in the report,
+    the rules' evidence and `collx rules check` (issue 62: a Choices table
+    said 60 of 60 points measured beside a spend table saying 8)."""
     ests = dec.estimates(coll, q, m)
     nat = ests.get("native")
     if not any(e.measured or (nat is not None and dec.diff_sigma(
@@ -78,8 +81,14 @@ def basis(store, dec, coll, q, m, choice):
     p, _ = dec.risk(coll, q, m, choice)
     if p > RISK:
         return "at risk"
-    known = choice in ests and ests[choice].measured and store.usable(coll, "native", q, m)
-    return "measured" if known else "predicted"
+    return "measured" if measured_with_alternatives(store, coll, q, m, choice, ests) \
+        else "predicted"
+
+
+def measured_with_alternatives(store, coll, q, m, choice, ests):
+    """The choice, native and another algorithm were measured at the point."""
+    return choice in ests and ests[choice].measured and store.usable(coll, "native", q, m) \
+        and any(e.measured for a, e in ests.items() if a != "native")
 
 
 def bases_of(store, dec, grids, choices):
@@ -132,27 +141,35 @@ def around(values, rng):
                         min((v for v in values if v > hi), default=None)) if v is not None]
 
 
-def evidence(rules, points, between, bases, store, runs, failed):
+def noise_of(dec, grids, choices):
+    """{(key, q, m): [algorithms within the noise of the choice]}
+    (decide.Decider.within_noise) over every grid point."""
+    return {(c, q, m): dec.within_noise(c, q, m, choices[c][(q, m)])
+            for c, g in grids.items() for q, m in g.cells()}
+
+
+def evidence(rules, points, between, bases, store, runs, failed, noise=None):
     """The rules file's provenance "evidence": per rule, in the file's
-    order, how many of its grid points rest on each basis (BASES; a rule
-    between grid points: those around it) and at how many its own choice
-    was measured beside native (choice_measured: a rule that picks an
-    algorithm rests on that comparison even where another algorithm, not
-    measured, may still beat it), what was measured, and the runs that
-    failed. `collx rules check` says from it how much of a file rests on
-    measurements."""
+    order, how many of its grid points rest on each basis (BASES: measured
+    with alternatives, predicted, at risk, native alone; a rule between
+    grid points: those around it) and at how many another algorithm is
+    within the noise of the choice (noise: noise_of's answer), what was
+    measured, and the runs that failed. `collx rules check` and the
+    tuner's last lines say from it how much of a file rests on
+    measurements: per class over the grid points, and per rule the share
+    of its grid points measured (issue 62: "3 of 3 rules rest on measured
+    points" of a file whose 20 grid points were half native alone)."""
     per = []
     for i, r in enumerate(rules):
         pts = [p for p in points.get(i, ()) if p in bases]
         got = [bases[p] for p in pts]
-        own = rulesmod.label(r)
-        both = sum(store.usable(c, own, q, m) and store.usable(c, "native", q, m)
-                   for c, q, m in pts)
-        per.append([got.count(b) for b in BASES] + [both])
+        tied = sum(bool((noise or {}).get(p)) for p in pts)
+        per.append([got.count(b) for b in BASES] + [tied])
     return {"of": "grid points each rule serves (a rule between grid points: those around "
-                  "it), by what its choice there rests on, and those where the rule's own "
-                  "choice was measured beside native",
-            "fields": [b.replace(" ", "_") for b in BASES] + ["choice_measured"],
+                  "it) by what its choice there rests on: measured (with alternatives: the "
+                  "choice, native and another algorithm measured), predicted, at risk, "
+                  "native alone; and those where another algorithm is within the noise",
+            "fields": [b.replace(" ", "_") for b in BASES] + ["within_noise"],
             "rules": per,
             "between": sorted(between),
             "pairs_measured": store.pairs(), "runs": runs, "runs_failed": failed}
@@ -228,7 +245,7 @@ def setup_lines(lost, choices):
     if not lost:
         return []
     return ["Lost to their setup on a new communicator (collbench's first call there "
-            "minus its median; decide.py charges it whole to each point's calls): where "
+            "minus its median, charged whole to each point's calls): where "
             "an algorithm faster per call was not chosen because its setup over the "
             "application's calls there outweighs its gain.", ""] + \
         [f"- {c} p={q} {size_label(m)}: {setup_text(x)}; chosen: {choices[c][(q, m)]}"
@@ -256,7 +273,7 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
              "ranks 0..q-1 under block placement (nodes x ranks per node) was measured "
              "on collbench's `--comm-shape`. Where the entry counts its calls, every "
              "algorithm's time per call there includes its setup on a new communicator "
-             "over those calls (the whole setup at each point: decide.py).", "",
+             "over those calls (the whole setup at each point).", "",
              "| collective | comm size | ranks per node | message bytes | calls | seconds | "
              "share | measured at | algorithms measured | choice | choice / native | basis |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -300,7 +317,7 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
 
 
 def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None,
-          bases=None):
+          bases=None, noise=None):
     """rules: the file's, in order; rules_of: {key: its rules} (a shaped
     key's are its collective's too; default: by collective); bases:
     bases_of's answer (computed if not given)."""
@@ -309,12 +326,11 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
     index = {id(r): i for i, r in enumerate(rules)}
     dec_rows, lines = [], []
     bases = bases or bases_of(store, dec, grids, choices)
-    noise = {(c, q, m): dec.within_noise(c, q, m, choices[c][(q, m)])
-             for c, g in grids.items() for q, m in g.cells()}
+    noise = noise if noise is not None else noise_of(dec, grids, choices)
     lost = lost_to_setup(dec, grids, choices)
     store.write_csv(os.path.join(out, "measurements.csv"))
-    summary = ["| collective | rules | points measured / grid | predicted regret: geomean, "
-               "worst | measured regret (points with every algorithm measured): geomean, "
+    summary = ["| collective | rules | grid points measured (with alternatives) / grid | "
+               "predicted regret: geomean, worst | measured regret (points with every algorithm measured): geomean, "
                "worst, points | points where a collx algorithm is chosen | choices within "
                "the noise |",
                "|---|---|---|---|---|---|---|"]
@@ -329,8 +345,7 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                 pred.append(pr)
             if mr:
                 meas.append(mr)
-            any_measured = any(store.usable(c, a, q, m) for a in algs[c])
-            measured_cells += any_measured
+            measured_cells += bases[(c, q, m)] == "measured"
             chosen += ch != "native"
             best = min(ests, key=lambda a: ests[a].ln) if ests else ""
             dec_rows.append({
@@ -387,7 +402,7 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                   f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
                   f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
                   f"{store.cases()} samples |",
-                  f"| whole grid's cost, predicted from the cases measured (cost.py) | "
+                  f"| whole grid's cost, predicted from the cases measured | "
                   f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
                   if grid_est else "| whole grid's cost | unknown |",
                   f"| points that could not be measured | {len(store.failed)} |"]) + [""]
@@ -407,13 +422,15 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
               "(their share of all runs' cost; the tuner's own CPU is not in it), cases "
               "run, (algorithm, point) pairs measured (of them, algorithms other than "
               "native), and the grid points (all collectives) whose choice rests on "
-              "measurements (the choice and native measured there, and every algorithm "
-              "the model could not rule out), on the model's prediction with its "
+              "measurements (measured with alternatives: the choice, native and another "
+              "algorithm measured there, and every algorithm the model could not rule "
+              "out; the one meaning of \"measured\" in this report), on the model's "
+              "prediction with its "
               "uncertainty, or still at risk (an algorithm not measured there may beat "
               "the choice by more than 3 % with a probability above 5 %: where the budget "
               "ended), or native alone (no other algorithm measured there nor predicted "
               "with a known uncertainty: native for want of a comparison). A prediction "
-              "replaces native only when faster beyond its uncertainty (decide.py).", "",
+              "replaces native only when faster beyond its uncertainty.", "",
               "| communicator size | host s | share | cases | pairs measured (not native) "
               "| grid points | measured | predicted | at risk | native alone |",
               "|---|---|---|---|---|---|---|---|---|---|"]
@@ -427,8 +444,9 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
               "with no measured points around it to say how wrong it may be is left "
               "out). Measured regret: "
               "the same where every algorithm was measured (\"not measured\": at no "
-              "point). Choices within the noise: grid points where another tuning run "
-              "could choose otherwise (decide.Decider.within_noise: native chosen where "
+              "point). Grid points measured: as in the spend table (with "
+              "alternatives). Choices within the noise: grid points where another "
+              "tuning run could choose otherwise (native chosen where "
               "an algorithm measured faster by the margin has no evidence beyond the "
               "noise in every repeat; an algorithm chosen where another with evidence "
               "is not slower beyond the noise).", ""] + summary + [""]

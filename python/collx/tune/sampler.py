@@ -49,7 +49,7 @@ import time
 from collx.tune import decide
 from collx.tune import grid as gridmod
 from collx.tune.cost import CostModel
-from collx.tune.labels import PARAM_SEP, base_of, interleaved, runs
+from collx.tune.labels import PARAM_SEP, across_nodes_only, base_of, interleaved, runs
 from collx.tune.store import case_cost, grows
 
 MAX_LIST = 32        # collbench's --algs and -m lists
@@ -147,6 +147,7 @@ class Sampler:
         self.dirty = set(grids)     # collectives measured since their last fit
         self.plans = {}             # coll -> its candidate runs
         self.failures = []          # the runs that failed: failed_run
+        self.given_up = {}          # coll -> why its runs are not launched again
 
     # ------------------------------------------------------------ progress
     def say(self, msg):
@@ -288,14 +289,33 @@ class Sampler:
                               "report": out.report(), "killed": bool(out.killed)})
         if not self.store.samples and self.launch_fails():
             raise NothingMeasured(self.failures)
+        if coll not in self.given_up and self.launch_fails(coll):
+            # issue 62: every bcast launch failed in 0.2 s, and the tuner
+            # launched 42 of them, then said "no point at risk"
+            self.given_up[coll] = out.why()
+            self.plans[coll] = []
+            self.say(f"{coll}: its last {LAUNCH_TRIES} runs failed before their first case "
+                     f"the same way ({out.why()}): not launched again; its grid points keep "
+                     f"native, measured nothing")
 
-    def launch_fails(self):
-        """The last LAUNCH_TRIES runs exited (not killed by a limit: that is
-        an algorithm's point) before their first case, saying the same: the
-        launch itself fails, not one algorithm."""
-        last = self.failures[-LAUNCH_TRIES:]
+    def launch_fails(self, coll=None):
+        """The last LAUNCH_TRIES runs (of coll: its runs) exited (not killed
+        by a limit: that is an algorithm's point) before their first case,
+        saying the same: the launch itself fails, not one algorithm."""
+        last = [f for f in self.failures if coll is None or f["coll"] == coll]
+        if coll is not None:   # the collective's last runs, not some older failures
+            ran = [b for b in self.store.batches if b["coll"] == coll]
+            if ran[-LAUNCH_TRIES:] and any(b.get("ok", True) or b.get("cases")
+                                           for b in ran[-LAUNCH_TRIES:]):
+                return False
+        last = last[-LAUNCH_TRIES:]
         return len(last) == LAUNCH_TRIES and len({f["why"] for f in last}) == 1 and \
             all(not f["killed"] and f["cases"] == 0 for f in last)
+
+    def given_up_text(self):
+        """ "; not measured: bcast (its runs failed: ...)" ('' if none)."""
+        return "".join(f"; {c} not measured (its runs kept failing: {w})"
+                       for c, w in self.given_up.items())
 
     def failures_text(self):
         """The runs that failed, for the end of the output: how many, the
@@ -314,7 +334,12 @@ class Sampler:
 
     def todo(self, coll, q, algs, sizes, want=1):
         """The algorithms and sizes with a point that has fewer than want
-        samples and is not known to fail."""
+        samples and is not known to fail; none of a collective given up
+        (its runs kept failing: failed_run)."""
+        if coll in self.given_up:
+            return [], []
+        if gridmod.layout(q, gridmod.node_of(coll, self.t.node)) == 0:   # one node
+            algs = [a for a in algs if not across_nodes_only(a)]
         algs = [a for a in algs if any(self.unknown(coll, a, q, m, want) for m in sizes)]
         sizes = [m for m in sizes if any(self.unknown(coll, a, q, m, want) for a in algs)]
         return algs, sizes
@@ -591,6 +616,9 @@ class Sampler:
         candidates, as (gain per second, gain, cost, q, algs, sizes,
         points at risk)."""
         g = self.grids[coll]
+        if coll in self.given_up:
+            self.plans[coll] = []
+            return
         self.dec.refit(coll)
         self.cost.refit(coll)
         self.cost.fill(coll, g.cells())
@@ -654,7 +682,9 @@ class Sampler:
             plans = sorted(((p, coll) for coll in self.grids for p in self.plans[coll]),
                            key=lambda x: -x[0][0])
             if not plans:
-                self.say(f"no point at risk: sampling done; {self.budget_text()}")
+                self.say(f"sampling done{self.given_up_text()}; {self.budget_text()}"
+                         if self.given_up else
+                         f"no point at risk: sampling done; {self.budget_text()}")
                 return
             at_risk = sum(p[6] for p, _ in plans)
             for plan, coll in plans:

@@ -1,4 +1,6 @@
-"""./run tune validate: a rules file against held-out points.
+"""collx validate (./run tune validate in a checkout): a rules file
+against held-out points. Its --help is DESCRIPTION, for a user of an
+installed collx; this docstring is the design.
 
 At communicator sizes and message sizes the tuner's grid does not contain
 (grid.held_out_*: off the grid, between grid points), collbench runs, per
@@ -47,9 +49,38 @@ from collx.tune.store import Stat, t_upper
 
 TARGETS = {"geomean_oracle": 1.05, "worst_oracle": 1.25, "worst_native": 1.10}
 
+# `collx validate --help`: for a user of an installed collx (issue 62: it
+# said `collx tune validate`, ./run and an SMPI example)
+DESCRIPTION = """\
+Measures a rules file (collx tune's) at points the tuner did not measure:
+communicator sizes and message sizes between its grid's. At each, collbench
+runs the rules' choice (COLLX_RULES) and every algorithm, native included,
+and says per collective how the rules' time compares with the fastest
+algorithm there (the oracle) and with native, against the targets (within
+5 % of the oracle in geometric mean, never more than 25 % off, never more
+than 10 % slower than native), and every point where collx did not run what
+the rules say.
+
+  collx validate --rules rules.json --launch "mpirun -np 4" \\
+                 --colls allreduce,bcast --out validate-report
+  collx validate --rules rules.json --launch "mpirun -np 4" --algs native \\
+                 --launches 5 --out validate-report   # the rules against native only
+
+--launch takes the launcher words the application runs with, as for collx
+tune. On a real MPI --launches K measures each point in K launches and the
+report says where the rules are slower than native beyond the noise. The
+report: DIR/validate.md, validate.csv, validate.json (--from validate.json
+evaluates another rules file without measuring).
+
+Exit status: 0 measured and written; 1 where collx did not run what the rules
+say; another non-zero status, with a message, when a rules file cannot be
+read or nothing could be measured.
+
+Manual: man collx-tune (section VALIDATE)."""
+
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="collx tune validate", description=__doc__,
+    ap = argparse.ArgumentParser(prog="collx validate", description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     target_args(ap)
     ap.add_argument("--rules", required=True, action="append",
@@ -64,7 +95,7 @@ def parse_args(argv):
     ap.add_argument("--size-step", type=int, default=2,
                     help="use every k-th held-out size (default 2)")
     ap.add_argument("--comm-sizes", help="communicator sizes, comma-separated (default: "
-                    "off the grid, grid.held_out_comm_sizes)")
+                    "sizes between the tuner's grid sizes, man collx-tune)")
     ap.add_argument("--profile", help="validate at an application's profile (COLLX_STATS "
                     "JSON, as tune --profile): its collectives and communicator sizes, in the "
                     "middle of each message-size class (the tuner measured its bounds)")

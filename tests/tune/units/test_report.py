@@ -39,16 +39,61 @@ def test_evidence_per_rule():
     assert [r["algorithm"] for r in rs] == ["fast", "native"], f"the rules: {rs}"
     bases = report.bases_of(st, dec, grids, choices)
     points, between = report.rule_points(rs, grids, st, None)
-    ev = report.evidence(rs, points, between, bases, st, runs=3, failed=1)
+    noise = report.noise_of(dec, grids, choices)
+    ev = report.evidence(rs, points, between, bases, st, runs=3, failed=1, noise=noise)
     per = rulesfile.evidence_of(ev, len(rs))
-    assert per[0]["measured"] == 1 and per[0]["choice_measured"] == 1 and \
+    assert per[0]["measured"] == 1 and per[0]["within_noise"] == 0 and \
         ev["runs"] == 3 and ev["runs_failed"] == 1 and ev["pairs_measured"] == 3, \
-        f"fast's rule: its grid point measured, fast beside native: {ev}"
-    assert rulesfile.rests(per[1], "native") == "none", \
-        f"native at 1 KiB with nothing else measured there rests on none: {per[1]}"
+        f"fast's rule: its grid point measured with an alternative: {ev}"
+    assert rulesfile.measured_share(per[1]) == (0, 1), \
+        f"native at 1 KiB with nothing else measured there: 0 of 1 measured: {per[1]}"
     assert rulesfile.evidence_text(ev, rs) == \
-        "1 rest on measured points, 0 on predictions only, 1 on none", \
-        rulesfile.evidence_text(ev, rs)
+        "of the 2 grid points they serve: 1 measured with alternatives, 0 predicted, " \
+        "0 at risk, 1 native alone; 0 within the noise; rules: 1 of 2 with every grid " \
+        "point measured, 0 with some, 1 with none", rulesfile.evidence_text(ev, rs)
+
+
+def test_measured_means_with_alternatives():
+    # issue 62: the Choices table said 60 of 60 points measured (native
+    # measured everywhere) beside a spend table saying 8: one meaning now,
+    # native measured alone is not "measured"
+    st, grids, dec, choices, rs = tuned({"native": {(8, 8): 100.0, (8, 1024): 200.0,
+                                                    (8, 4096): 300.0},
+                                         "fast": {(8, 8): 50.0}}, ms=(8, 1024, 4096))
+    bases = report.bases_of(st, dec, grids, choices)
+    assert [bases[("allreduce", 8, m)] for m in (8, 1024, 4096)] == \
+        ["measured", "native alone", "native alone"], bases
+    with tempfile.TemporaryDirectory() as out:
+        meta = {"algs": dec.algs, "target": "t", "command": "c", "mode": "guided",
+                "comm_sizes": [8], "sizes": [8, 4096], "reps": 1, "iters": 1, "warmup": 0,
+                "margin": 0.02, "rules": "r.json", "stopped": "", "kind": "smpi",
+                "spent_s": 1.0, "own_cpu_s": 0.1, "budget": None, "wall_s": 1.0,
+                "grid_pairs": 6, "node": None}
+
+        class S:
+            cost = type("C", (), {"refit": lambda self, c: None,
+                                  "batch": lambda self, *a: 0.0})()
+        report.write(out, meta, grids, st, dec, choices, rs, S())
+        text = open(os.path.join(out, "report.md")).read()
+    row = next(x for x in text.splitlines() if x.startswith("| allreduce |"))
+    assert "| 1 / 3 |" in row and "grid points measured (with alternatives) / grid" in text, \
+        f"the Choices table counts grid points measured with alternatives: {row}"
+    assert ".py" not in text and "Decider" not in text, \
+        "report.md names no source file: " + next(x for x in text.splitlines()
+                                                  if ".py" in x or "Decider" in x)
+
+
+def test_evidence_of_a_file_from_before():
+    # a file from issue 62's first pass: choice_measured in place of within_noise
+    ev = {"fields": ["measured", "predicted", "at_risk", "native_alone", "choice_measured"],
+          "rules": [[0, 0, 1, 0, 1], [2, 0, 0, 0, 2]]}
+    rs = [{"collective": "allreduce", "algorithm": "hier"},
+          {"collective": "allreduce", "algorithm": "native"}]
+    text = rulesfile.evidence_text(ev, rs)
+    assert text.startswith("of the 3 grid points they serve: 2 measured with alternatives, "
+                           "0 predicted, 1 at risk, 0 native alone;") and \
+        "1 with none" in text and "within the noise" not in text, \
+        f"a hier rule at risk is not counted as measured: {text}"
 
 
 def test_rule_between_grid_points_counts_those_around():

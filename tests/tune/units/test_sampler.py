@@ -288,6 +288,45 @@ def test_some_runs_fail_said_with_the_first_message():
         f"the count and the first failed run's whole message:\n{text}"
 
 
+class BcastFails(Failing):
+    """Every bcast run fails before its first case (as Open MPI without
+    slots); allreduce's run."""
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        if args[args.index("--coll") + 1] == "bcast":
+            self.n += 1
+            return [], target.limits.Outcome(3, "", 0.1, 0.1, 0, "collbench: bcast fails\n",
+                                             ["mpirun", "-n", "4", "collbench"])
+        return Synthetic.run_collbench(self, q, args, env, timeout, mem_limit)
+
+
+def test_collective_whose_runs_keep_failing_is_given_up():
+    # issue 62: every bcast launch failed in 0.2 s; the tuner launched 42 of
+    # them and said "no point at risk: sampling done"
+    algs = {"allreduce": ["native", "ring", "recursive_doubling"],
+            "bcast": ["native", "binomial", "linear"]}
+    grids = {c: grid.Grid(c, [2, 4], [8, 64, 512]) for c in algs}
+    st = Store(0.01)
+    opts = type("O", (), {"budget": 30.0, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    said = []
+    smp = Sampler(BcastFails(set()), grids, algs, st, Decider(st, algs, 0.02, grids, None),
+                  opts, stream=open(os.devnull, "w"))
+    smp.say = said.append
+    smp.initial()
+    smp.whole()
+    smp.natives()
+    smp.guided()
+    bcast_runs = [b for b in st.batches if b["coll"] == "bcast"]
+    assert len(bcast_runs) == LAUNCH_TRIES and "bcast" in smp.given_up, \
+        f"bcast launched {len(bcast_runs)} times, given up after {LAUNCH_TRIES}"
+    assert any(k[0] == "allreduce" for k in st.samples), "allreduce measured all the same"
+    assert any(x.startswith("bcast: its last 3 runs failed") for x in said) and \
+        not any(x.startswith("no point at risk") for x in said) and \
+        any("bcast not measured" in x for x in said if x.startswith("sampling done")), \
+        f"said, and no 'no point at risk': {said[-3:]}"
+
+
 def test_smaller_run_when_none_fits():
     # the planned run (3 algorithms, one a variant, at 2 sizes) costs more than
     # is left; its dear size and then the variant left out, it fits and runs
