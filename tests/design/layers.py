@@ -6,14 +6,18 @@
 Checks, and fails naming every breach:
 - every file of src/core lies in a room (src/core/<room>/);
 - includes: a file of a room includes its own room's files, and of a room
-  below it only that room's header (<room>/<room>.h), never a room above;
+  below it only that room's header (<room>/<room>.h; api's: HEADERS),
+  never a room above;
   a family (src/<family>/) includes the headers of util, engine and select
   (its API face, api_*.c, also call's); the interposer (src/pmpi) any room
   header;
 - links (with OBJECT_DIR, the build's CMakeFiles/collx_objs.dir/src): a
   room's objects call no function defined in a room above, and a family's
   none above select (its API face: call), so an extern declaration cannot
-  go round the headers.
+  go round the headers;
+- a call's decision stays in select: no room above it calls the steps of
+  the decision (DECISION_STEPS); they ask cx_decide_call, and online
+  tuning answers through the policy hook it registers.
 Prints the rooms with their files and lines, what each may include, and
 the number of includes and calls checked.
 """
@@ -26,11 +30,22 @@ ROOMS = ["util", "engine", "select", "stats", "online", "call", "persist", "api"
 LEVEL = {r: i for i, r in enumerate(ROOMS)}
 FAMILY_TOP = "select"      # what a family's algorithms may reach
 FAMILY_API_TOP = "call"    # a family's API face (api_*.c): it dispatches
+# The steps of a call's decision (select/decide_call.c): rooms above select
+# ask for the whole decision (cx_decide_call), never make one themselves.
+DECISION_ROOM = "select"
+DECISION_STEPS = {"cx_select", "cx_select_global", "cx_select_rules", "cx_select_forced",
+                  "cx_decide", "cx_fell_back", "cx_validate", "cx_settings_differ",
+                  "cx_settings_native"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+# api's one header is the SMPI start and end hooks, for the interposer's
+# Fortran MPI_INIT/MPI_FINALIZE (api/smpi_finalize.c).
+HEADERS = {"api": "api/smpi_hooks.h"}
+
+
 def room_header(room):
-    return f"{room}/{room}.h"
+    return HEADERS.get(room, f"{room}/{room}.h")
 
 
 def core_target(path, core):
@@ -131,6 +146,10 @@ def check_links(src, objdir, problems):
             checked += 1
             if LEVEL[room] > LEVEL[top]:
                 problems.append(f"src/{name}: {what} calls {s} of room {room}, above it")
+            elif (rel[0] == "core" and s in DECISION_STEPS and room == DECISION_ROOM
+                  and LEVEL[top] > LEVEL[DECISION_ROOM]):
+                problems.append(f"src/{name}: {what} calls {s}, a step of a call's "
+                                "decision; ask select's cx_decide_call")
     return checked, len(objs)
 
 

@@ -1,7 +1,8 @@
-/* The dispatcher (docs/design/layers.md): one call from its arguments to
- * the algorithm that runs it, timed and counted (COLLX_STATS), tried by
- * online tuning; blocking, nonblocking or into an MPI_Request. It includes
- * every room below it. */
+/* The dispatcher (docs/design/layers.md): one call from its arguments,
+ * decided by the selection (cx_decide_call), to the algorithm that runs
+ * it, timed and counted (COLLX_STATS), a trial timed for online tuning;
+ * blocking, nonblocking or into an MPI_Request. It includes every room
+ * below it. */
 #ifndef CX_CALL_H
 #define CX_CALL_H
 
@@ -12,13 +13,6 @@ int cx_dispatch(cx_args *a, CX_Request *req);
 /* The same, nonblocking, into an MPI_Request: the MPI's own request when
  * the MPI's call serves it, else a generalized request (request.h). */
 int cx_dispatch_mpi(cx_args *a, MPI_Request *req);
-/* Which algorithm serves call a (a->nonblocking set): want (NULL: the
- * selected one) or the fallback its requirements give, into *run; the
- * MPI's own call (no build) also for an intercommunicator. Fills rank,
- * size, cc and pcomm when a collx algorithm runs. Errors went through
- * the communicator's error handler already. */
-int cx_decide_call(cx_args *a, const struct cx_algorithm *want,
-                   const struct cx_algorithm **run);
 /* The same, blocking, with alg (or what its requirements fall back to)
  * instead of the selected algorithm. */
 int cx_dispatch_as(cx_args *a, const struct cx_algorithm *alg);

@@ -1,10 +1,6 @@
-/* One path for every call: select, check, then run the algorithm's
- * schedule (or the MPI library's own call) blocking or as a CX_Request.
- * Whatever collx cannot serve (an intercommunicator, a requirement that
- * does not hold) goes to the PMPI_ call, silently, with the reason under
- * COLLX_VERBOSE. */
-#include <stdatomic.h>
-#include <stdio.h>
+/* One path for every call: the selection decides (cx_decide_call), then
+ * this runs the algorithm's schedule (or the MPI library's own call)
+ * blocking or as a CX_Request, timing online tuning's trials. */
 #include <stdlib.h>
 #include "call.h"
 #include "../online/online.h"
@@ -108,104 +104,6 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
     return cx_error(a->comm, err, "%s/%s failed", what, alg->name);
 }
 
-/* COLLX_TUNE_ONLINE looks at blocking calls of the collectives whose size
- * every rank knows, unless the program or the environment names their
- * algorithm. */
-static int tuned(const cx_args *a)
-{
-    return !a->nonblocking && cx_online_on() && cx_online_coll(a->coll) &&
-           !cx_select_forced(a->coll);
-}
-
-/* The online choice for a call whose usual one is alg: a candidate that
- * cannot serve this call leaves it to alg, untimed. */
-static const cx_algorithm *online(cx_args *a, cx_comm *c, const cx_algorithm *alg,
-                                  const cx_knob_params **params, int *err)
-{
-    const cx_knob_params *p = *params;
-    const cx_algorithm *pick = cx_online_pick(a, c, alg, &p, err);
-    if (!pick || pick == alg) {
-        *params = p;
-        return pick;
-    }
-    if (!cx_decide_serves(a, c, pick, p, err)) {
-        cx_online_untimed(a);
-        return *err ? NULL : alg;
-    }
-    *params = p;
-    return pick;
-}
-
-int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
-{
-    int err = MPI_SUCCESS, inter = 0;
-    const char *what = cx_coll_mpi_name(a->coll);
-    *run = NULL;
-    cx_stats_on();   /* COLLX_STATS watches the hand-overs before the first */
-    if (a->comm == MPI_COMM_NULL)
-        return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
-    /* Settings that differ between ranks would run different schedules:
-     * every rank fails the call instead (the ranks know it alike). */
-    const char *differ = cx_settings_differ(a->coll);
-    if (differ)
-        return cx_error(a->comm, MPI_ERR_OTHER, "%s: settings differ between ranks: %s", what,
-                        differ);
-    if (cx_settings_native()) {
-        *run = cx_native(a->coll);
-        return MPI_SUCCESS;
-    }
-    /* Nothing selects anything for this collective (and online tuning does
-     * not look at it): straight to MPI. */
-    const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
-    int tune = !want && !err && tuned(a);
-    if (alg && !alg->build && !tune) {
-        *run = alg;
-        return MPI_SUCCESS;
-    }
-    /* A communicator this thread called on last needs no MPI call to know */
-    cx_comm *c = cx_comm_recent(a->comm);
-    if (c) {
-        a->rank = c->rank;
-        a->size = c->size;
-        inter = c->inter;
-    } else {
-        PMPI_Comm_rank(a->comm, &a->rank);
-        PMPI_Comm_size(a->comm, &a->size);
-        PMPI_Comm_test_inter(a->comm, &inter);
-    }
-    if (inter) {
-        if (alg && (err = cx_fell_back(a, alg, cx_native(a->coll), 0,
-                                       "does not serve intercommunicators")))
-            return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
-                            what, alg->name);
-        *run = cx_native(a->coll);
-        return MPI_SUCCESS;
-    }
-    if (err)
-        return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
-                        "COLLX_RULES) names no usable algorithm; see the message above",
-                        what);
-    if ((err = cx_validate(a)))
-        return cx_error(a->comm, err, "%s: invalid argument (root %d, p %d)", what,
-                        a->root, a->size);
-    if (!c && (err = cx_comm_get(a->comm, &c)))
-        return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
-    a->cc = c;
-    a->pcomm = c->priv;
-    const cx_knob_params *params = NULL;
-    if (!alg && !(alg = cx_select_rules(a, c, &params, &err)))
-        return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
-    if (tune && !(alg = online(a, c, alg, &params, &err)))
-        return cx_error(a->comm, err, "%s: online tuning failed", what);
-    cx_decision d;
-    if ((err = cx_decide(a, c, alg, params, &d)))
-        return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
-                        : "%s: cannot check what %s needs", what, alg->name, d.why);
-    a->params = d.params;   /* the families read per-call knobs through it */
-    *run = d.alg;
-    return MPI_SUCCESS;
-}
-
 /* want: the algorithm the caller asks for (NULL: select one). */
 static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
 
@@ -273,6 +171,8 @@ static int dispatch_measured(cx_args *a, const out *o, const cx_algorithm *want)
     return err;
 }
 
+/* COLLX_STATS is read before the decision, so that its watch sees the
+ * first hand-over. */
 static int dispatch_call(cx_args *a, const out *o, const cx_algorithm *want)
 {
     return cx_stats_on() ? dispatch_measured(a, o, want) : dispatch(a, o, want);

@@ -292,8 +292,9 @@ static const cx_algorithm *trial(key *k, cx_args *a, cx_comm *c, const cx_knob_p
     return k->cand[k->cur];
 }
 
-const cx_algorithm *cx_online_pick(cx_args *a, cx_comm *c, const cx_algorithm *usual,
-                                   const cx_knob_params **params, int *err)
+/* The policy's pick (online.h, cx_online_policy). */
+static const cx_algorithm *pick(cx_args *a, cx_comm *c, const cx_algorithm *usual,
+                                const cx_knob_params **params, int *err)
 {
     *err = MPI_SUCCESS;
     a->tune = NULL;
@@ -316,10 +317,7 @@ const cx_algorithm *cx_online_pick(cx_args *a, cx_comm *c, const cx_algorithm *u
     return *err ? NULL : run;
 }
 
-void cx_online_untimed(cx_args *a)
-{
-    a->tune = NULL;
-}
+const cx_select_policy cx_online_policy = {cx_online_coll, pick};
 
 void cx_online_timed(cx_args *a, double seconds)
 {

@@ -52,18 +52,13 @@ void cx_online_set_started(int ok);
 int cx_online_coll(cx_coll c);
 
 /* Sites, trials and the agreement (online.c). */
-/* The algorithm for blocking call a on c, whose usual choice is `usual`
- * with *params: usual during warm-up, a candidate during trials (a->tune
- * set when the call is timed), the settled one after. May be collective
- * over c's ranks (set-up, the agreement), at the same call on all.
- * *params becomes the chosen algorithm's (the rule's only for its own
- * algorithm). NULL with *err on failure. */
-const struct cx_algorithm *cx_online_pick(cx_args *a, struct cx_comm *c,
-                                          const struct cx_algorithm *usual,
-                                          const struct cx_knob_params **params, int *err);
-/* A trial candidate that cannot serve this call (its requirements): the
- * call runs the usual choice, untimed. */
-void cx_online_untimed(cx_args *a);
+/* The selection's policy (select/decide_call.h), registered at the start:
+ * for blocking call a on c, whose usual choice is `usual` with *params,
+ * usual during warm-up, a candidate during trials (a->tune set when the
+ * call is timed), the settled one after. May be collective over c's
+ * ranks (set-up, the agreement), at the same call on all. *params becomes
+ * the chosen algorithm's (the rule's only for its own algorithm). */
+extern const cx_select_policy cx_online_policy;
 /* A timed trial call took seconds on this rank. */
 void cx_online_timed(cx_args *a, double seconds);
 /* The records of sites (online_sites.c): a site settles or is loaded from
@@ -75,9 +70,9 @@ void cx_online_set_sites(cx_online_site *sites, int n);
 int cx_online_sites(const cx_online_site **sites);
 
 /* The start (online_start.c): reads the cache (rank 0) and gives it to
- * every rank, hooks the end at MPI_Finalize: collective over
- * MPI_COMM_WORLD, once (MPI_Init, or a linked program's first collx
- * call). */
+ * every rank, hooks the end at MPI_Finalize, registers the policy:
+ * collective over MPI_COMM_WORLD, once (MPI_Init, or a linked program's
+ * first collx call). */
 void cx_online_start(void);
 
 /* The end (online_end.c): rank 0's room for the gather (at the start);

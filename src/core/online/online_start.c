@@ -2,8 +2,9 @@
  * program's first collx call), collective over MPI_COMM_WORLD, once: rank
  * 0 reads the cache kept under the machine fingerprint and every rank gets
  * its choices, so that every rank starts from the same settled sites; the
- * end (online_end.c) is hooked at MPI_Finalize. Anything that fails on one
- * rank turns online tuning off on all. */
+ * end (online_end.c) is hooked at MPI_Finalize; the selection gets the
+ * policy. Anything that fails on one rank turns online tuning off on all
+ * (no policy). */
 #include <pthread.h>
 #include "online.h"
 #include "../stats/stats.h"
@@ -63,6 +64,7 @@ static void start(void)
         return;
     }
     cx_online_set_started(1);
+    cx_select_set_policy(&cx_online_policy);   /* the calls from here on */
 }
 
 void cx_online_start(void)

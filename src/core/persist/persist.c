@@ -199,6 +199,7 @@ static int decide(cx_args *a, const cx_algorithm **alg)
     a->persistent = 1;
     cx_progress_poke();
     cx_request_bury();
+    cx_stats_on();   /* COLLX_STATS watches the hand-overs before the first */
     return cx_decide_call(a, NULL, alg);
 }
 

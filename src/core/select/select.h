@@ -1,11 +1,13 @@
 /* The selection (docs/design/layers.md): the registry (searching the
  * catalogue), the always-on counters, COLLX_RULES, the choice and the
- * decision for a call (requirements, fallbacks), argument checks, and the
- * settings every rank must share. It includes the engine and util. */
+ * decision for a call (requirements, fallbacks, a policy's pick: the
+ * hook online tuning registers), argument checks, and the settings every
+ * rank must share. It includes the engine and util. */
 #ifndef CX_SELECT_H
 #define CX_SELECT_H
 
 #include "../engine/engine.h"
+#include "decide_call.h"
 #include "decision.h"
 #include "registry.h"
 

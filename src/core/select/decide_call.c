@@ -1,0 +1,116 @@
+/* A call's decision from its arguments, in one place: the settings check,
+ * the selection (explicit, environment, rules), a registered policy's
+ * pick (online tuning), the argument checks, then the requirements and
+ * fallbacks (decide.c). Whatever collx cannot serve (an
+ * intercommunicator, a requirement that does not hold) goes to the
+ * MPI's own call, with the reason under COLLX_VERBOSE. */
+#include <stdatomic.h>
+#include "select.h"
+
+/* Set once (online tuning's start), read by every call: one load when
+ * none is set. */
+static _Atomic(const cx_select_policy *) policy;
+
+void cx_select_set_policy(const cx_select_policy *p)
+{
+    atomic_store_explicit(&policy, p, memory_order_release);
+}
+
+/* The policy, if it looks at call a: blocking calls of its collectives,
+ * unless the program or the environment names their algorithm. */
+static const cx_select_policy *policy_for(const cx_args *a)
+{
+    const cx_select_policy *p;
+    if (a->nonblocking || !(p = atomic_load_explicit(&policy, memory_order_acquire)))
+        return NULL;
+    return p->covers(a->coll) && !cx_select_forced(a->coll) ? p : NULL;
+}
+
+/* The policy's choice for a call whose usual one is alg: a pick that
+ * cannot serve this call leaves it to alg, untimed. */
+static const cx_algorithm *policy_pick(const cx_select_policy *pol, cx_args *a, cx_comm *c,
+                                       const cx_algorithm *alg,
+                                       const cx_knob_params **params, int *err)
+{
+    const cx_knob_params *p = *params;
+    const cx_algorithm *pick = pol->pick(a, c, alg, &p, err);
+    if (!pick || pick == alg) {
+        *params = p;
+        return pick;
+    }
+    if (!cx_decide_serves(a, c, pick, p, err)) {
+        a->tune = NULL;   /* not the candidate's time: not a trial */
+        return *err ? NULL : alg;
+    }
+    *params = p;
+    return pick;
+}
+
+int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
+{
+    int err = MPI_SUCCESS, inter = 0;
+    const char *what = cx_coll_mpi_name(a->coll);
+    *run = NULL;
+    if (a->comm == MPI_COMM_NULL)
+        return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
+    /* Settings that differ between ranks would run different schedules:
+     * every rank fails the call instead (the ranks know it alike). */
+    const char *differ = cx_settings_differ(a->coll);
+    if (differ)
+        return cx_error(a->comm, MPI_ERR_OTHER, "%s: settings differ between ranks: %s", what,
+                        differ);
+    if (cx_settings_native()) {
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
+    }
+    /* Nothing selects anything for this collective (and no policy looks
+     * at it): straight to MPI. */
+    const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
+    const cx_select_policy *tune = !want && !err ? policy_for(a) : NULL;
+    if (alg && !alg->build && !tune) {
+        *run = alg;
+        return MPI_SUCCESS;
+    }
+    /* A communicator this thread called on last needs no MPI call to know */
+    cx_comm *c = cx_comm_recent(a->comm);
+    if (c) {
+        a->rank = c->rank;
+        a->size = c->size;
+        inter = c->inter;
+    } else {
+        PMPI_Comm_rank(a->comm, &a->rank);
+        PMPI_Comm_size(a->comm, &a->size);
+        PMPI_Comm_test_inter(a->comm, &inter);
+    }
+    if (inter) {
+        if (alg && (err = cx_fell_back(a, alg, cx_native(a->coll), 0,
+                                       "does not serve intercommunicators")))
+            return cx_error(a->comm, err, "%s: %s does not serve intercommunicators",
+                            what, alg->name);
+        *run = cx_native(a->coll);
+        return MPI_SUCCESS;
+    }
+    if (err)
+        return cx_error(a->comm, err, "%s: the environment (COLLX_<COLL>_ALGORITHM or "
+                        "COLLX_RULES) names no usable algorithm; see the message above",
+                        what);
+    if ((err = cx_validate(a)))
+        return cx_error(a->comm, err, "%s: invalid argument (root %d, p %d)", what,
+                        a->root, a->size);
+    if (!c && (err = cx_comm_get(a->comm, &c)))
+        return cx_error(a->comm, err, "%s: cannot set up communicator state", what);
+    a->cc = c;
+    a->pcomm = c->priv;
+    const cx_knob_params *params = NULL;
+    if (!alg && !(alg = cx_select_rules(a, c, &params, &err)))
+        return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
+    if (tune && !(alg = policy_pick(tune, a, c, alg, &params, &err)))
+        return cx_error(a->comm, err, "%s: online tuning failed", what);
+    cx_decision d;
+    if ((err = cx_decide(a, c, alg, params, &d)))
+        return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
+                        : "%s: cannot check what %s needs", what, alg->name, d.why);
+    a->params = d.params;   /* the families read per-call knobs through it */
+    *run = d.alg;
+    return MPI_SUCCESS;
+}
