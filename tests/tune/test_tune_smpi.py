@@ -125,6 +125,8 @@ with tempfile.TemporaryDirectory(prefix="tune-test.") as d:
                         "--report", d], capture_output=True, text=True, timeout=100,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
     killed = re.findall(r"([\w@=]+) at (\d+) B cannot be measured \(memory", p.stderr)
+    if p.returncode != 0:
+        print("the tune's last lines:\n" + "\n".join(p.stderr.splitlines()[-15:]))
     report = open(os.path.join(d, "report.md")).read() if p.returncode == 0 else ""
     expect(p.returncode == 0 and killed and os.path.exists(out) and
            all(f"| allgather | {a} | 16 | {m} | memory" in report for a, m in killed),

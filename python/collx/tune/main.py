@@ -397,8 +397,14 @@ def check_rules(t, a, all_rules, grids, store, s):
             picks = {}   # a size per distinct choice, measured there if there is one
             for m in sorted(g.sizes, key=lambda m: not store.usable(
                     c, rulesmod.match(all_rules, coll, q, m, rpn) or "native", q, m)):
-                picks.setdefault(rulesmod.match(all_rules, coll, q, m, rpn), m)
+                choice = rulesmod.match(all_rules, coll, q, m, rpn)
+                # not where the choice ran out of memory or time while
+                # sampling: the check would too, and say nothing of the rules
+                if not store.cannot(c, choice or "native", q, m):
+                    picks.setdefault(choice, m)
             sizes = sorted(picks.values())[:4]
+            if not sizes:
+                continue
             rows, out = t.run_collbench(q, gridmod.comm_args(c, q) + [
                 "--algs", "selected", "-m", ",".join(map(str, sizes)), "-i", "1", "-x", "0"],
                 env={"COLLX_RULES": path}, timeout=a.timeout, mem_limit=a.mem_limit)
