@@ -730,6 +730,10 @@ def mpi_tuning_lines(prov):
         return [], [f"provenance.mpi_tuning: the MPI's own tuning file {f} is not there: "
                     "collxrun --rules refuses to run without it (collx's rules were decided "
                     "against native tuned by it)"]
+    if mt.get("mpi") == mpifile.SMPI:   # no collxrun in SMPI: sim/run reads the file
+        return [f"decided against SMPI tuned by {f}; run both with " +
+                " ".join(f"{k}={v}" for k, v in mt.get("env", {}).items()) +
+                " COLLX_RULES=<this file> sim/run ..."], []
     return [f"decided against the MPI tuned by {f} ({mt.get('mpi')}); collxrun --rules "
             "sets " + ", ".join(mt.get("env", {}))], []
 

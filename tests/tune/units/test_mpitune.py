@@ -11,7 +11,7 @@ import tempfile
 import types
 
 import helpers
-from collx import mpifile
+from collx import mpifile, rulesfile
 from collx.tune import grid as gridmod, mpialgs, mpitune
 
 MPI = mpialgs.MpiAlgs(mpialgs.OPENMPI, "Open MPI 4.1.4",
@@ -208,6 +208,10 @@ def test_smpi_file():
         kind, probs, lines = mpifile.check(f)
         assert kind == mpifile.SMPI and not probs and "mpich selector" in lines[0], lines
         assert mpifile.env_for(kind, f) == {"SMPI_OPTIONS_FILE": f}
+        lines, warn = rulesfile.mpi_tuning_lines(
+            {"mpi_tuning": {"file": f, "mpi": "smpi", "env": mpifile.env_for(kind, f)}})
+        assert not warn and "sim/run" in lines[0] and "collxrun" not in lines[0], \
+            f"rules check: SMPI's file is applied by sim/run, not collxrun: {lines}"
 
 
 if __name__ == "__main__":
