@@ -4,7 +4,7 @@
 # module python3 without numpy first on PATH must not stop `collx tune`.
 # Where the chosen one is gone (the prefix on another machine), it takes
 # the first python3 on PATH that has numpy. $COLLX_PYTHON still wins.
-#   collx_python.sh BUILD       (exit code 77, skipped: no Python with numpy)
+#   collx_python.sh BUILD
 set -u
 build="$1"
 tmp="$(mktemp -d)"
@@ -17,8 +17,9 @@ collx="$tmp/prefix/bin/collx"
 good="$(sed -n 's/^  py="\(.*\)"$/\1/p' "$collx")"   # what configure chose
 echo "bin/collx runs: ${good:-?}"
 if [ -z "$good" ] || ! "$good" -c 'import numpy' 2>/dev/null; then
-  echo "SKIP: configure found no python3 with numpy"
-  exit 77
+  # ./run setup installs python3-numpy: a configure without it is broken
+  echo "FAIL configure found no python3 with numpy (./run setup installs python3-numpy)"
+  exit 1
 fi
 # A python3 without numpy, first on PATH: says so if it is run.
 mkdir "$tmp/nonumpy"
