@@ -134,6 +134,10 @@ def parse_openmpi(text):
     words, probs, rules = numbers(text), [], {}
     pos = [0]
 
+    def growing(what, x, last, line):
+        if x <= last:   # Open MPI takes the last entry <= a call's
+            probs.append(f"line {line}: {what} {x} after {last}: they must grow")
+
     def nxt(what):
         if pos[0] >= len(words):
             raise ValueError(f"the file ends where {what} should be")
@@ -156,17 +160,13 @@ def parse_openmpi(text):
             last_q = -1
             for _ in range(ncs):
                 q, line = nxt("a communicator size")
-                if q <= last_q:
-                    probs.append(f"line {line}: communicator size {q} after {last_q}: "
-                                 "they must grow (Open MPI takes the last <= a call's)")
+                growing("communicator size", q, last_q, line)
                 last_q = q
                 nms, _ = nxt("the count of message sizes")
                 ranges, last_m = [], -1
                 for _ in range(nms):
                     m, line = nxt("a message size")
-                    if m <= last_m:
-                        probs.append(f"line {line}: message size {m} after {last_m}: "
-                                     "they must grow")
+                    growing("message size", m, last_m, line)
                     last_m = m
                     alg, _ = nxt("an algorithm id")
                     fan, _ = nxt("a fan-in/out")
