@@ -43,8 +43,11 @@
  * its slots and node barriers in each start's turn, while the other calls
  * move the numbering between its starts).
  *
+ * --node-aware: only the algorithms that read the node layout (the tests
+ * on fake layouts; the others are the same code on every layout).
+ *
  * usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] [--persistent]
- *                 coll... | all */
+ *                 [--node-aware] coll... | all */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +74,8 @@ static const int pattern[LEN] = {3, 0, 17, 0, 0, 1, 1000, 0, 5, 2, 0, 17,
 
 static struct {
     const char *algs;
-    int reps, mpi, thread, persist;
-} opt = {NULL, 2, 0, 0, 0};
+    int reps, mpi, thread, persist, node_aware;
+} opt = {NULL, 2, 0, 0, 0, 0};
 
 static MPI_Comm comm_base;   /* probes; never freed */
 static MPI_Comm comm_a, comm_dup, comm_half;   /* made anew per sequence */
@@ -89,7 +92,19 @@ typedef struct step {
     MPI_Request mq;   /* --mpi */
 } step;
 
-static int wanted(const char *alg) { return in_list(opt.algs, alg); }
+/* --node-aware: the families that read the node layout (hier*, *_topo);
+ * the others run the same code on any layout, and the tests without a
+ * fake layout run them all. */
+static int node_aware(const char *alg)
+{
+    size_t n = strlen(alg);
+    return strncmp(alg, "hier", 4) == 0 || (n > 5 && strcmp(alg + n - 5, "_topo") == 0);
+}
+
+static int wanted(const char *alg)
+{
+    return in_list(opt.algs, alg) && (!opt.node_aware || node_aware(alg));
+}
 
 static int has_alg(int coll, const char *alg)
 {
@@ -521,6 +536,8 @@ int main(int argc, char **argv)
             opt.mpi = 1;
         else if (strcmp(argv[i], "--persistent") == 0)
             opt.persist = 1;
+        else if (strcmp(argv[i], "--node-aware") == 0)
+            opt.node_aware = 1;
         else if (strcmp(argv[i], "--thread") == 0)
             continue;
         else if (strcmp(argv[i], "all") == 0)
@@ -537,7 +554,7 @@ int main(int argc, char **argv)
     if (!any) {
         if (rank == 0)
             fprintf(stderr, "usage: sequence [--algs a,b] [--reps R] [--mpi] [--thread] "
-                    "[--persistent] coll...|all\n");
+                    "[--persistent] [--node-aware] coll...|all\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (opt.mpi && opt.persist && !mpi_has_persistent()) {

@@ -132,15 +132,17 @@ int cx_comm_get(MPI_Comm comm, cx_comm **out)
     PMPI_Comm_test_inter(comm, &c->inter);
     /* Requirements are checked alike on every rank: agree on the thread
      * level once. */
-    int provided = MPI_THREAD_SINGLE, mine;
+    int provided = MPI_THREAD_SINGLE, mine[2], all[2];
     PMPI_Query_thread(&provided);
-    mine = provided == MPI_THREAD_MULTIPLE;
-    if ((err = PMPI_Allreduce(&mine, &c->thread_multiple, 1, MPI_INT, MPI_MIN,
-                              c->priv)) ||
+    mine[0] = provided == MPI_THREAD_MULTIPLE;
+    mine[1] = !mine[0];
+    if ((err = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c->priv)) ||
         (err = PMPI_Comm_set_attr(comm, cx_keyval, c))) {
         delete_state(comm, cx_keyval, c, NULL);
         return err;
     }
+    c->thread_multiple = all[0];
+    c->one_thread_each = all[1];
     cx_recent_set(&recent, &deleted, comm, c);
     *out = c;
     return MPI_SUCCESS;

@@ -23,6 +23,7 @@ typedef struct cx_comm {
     int plan_owned;       /* a persistent plan's own communicator: nothing
                              else runs on it (its segment is the plan's size) */
     int thread_multiple;  /* every rank has MPI_THREAD_MULTIPLE */
+    int one_thread_each;  /* no rank has MPI_THREAD_MULTIPLE */
     int inter;            /* the user's comm is an intercommunicator */
 
     /* Node layout (cx_comm_nodes). Nodes are numbered in the order of
@@ -87,6 +88,12 @@ void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node);
  * communicator; grown on demand, never beyond COLLX_SHM_MAX, default
  * 256 MiB: MPI_ERR_NO_MEM then, identically on every rank). */
 int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
+/* MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node, ...) without the
+ * MPI's search for an address common to the node's ranks where it has one
+ * and one_thread_each (agreed: no rank has MPI_THREAD_MULTIPLE); see
+ * shared_win.c. */
+int cx_win_allocate_shared(MPI_Aint bytes, MPI_Comm node, int one_thread_each, void *base,
+                           MPI_Win *win);
 /* The column of this rank: every node's rank with its local rank, in node
  * order (collective over comm the first time). With l < every node's
  * size, column rank n is node n's. */

@@ -117,8 +117,8 @@ static int node_window(cx_comm *c, MPI_Aint bytes, MPI_Win *win, char **base)
     void *mine;
     MPI_Aint size;
     int disp, err;
-    err = PMPI_Win_allocate_shared(c->local_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL,
-                                   c->node, &mine, win);
+    err = cx_win_allocate_shared(c->local_rank == 0 ? bytes : 0, c->node, c->one_thread_each,
+                                 &mine, win);
     if (err)
         return err;
     if ((err = PMPI_Win_shared_query(*win, 0, &size, &disp, base)) ||
