@@ -74,6 +74,9 @@ COMMANDS = (
             "collx.tune.validate", f"--rules R {TARGET} [--out DIR]"),
     Command("rules", "is a rules file (COLLX_RULES) usable, and what it serves",
             "collx.rulesfile", "check FILE..."),
+    Command("predict", "a program's time on an SMPI platform: native, tuned for its own "
+            "calls, best single algorithm (collx predict --help)", "collx.predict",
+            "--platform NAME -n P [--compute host|none] [--budget S] [--out DIR] -- PROGRAM"),
     Command("apps", "real applications from Debian: correct with every algorithm "
             "forced, timed end to end (collx apps --help)", "collx.apps.main",
             "list|setup|correct|time|report|quick [options]"),

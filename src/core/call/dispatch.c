@@ -111,12 +111,18 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
  * sets up collx's state there, collectively) to return: watchdog.c. */
 static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
 {
-    if (o->req || o->mreq)
-        return dispatch_now(a, o, want);
+    int err;
+    cx_bench_enter();
+    if (o->req || o->mreq) {
+        err = dispatch_now(a, o, want);
+        cx_bench_leave();
+        return err;
+    }
     cx_watch_enter(a->coll);
     CX_PHASE_START();
-    int err = dispatch_now(a, o, want);
+    err = dispatch_now(a, o, want);
     cx_watch_leave();
+    cx_bench_leave();
     return err;
 }
 

@@ -19,4 +19,6 @@ void cx_say(const char *fmt, ...);
 /* Reports err through comm's error handler; returns err. */
 int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
 
+#include "smpi_bench.h"   /* last: its macros rename PMPI_ calls (SMPI) */
+
 #endif

@@ -1,0 +1,320 @@
+"""collx predict: a program's time on a machine you do not have (SMPI).
+
+    collx predict --platform fattree-256x16 -n 256 --out pred -- ./app ARGS
+
+The program is built with collx-smpicc or collx-smpif90 (collx's SMPI
+interposer: its MPI_ collectives reach collx, no source change). In one
+command, on the platform (a name of sim/platforms or the path of a
+platform XML with its .hostfile and .cfg beside it), at n ranks:
+
+  1. native: the program as it is (collx linked, nothing chosen), with
+     COLLX_STATS: its profile (which collectives, sizes, time in them);
+  2. tune: collx tune --profile at the profile's points (--budget);
+  3. tuned: the program again with the rules (COLLX_RULES);
+  4. single: the program with each of collx's algorithms of its main
+     collective forced (--single K: the K collectives with the most time),
+     the best of them "the best single choice";
+
+and reports, per run, the simulated time from MPI_Init to MPI_Finalize
+(the slowest rank's), the time in collectives (the mean rank's) and its
+share, the program's own check (--check REGEX in its output, else exit
+status 0) and own time (--own-time REGEX), and the speed-ups with the
+bound the native share allows (Amdahl: collectives made free).
+
+Computation (--compute): "host" (default) simulates it: SMPI times the
+program's work between MPI calls on this machine and charges it at the
+platform host's speed, which sim/run sets equal to smpi/host-speed, so a
+second of this host's CPU is a simulated second (noisy where the machine
+is busy; collx's own work inside its calls is charged by its model, not
+timed: src/core/engine/charge.c). "none": computation is free
+(deterministic; the time is then communication only, an upper bound on
+the speed-up). The node model is sim/run's: the platform's .cfg rates for
+local copies and node synchronization (sim/README.md).
+
+A run that does not finish within --timeout seconds of host time is
+stopped, its cause said and what to do (SMPI's network model solves the
+sharing of every flow at each change: an alltoall of p ranks has p^2
+flows)."""
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+from collx import tools
+from collx.tune import profile as profmod
+
+ROOT = tools.checkout()
+NOTE_EVERY = 30.0   # seconds between "still running" lines
+
+
+class PredictError(RuntimeError):
+    """A step failed; the text says which and what to do."""
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog="collx predict", description=__doc__.split("\n\n")[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: collx predict --platform fattree-256x16 -n 256 --check "
+               "'VERIFICATION SUCCESSFUL' --out pred -- ./is.S.smpi")
+    ap.add_argument("--platform", required=True, help="sim/platforms NAME or a platform XML")
+    ap.add_argument("-n", type=int, required=True, help="ranks")
+    ap.add_argument("--hostfile", help="another placement (sim/run's SIM_HOSTFILE)")
+    ap.add_argument("--compute", choices=("host", "none"), default="host",
+                    help="simulate the program's computation at this host's speed (host, "
+                         "default) or leave it free (none)")
+    ap.add_argument("--budget", type=float, default=120,
+                    help="seconds of host time for collx tune (default 120)")
+    ap.add_argument("--single", type=int, default=1,
+                    help="forced-algorithm runs for the K collectives with the most time "
+                         "(default 1; 0: none)")
+    ap.add_argument("--check", help="a regular expression the program prints when its "
+                                    "result is right (else: exit status 0)")
+    ap.add_argument("--own-time", help="a regular expression whose first matched group is "
+                                       "the program's own time in seconds")
+    ap.add_argument("--timeout", type=float, default=1800,
+                    help="host seconds per simulation (default 1800)")
+    ap.add_argument("--out", default="predict", help="folder for runs, rules, report")
+    ap.add_argument("program", nargs=argparse.REMAINDER,
+                    help="-- PROGRAM [ARGS] (built with collx-smpicc / collx-smpif90)")
+    a = ap.parse_args(argv)
+    if a.program and a.program[0] == "--":
+        a.program = a.program[1:]
+    if not a.program:
+        ap.error("no program: ... -- PROGRAM [ARGS]")
+    if a.n < 1:
+        ap.error("-n must be at least 1")
+    return a
+
+
+class Predictor:
+    def __init__(self, a, stream=sys.stderr):
+        if not ROOT:
+            raise PredictError("collx predict runs SMPI from a collx checkout (sim/run); "
+                               "this collx is installed")
+        self.a = a
+        self.out = os.path.abspath(a.out)
+        os.makedirs(self.out, exist_ok=True)
+        self.stream = stream
+        self.t0 = time.time()
+        self.runs = []
+
+    def say(self, msg):
+        s = int(time.time() - self.t0)
+        print(f"[predict {s // 60}:{s % 60:02d}] {msg}", file=self.stream, flush=True)
+
+    def env(self, label, extra):
+        env = dict(os.environ)
+        for k in [k for k in env if k.startswith("COLLX_") and k.endswith("_ALGORITHM")]:
+            del env[k]
+        env.pop("COLLX_RULES", None)
+        env["COLLX_STATS"] = os.path.join(self.out, f"{label}.json")
+        if self.a.hostfile:
+            env["SIM_HOSTFILE"] = self.a.hostfile
+        if self.a.compute == "host":
+            env["SMPI_FLAGS"] = (env.get("SMPI_FLAGS", "") +
+                                 " --cfg=smpi/simulate-computation:yes").strip()
+        env.update(extra)
+        return env
+
+    def simulate(self, label, extra, what):
+        """One run of the program; its record (see report)."""
+        cmd = [os.path.join(ROOT, "sim", "run"), self.a.platform, str(self.a.n), "--"] + \
+            self.a.program
+        log = os.path.join(self.out, f"{label}.out")
+        stats = os.path.join(self.out, f"{label}.json")
+        if os.path.exists(stats):
+            os.remove(stats)
+        self.say(f"{label}: {what} ...")
+        start = time.time()
+        with open(log, "w") as f:
+            proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                    env=self.env(label, extra), stdin=subprocess.DEVNULL)
+            last = start
+            while proc.poll() is None:
+                time.sleep(0.5)
+                now = time.time()
+                if now - start > self.a.timeout:
+                    proc.kill()
+                    proc.wait()
+                    break
+                if now - last >= NOTE_EVERY:
+                    last = now
+                    self.say(f"{label}: still simulating, {now - start:.0f} s of host time "
+                             f"(stopped at {self.a.timeout:.0f} s: --timeout)")
+        host = time.time() - start
+        with open(log, errors="replace") as f:
+            text = f.read()
+        rec = {"label": label, "what": what, "extra": extra, "host_seconds": round(host, 1),
+               "exit": proc.returncode, "log": os.path.basename(log)}
+        if host > self.a.timeout:
+            rec["error"] = (f"not finished in {self.a.timeout:.0f} s of host time: SMPI's "
+                            "network model re-solves the sharing of every flow at each flow's "
+                            "start and end (an all-to-all of p ranks: p^2 flows); "
+                            "try fewer ranks, a smaller problem, --compute none, or a larger "
+                            "--timeout")
+        elif proc.returncode != 0:
+            tail = "\n".join(text.strip().splitlines()[-8:])
+            rec["error"] = f"exit status {proc.returncode}; its last lines:\n{tail}"
+        rec["verified"] = (re.search(self.a.check, text) is not None if self.a.check
+                           else proc.returncode == 0) and "error" not in rec
+        if self.a.own_time:
+            m = re.search(self.a.own_time, text)
+            got = m and next((g for g in m.groups() if g), None)
+            rec["own_seconds"] = float(got) if got else None
+        if os.path.exists(stats):
+            self.add_profile(rec, stats)
+        elif "error" not in rec:
+            rec["error"] = (f"no COLLX_STATS file {stats}: is the program built with "
+                            "collx-smpicc / collx-smpif90?")
+        self.runs.append(rec)
+        self.say(f"{label}: " + summary(rec))
+        return rec
+
+    @staticmethod
+    def add_profile(rec, stats):
+        job, entries = profmod.read(stats)
+        ranks = job.get("ranks") or 0
+        rec["stats"] = os.path.basename(stats)
+        rec["seconds"] = job.get("seconds")
+        per = {}
+        for e in entries:
+            per[e["collective"]] = per.get(e["collective"], 0) + profmod.time_of(e, ranks)
+        rec["collectives"] = {c: round(t, 9) for c, t in sorted(per.items(),
+                                                               key=lambda x: -x[1])}
+        rec["coll_seconds"] = sum(per.values())
+        rec["served"] = sorted({e["collective"] for e in entries})
+
+    def tune(self, profile):
+        rules = os.path.join(self.out, "rules.json")
+        cmd = [sys.executable, "-m", "collx", "tune", "--platform", self.a.platform,
+               "-n", str(self.a.n), "--profile", profile, "--budget", str(self.a.budget),
+               "--out", rules, "--report", os.path.join(self.out, "tune")]
+        if self.a.hostfile:
+            cmd += ["--hostfile", self.a.hostfile]
+        self.say(f"tune: collx tune at the profile's points, --budget {self.a.budget:.0f} s")
+        start = time.time()
+        with open(os.path.join(self.out, "tune.out"), "w") as f:
+            rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL)
+        self.tune_seconds = round(time.time() - start, 1)
+        if rc != 0 or not os.path.exists(rules):
+            with open(os.path.join(self.out, "tune.out"), errors="replace") as f:
+                tail = "\n".join(f.read().strip().splitlines()[-10:])
+            raise PredictError(f"collx tune failed (exit {rc}; {self.out}/tune.out):\n{tail}")
+        self.say(f"tune: rules in {rules} ({self.tune_seconds:.0f} s)")
+        return rules
+
+    def algorithms(self, coll):
+        """collx's algorithms of coll (collx_info --list, an SMPI program)."""
+        info = tools.find("collx_info", "smpi")
+        cmd = [os.path.join(ROOT, "sim", "run"), self.a.platform, "1", "--", info, "--list"]
+        text = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              env=dict(os.environ, SIM_HOSTFILE=self.a.hostfile or "")
+                              if self.a.hostfile else None).stdout
+        return [line.split(".", 1)[1] for line in text.split()
+                if line.startswith(coll + ".") and line != coll + ".native"]
+
+    def run(self):
+        native = self.simulate("native", {}, "the program, collx linked, nothing chosen")
+        if "error" in native:
+            raise PredictError(f"the native run failed: {native['error']}")
+        rules = self.tune(os.path.join(self.out, "native.json"))
+        self.simulate("tuned", {"COLLX_RULES": rules}, "with the tuned rules")
+        for coll in list(native.get("collectives", {}))[:self.a.single]:
+            for alg in self.algorithms(coll):
+                self.simulate(f"{coll}-{alg}", {f"COLLX_{coll.upper()}_ALGORITHM": alg},
+                              f"{coll} forced to {alg}")
+        return self.report()
+
+    def report(self):
+        doc = {"platform": self.a.platform, "ranks": self.a.n, "compute": self.a.compute,
+               "program": self.a.program, "hostfile": self.a.hostfile,
+               "tune_host_seconds": getattr(self, "tune_seconds", None),
+               "host_seconds": round(time.time() - self.t0, 1), "runs": self.runs}
+        with open(os.path.join(self.out, "predict.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        md = markdown(doc)
+        with open(os.path.join(self.out, "predict.md"), "w") as f:
+            f.write(md)
+        return doc, md
+
+
+def summary(rec):
+    if "error" in rec and rec.get("seconds") is None:
+        return "FAILED: " + rec["error"].splitlines()[0]
+    share = rec["coll_seconds"] / rec["seconds"] if rec.get("seconds") else 0
+    return (f"{rec['seconds'] * 1e3:.3f} ms simulated, {rec['coll_seconds'] * 1e3:.3f} ms in "
+            f"collectives ({100 * share:.0f} %), check {'passed' if rec['verified'] else 'FAILED'}"
+            f", {rec['host_seconds']:.0f} s of host time")
+
+
+def markdown(doc):
+    runs = doc["runs"]
+    native = next((r for r in runs if r["label"] == "native"), None)
+    lines = [f"# collx predict: {' '.join(shlex.quote(w) for w in doc['program'])}", "",
+             f"SMPI platform `{doc['platform']}`, {doc['ranks']} ranks"
+             + (f", hostfile {doc['hostfile']}" if doc["hostfile"] else "")
+             + f"; computation: {COMPUTE[doc['compute']]}; node model: sim/run's "
+             "(the platform's .cfg: local copies, node synchronization). "
+             f"{doc['host_seconds']:.0f} s of host time in all (tune: "
+             f"{doc['tune_host_seconds'] or 0:.0f} s).", "",
+             "| run | simulated time | in collectives | share | vs native | own time | "
+             "check | host s |", "|---|---|---|---|---|---|---|---|"]
+    singles = [r for r in runs if r["label"] not in ("native", "tuned") and r.get("seconds")
+               and r["verified"]]
+    best = min(singles, key=lambda r: r["seconds"]) if singles else None
+    for r in runs:
+        name = r["label"] + (" (best single)" if r is best else "")
+        if r.get("seconds") is None:
+            lines.append(f"| {name} | failed: {r['error'].splitlines()[0]} | | | | | | "
+                         f"{r['host_seconds']:.0f} |")
+            continue
+        vs = native["seconds"] / r["seconds"] if native and native.get("seconds") else None
+        own = r.get("own_seconds")
+        lines.append(
+            f"| {name} | {r['seconds'] * 1e3:.3f} ms | {r['coll_seconds'] * 1e3:.3f} ms | "
+            f"{100 * r['coll_seconds'] / r['seconds']:.1f} % | "
+            + (f"{vs:.3f}x" if vs else "") + " | "
+            + (f"{own:.6g} s" if own is not None else "") + " | "
+            + ("passed" if r["verified"] else "FAILED") + f" | {r['host_seconds']:.0f} |")
+    if native and native.get("seconds"):
+        share = native["coll_seconds"] / native["seconds"]
+        bound = 1 / (1 - share) if share < 1 else float("inf")
+        lines += ["", f"Native spends {100 * share:.1f} % of its time in collectives "
+                  f"({', '.join(f'{c} {t * 1e3:.3f} ms' for c, t in native['collectives'].items())}"
+                  f"): no choice of collectives can make it more than {bound:.2f}x faster "
+                  "end to end (Amdahl, collectives made free)."]
+    lines += ["", "Simulated time: MPI_Init to MPI_Finalize, the slowest rank (COLLX_STATS's "
+              "job); in collectives: the mean rank's (rank seconds over ranks); files: "
+              "<run>.out (the program's output), <run>.json (COLLX_STATS), rules.json, "
+              "tune/ (the tuner's report), predict.json (this table's data).", ""]
+    return "\n".join(lines)
+
+
+COMPUTE = {"host": "simulated, this host's CPU time at the platform host's speed "
+                   "(smpi/simulate-computation:yes)",
+           "none": "free (smpi/simulate-computation:no): communication only"}
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        doc, md = Predictor(a).run()
+    except PredictError as e:
+        print(f"predict: {e}", file=sys.stderr)
+        return 1
+    print(md)
+    failed = [r["label"] for r in doc["runs"] if not r["verified"]]
+    if failed:
+        print(f"predict: the program's check failed in: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
