@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""collx predict (issue 63), small: cost_app (built with collx-smpicc) on
+ib-6x8, 12 ranks on 2 nodes, 5 iterations of an alltoallv and an
+allreduce with 300 us of computation each (a busy loop on this host's
+CPU). One predict with --compute host: it must exit 0, write
+predict.md and predict.json with the runs native, tuned and one per
+alltoallv algorithm, every run's own check passed (exit 0 and its last
+line), the profile's collectives named, the rules file there. The
+computation must be in its simulated times: native's is at least 1.2 ms
+(5 x 300 us, 80 %) above the same program's with --compute none (a plain
+sim/run, the simulated time the program prints itself). About 30 s.
+
+    test_predict.py REPO_ROOT BUILD_SMPI_DIR"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT, BUILD = sys.argv[1], sys.argv[2]
+APP = os.path.join(BUILD, "tests", "smpi", "cost_app")
+ARGS = ["5", "16", "300"]
+OWN = r"cost_app: .*: ([0-9.e-]+) s simulated"
+failures = []
+
+
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def main():
+    out = tempfile.mkdtemp(prefix="collx-predict-")
+    env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+    p = subprocess.run(["/usr/bin/python3", "-m", "collx", "predict", "--platform", "ib-6x8",
+                        "-n", "12", "--budget", "5", "--own-time", OWN,
+                        "--check", "cost_app: 12 ranks", "--out", out, "--", APP, *ARGS],
+                       capture_output=True, text=True, timeout=600, env=env)
+    print(p.stderr[-3000:])
+    expect(p.returncode == 0, f"collx predict exits 0 (got {p.returncode})")
+    expect("| native |" in p.stdout and "| tuned |" in p.stdout,
+           "the report (stdout) has the native and tuned rows")
+    try:
+        with open(os.path.join(out, "predict.json")) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        expect(False, f"predict.json readable ({e})")
+        return out
+    runs = {r["label"]: r for r in doc["runs"]}
+    expect(os.path.exists(os.path.join(out, "predict.md")), "predict.md written")
+    expect(os.path.exists(os.path.join(out, "rules.json")), "rules.json written")
+    singles = [k for k in runs if k.startswith("alltoallv-")]
+    expect({"native", "tuned"} <= set(runs) and len(singles) >= 2,
+           f"runs: native, tuned, alltoallv's algorithms forced (got {sorted(runs)})")
+    expect(all(r["verified"] for r in runs.values()), "every run's check passed")
+    native = runs.get("native", {})
+    expect(set(native.get("collectives", {})) >= {"alltoallv", "allreduce"},
+           f"native's profile names alltoallv and allreduce ({native.get('collectives')})")
+    expect(doc.get("compute") == "host", "computation simulated (compute: host)")
+    plain = subprocess.run([os.path.join(ROOT, "sim", "run"), "ib-6x8", "12", "--", APP, *ARGS],
+                           capture_output=True, text=True, timeout=300)
+    m = re.search(OWN, plain.stdout)
+    none = float(m.group(1)) if m else None
+    own = native.get("own_seconds")
+    expect(none is not None and own is not None and own >= none + 1.2e-3,
+           f"native with computation ({own} s) at least 1.2 ms above without ({none} s)")
+    return out
+
+
+OUT = main()
+if failures:
+    print(f"predict: {len(failures)} failure(s); its files: {OUT}")
+    sys.exit(1)
+shutil.rmtree(OUT, ignore_errors=True)
+print("predict: OK")
