@@ -5,7 +5,8 @@
 # (openmpi, the default, or mpich), started on the head node by that MPI's
 # own launcher (mpirun / mpiexec, the default) or by Slurm's srun (a
 # cluster brought up with --slurm; Open MPI through PMIx, MPICH through
-# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable;
+# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable
+# (and OMPI_MCA_coll_*, MPIR_CVAR_*: the MPI's own collective settings);
 # with --collxrun, collxrun OPTIONS (bin/collxrun.in; $COLLXRUN, else the
 # build's) starts the launcher and hands them over instead.
 # --up: bring that cluster up first (idempotent: left as it is if it is up).
@@ -98,7 +99,10 @@ if ((collxrun)); then
   start+=($collxrun_opts ${LD_PRELOAD:+--preload "$LD_PRELOAD"} --)
 else
   [ -n "${LD_PRELOAD:-}" ] && vars+=(LD_PRELOAD)
-  mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_' || true)
+  # and the MPI's own collective settings (collx tune --mpi-file forces the
+  # MPI's algorithms through them: Open MPI's coll MCA variables, MPICH's
+  # CVARs)
+  mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_\|^OMPI_MCA_coll_\|^MPIR_CVAR_' || true)
 fi
 agent="$CLUSTER_DIR/agent"
 if [ "$launcher" = srun ]; then
