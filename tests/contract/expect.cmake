@@ -1,5 +1,5 @@
 # Runs a command and checks its exit code and output.
-#   cmake [-DEXPECT1=regex ... -DEXPECT4=regex] [-DREJECT=regex] [-DRC=0]
+#   cmake [-DEXPECT1=regex -DEXPECT2=regex ...] [-DREJECT=regex] [-DRC=0]
 #         -P expect.cmake -- command args...
 # Every EXPECTn must match stdout+stderr, REJECT must not; RC is the wanted
 # exit code (default 0).
@@ -27,11 +27,13 @@ set(bad "")
 if(NOT rc STREQUAL "${RC}")
   string(APPEND bad "exit code ${rc}, want ${RC}\n")
 endif()
-foreach(n 1 2 3 4)
-  if(DEFINED EXPECT${n} AND NOT all MATCHES "${EXPECT${n}}")
+set(n 1)
+while(DEFINED EXPECT${n})
+  if(NOT all MATCHES "${EXPECT${n}}")
     string(APPEND bad "output does not match '${EXPECT${n}}'\n")
   endif()
-endforeach()
+  math(EXPR n "${n} + 1")
+endwhile()
 if(DEFINED REJECT AND all MATCHES "${REJECT}")
   string(APPEND bad "output matches '${REJECT}'\n")
 endif()
