@@ -16,7 +16,8 @@ collective that sends point to point only (the MPI's collective settings
 do not touch it), and each launch's times are taken relative to it:
 ln(T / T_yardstick) per launch, compared across launches with
 store.unpaired_faster (every repeat faster, by the margin, Welch's bound
-below 0).
+below 0). A size between two sizes of one choice takes that choice unless
+it is slower there beyond the noise (smooth).
 
 SMPI (SimGrid) is the other kind: its simulated times are the same in
 every launch (no yardstick, one launch each), and its options choose one
@@ -201,8 +202,29 @@ class MpiTune:
         if self.smpi:
             return {c: {q: [pick] * len(g.sizes) for q in g.comms}
                     for c, g in self.grids.items() for pick in [self.single(c)]}
-        return {c: {q: [self.choose(c, q, m) for m in g.sizes] for q in g.comms}
+        return {c: {q: self.smooth(c, q, g.sizes, [self.choose(c, q, m) for m in g.sizes])
+                    for q in g.comms}
                 for c, g in self.grids.items()}
+
+    def smooth(self, coll, q, sizes, picks):
+        """picks (one per size) where a size between two sizes of one pick
+        X takes X, if X was measured there and is not slower than the
+        size's own pick beyond the noise (the test choose uses, the other
+        way round): MPICH's allreduce alternated recursive_doubling and its
+        default from size to size (issue 64), where recursive_doubling was
+        as fast at the sizes between and only one launch disagreed. A size
+        keeps its own pick where a measurement says X is slower there."""
+        out = list(picks)
+        for i in range(1, len(sizes) - 1):
+            x, own = out[i - 1], out[i]
+            if x != out[i + 1] or x == own:
+                continue
+            sx = self.samples.get((coll, x, q, sizes[i]), [])
+            so = self.samples.get((coll, own, q, sizes[i]), [])
+            if len(sx) >= 2 and len(so) >= 2 and \
+                    not unpaired_faster(so, sx, 0.0, self.floor()):
+                out[i] = x
+        return out
 
     def plan(self, choices):
         """{coll: {q: [(lowest bytes per rank, MPI algorithm name or None)]}}."""

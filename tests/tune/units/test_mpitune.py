@@ -60,6 +60,25 @@ def test_choice_needs_every_repeat():
         "faster relative to the yardstick but slower in time: no choice"
 
 
+def test_smooth_between_sizes():
+    mt = tuner()
+    same, rd = [0.0, 0.01, -0.01], [-0.3, -0.29, -0.31]
+    mt.samples = {("allreduce", "native", 2, m): same for m in (8, 64, 512)}
+    mt.samples.update({("allreduce", "native:recursive_doubling", 2, 8): rd,
+                       ("allreduce", "native:recursive_doubling", 2, 64): [-0.1, 0.02, -0.05],
+                       ("allreduce", "native:recursive_doubling", 2, 512): rd})
+    picks = ["native:recursive_doubling", "native", "native:recursive_doubling"]
+    assert mt.smooth("allreduce", 2, [8, 64, 512], picks) == \
+        ["native:recursive_doubling"] * 3, "between two of its sizes, not slower: it takes it"
+    mt.samples[("allreduce", "native:recursive_doubling", 2, 64)] = [0.2, 0.21, 0.19]
+    assert mt.smooth("allreduce", 2, [8, 64, 512], picks) == picks, \
+        "slower there in every repeat, beyond the noise: the size keeps its own"
+    del mt.samples[("allreduce", "native:recursive_doubling", 2, 64)]
+    assert mt.smooth("allreduce", 2, [8, 64, 512], picks) == picks, "not measured there: kept"
+    assert mt.smooth("allreduce", 2, [8, 64, 512], ["native:ring", "native", "native"]) == \
+        ["native:ring", "native", "native"], "an edge or one neighbour: nothing to smooth"
+
+
 def test_openmpi_file():
     mt = tuner()
     choices = {"allreduce": {2: ["native:ring", "native", "native:recursive_doubling"]}}
