@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -132,14 +133,20 @@ class Predictor:
         self.say(f"{label}: {what} ...")
         start = time.time()
         with open(log, "w") as f:
+            # a session of its own: a timeout stops sim/run, smpirun and the
+            # simulation together
             proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                    env=self.env(label, extra), stdin=subprocess.DEVNULL)
+                                    env=self.env(label, extra), stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
             last = start
             while proc.poll() is None:
                 time.sleep(0.5)
                 now = time.time()
                 if now - start > self.a.timeout:
-                    proc.kill()
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
                     proc.wait()
                     break
                 if now - last >= NOTE_EVERY:
@@ -152,11 +159,11 @@ class Predictor:
         rec = {"label": label, "what": what, "extra": extra, "host_seconds": round(host, 1),
                "exit": proc.returncode, "log": os.path.basename(log)}
         if host > self.a.timeout:
-            rec["error"] = (f"not finished in {self.a.timeout:.0f} s of host time: SMPI's "
-                            "network model re-solves the sharing of every flow at each flow's "
-                            "start and end (an all-to-all of p ranks: p^2 flows); "
-                            "try fewer ranks, a smaller problem, --compute none, or a larger "
-                            "--timeout")
+            rec["error"] = (f"not finished in {self.a.timeout:.0f} s of host time (SMPI's "
+                            "time goes mostly to its network model, which re-solves the "
+                            "sharing of every flow at each flow's start and end: an "
+                            "all-to-all of p ranks has p^2 flows); try fewer ranks, a smaller "
+                            "problem, --compute none, or a larger --timeout")
         elif proc.returncode != 0:
             tail = "\n".join(text.strip().splitlines()[-8:])
             rec["error"] = f"exit status {proc.returncode}; its last lines:\n{tail}"
