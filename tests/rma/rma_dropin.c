@@ -20,7 +20,7 @@
  * broadcast whose flag byte is the same (each rank zeroes its slots
  * every 4096 broadcasts; without that this fails).
  *
- * usage: rma_dropin [rounds] | rma_dropin stale */
+ * usage: rma_dropin [rounds] | rma_dropin stale [rma_binomial|rma_linear] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +146,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1 && !strcmp(argv[1], "stale")) {
-        stale_slot("rma_binomial");
-        stale_slot("rma_linear");
+        if (argc < 3 || !strcmp(argv[2], "rma_binomial"))
+            stale_slot("rma_binomial");
+        if (argc < 3 || !strcmp(argv[2], "rma_linear"))
+            stale_slot("rma_linear");
         int all = 0;
         MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (rank == 0)
