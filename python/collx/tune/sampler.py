@@ -140,6 +140,7 @@ class Sampler:
         self.cost = CostModel(store, algs, opts.reps, target.node,
                               launches=opts.reps if target.launches_vary else 1)
         self.stream, self.t0 = stream, time.time()
+        self.uncounted = 0.0   # wall seconds not the budget's (the MPI's own part)
         self.budget = opts.budget if opts.budget else float("inf")
         self.stopped = ""   # why sampling stopped early ("" = it did not)
         self.cpu0 = self.self_cpu()
@@ -167,7 +168,7 @@ class Sampler:
         plus the tuner's own CPU time (fits, choices) since it started; on
         a real MPI the wall time since the start."""
         if self.t.kind == "real":
-            return time.time() - self.t0 + self.prior
+            return time.time() - self.t0 - self.uncounted + self.prior
         return self.store.cost() + self.own_cpu()
 
     def budget_text(self):
