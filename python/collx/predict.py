@@ -45,10 +45,8 @@ import subprocess
 import sys
 import time
 
-from collx import tools
 from collx.tune import profile as profmod
-
-ROOT = tools.checkout()
+from collx.tune.target import Smpi
 NOTE_EVERY = 30.0   # seconds between "still running" lines
 
 
@@ -94,9 +92,10 @@ def parse_args(argv):
 
 class Predictor:
     def __init__(self, a, stream=sys.stderr):
-        if not ROOT:
-            raise PredictError("collx predict runs SMPI from a collx checkout (sim/run); "
-                               "this collx is installed")
+        try:   # the tuner's SMPI target: sim/run, the platform, its slots, collx_info
+            self.target = Smpi(a.platform, a.n, hostfile=a.hostfile)
+        except ValueError as e:
+            raise PredictError(str(e)) from None
         self.a = a
         self.out = os.path.abspath(a.out)
         os.makedirs(self.out, exist_ok=True)
@@ -114,8 +113,6 @@ class Predictor:
             del env[k]
         env.pop("COLLX_RULES", None)
         env["COLLX_STATS"] = os.path.join(self.out, f"{label}.json")
-        if self.a.hostfile:
-            env["SIM_HOSTFILE"] = self.a.hostfile
         if self.a.compute == "host":
             env["SMPI_FLAGS"] = (env.get("SMPI_FLAGS", "") +
                                  " --cfg=smpi/simulate-computation:yes").strip()
@@ -124,8 +121,8 @@ class Predictor:
 
     def simulate(self, label, extra, what):
         """One run of the program; its record (see report)."""
-        cmd = [os.path.join(ROOT, "sim", "run"), self.a.platform, str(self.a.n), "--"] + \
-            self.a.program
+        cmd, run_env = self.target.command(self.a.n, self.a.program[1:],
+                                           program=self.a.program[0])
         log = os.path.join(self.out, f"{label}.out")
         stats = os.path.join(self.out, f"{label}.json")
         if os.path.exists(stats):
@@ -136,7 +133,8 @@ class Predictor:
             # a session of its own: a timeout stops sim/run, smpirun and the
             # simulation together
             proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                    env=self.env(label, extra), stdin=subprocess.DEVNULL,
+                                    env={**self.env(label, extra), **run_env},
+                                    stdin=subprocess.DEVNULL,
                                     start_new_session=True)
             last = start
             while proc.poll() is None:
@@ -217,14 +215,9 @@ class Predictor:
         return rules
 
     def algorithms(self, coll):
-        """collx's algorithms of coll (collx_info --list, an SMPI program)."""
-        info = tools.find("collx_info", "smpi")
-        cmd = [os.path.join(ROOT, "sim", "run"), self.a.platform, "1", "--", info, "--list"]
-        text = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                              env=dict(os.environ, SIM_HOSTFILE=self.a.hostfile or "")
-                              if self.a.hostfile else None).stdout
-        return [line.split(".", 1)[1] for line in text.split()
-                if line.startswith(coll + ".") and line != coll + ".native"]
+        """collx's algorithms of coll but native (collx_info, in SMPI)."""
+        return [alg for c, algs in self.target.registry() if c == coll
+                for alg in algs if alg != "native"]
 
     def run(self):
         native = self.simulate("native", {}, "the program, collx linked, nothing chosen")
