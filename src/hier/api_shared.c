@@ -14,11 +14,10 @@
  * [*lo, *hi). */
 static void cover(MPI_Aint first, MPI_Aint count, MPI_Datatype t, MPI_Aint *lo, MPI_Aint *hi)
 {
-    MPI_Aint lb, ext, tlb, text;
+    MPI_Aint ext, tlb, text;
     if (count <= 0)
         return;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    PMPI_Type_get_true_extent(t, &tlb, &text);
+    cx_type_extents(t, &ext, &tlb, &text);
     MPI_Aint a = first * ext + tlb, b = a + (count - 1) * ext + text;
     if (ext < 0) {   /* negative extents run backwards */
         MPI_Aint x = first * ext + (count - 1) * ext + tlb;

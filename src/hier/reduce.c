@@ -10,9 +10,8 @@
 /* Bytes of one typed vector of count elements of t, as laid out. */
 static MPI_Aint span(MPI_Aint count, MPI_Datatype t)
 {
-    MPI_Aint lb, ext, tlb, text;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    PMPI_Type_get_true_extent(t, &tlb, &text);
+    MPI_Aint ext, tlb, text;
+    cx_type_extents(t, &ext, &tlb, &text);
     return count ? (count - 1) * ext + text : 0;
 }
 
@@ -20,9 +19,8 @@ static MPI_Aint span(MPI_Aint count, MPI_Datatype t)
  * them in one half of the segment (0: not even one element fits). */
 static MPI_Aint chunk_elems(const cx_args *a, int most)
 {
-    MPI_Aint lb, ext, tlb, text;
-    PMPI_Type_get_extent(a->rtype, &lb, &ext);
-    PMPI_Type_get_true_extent(a->rtype, &tlb, &text);
+    MPI_Aint ext, tlb, text;
+    cx_type_extents(a->rtype, &ext, &tlb, &text);
     MPI_Aint room = hier_slot_budget() / most - 64 - text;
     if (room < 0 || ext <= 0)
         return room < 0 ? 0 : a->rcount;
@@ -72,9 +70,8 @@ static int node_reduce(hier *h, cx_sched *s, const void *input, MPI_Aint n, int 
     const cx_args *a = h->a;
     cx_comm *c = h->c;
     MPI_Aint stride = stride_of(n, a->rtype);
-    MPI_Aint lb, ext, tlb, text;
-    PMPI_Type_get_extent(a->rtype, &lb, &ext);
-    PMPI_Type_get_true_extent(a->rtype, &tlb, &text);
+    MPI_Aint ext, tlb, text;
+    cx_type_extents(a->rtype, &ext, &tlb, &text);
     /* region l starts at slot + l * stride; typed pointers shift by -tlb */
     char *mine = h->slot + c->local_rank * stride - tlb;
     int L = c->local_size, sliced = L > 1 && n >= L && span(n, a->rtype) >= HIER_SLICE_MIN;

@@ -23,7 +23,8 @@
  * collective on one communicator, the pattern that exposed a slot of the
  * node segment reused before its readers were done.
  *
- * Modes: blocking; each CX_I... waited at once; all started, then waited
+ * Modes: blocking (every call on the same two buffers, twice in a row:
+ * run_shared); each CX_I... waited at once; all started, then waited
  * in order (several in flight on three communicators); blocking and
  * nonblocking alternating, the nonblocking ones waited at the end. Each
  * sequence runs --reps times with other values (a race between the ranks
@@ -287,6 +288,47 @@ static void wait_all_mpi(step *seq, int *err)
     }
 }
 
+/* Blocking mode: every call on the same two buffers (its input copied
+ * in, its result out), twice in a row: calls whose buffers are the same
+ * and whose counts, types, roots or in-place use change, and calls that
+ * repeat exactly (collx runs again the schedule it kept for the last
+ * one: src/core/call/replay.c). */
+static tbuf shared_s, shared_r;
+
+static void shared_buffers(const step *seq)
+{
+    size_t sb = 1, rb = 1;
+    for (int k = 0; k < LEN; k++) {
+        sb = seq[k].c.sdata.bytes > sb ? seq[k].c.sdata.bytes : sb;
+        rb = seq[k].c.rinit.bytes > rb ? seq[k].c.rinit.bytes : rb;
+    }
+    tbuf_alloc(&shared_s, sb, 0);
+    tbuf_alloc(&shared_r, rb, 0);
+}
+
+static int run_shared(step *st, int k, const char *alg, int rep)
+{
+    call *c = &st->c;
+    char *own = c->sdata.data;
+    memcpy(shared_s.data, own, c->sdata.bytes);
+    memcpy(shared_r.data, c->rinit.data, c->rinit.bytes);
+    c->sdata.data = shared_s.data;
+    int err = call_run(c, RUN_CX, MODE_BLOCKING, shared_r.data);
+    memcpy(st->got.data, shared_r.data, st->got.bytes);
+    if (!err) {
+        memcpy(shared_r.data, c->rinit.data, c->rinit.bytes);
+        err = call_run(c, RUN_CX, MODE_BLOCKING, shared_r.data);
+        size_t n = c->rkeep < st->got.bytes ? c->rkeep : st->got.bytes;
+        if (!err && memcmp(shared_r.data, st->got.data, n))
+            fail(st, k, alg, SEQ_BLOCKING, rep, "the same call made again gave another result");
+        calls++;
+    }
+    if (memcmp(shared_s.data, c->ssave.data, c->ssave.bytes))
+        fail(st, k, alg, SEQ_BLOCKING, rep, "sendbuf (input!) changed");
+    c->sdata.data = own;
+    return err;
+}
+
 static void run_mode(step *seq, const char *alg, int mode, int rep)
 {
     char msg[MPI_MAX_ERROR_STRING + 64];
@@ -300,7 +342,9 @@ static void run_mode(step *seq, const char *alg, int mode, int rep)
         st->mq = MPI_REQUEST_NULL;
         int nb = mode == SEQ_EACH || mode == SEQ_INFLIGHT || (mode == SEQ_ALTERNATE && k % 2);
         nbs += nb && st->c.coll == tested;
-        if (!nb)
+        if (mode == SEQ_BLOCKING && !st->c.bottom)
+            err[k] = run_shared(st, k, alg, rep);
+        else if (!nb)
             err[k] = call_run(&st->c, RUN_CX, MODE_BLOCKING, st->got.data);
         else if (opt.mpi && (err[k] = call_start_mpi(&st->c, st->got.data, &st->mq)) == 0 &&
                  mode == SEQ_EACH)
@@ -477,6 +521,7 @@ static void run_coll(int coll)
         for (int k = 0; k < LEN; k++)
             build_step(&seq[k], kind, coll, y, k, rep, 0);
         references(seq, coll, y, rep);
+        shared_buffers(seq);
         if (seq[0].c.rc || seq[0].c.tc)   /* normalize the references once */
             for (int k = 0; k < LEN; k++)
                 if (seq[k].c.rkeep < seq[k].ref.bytes)
@@ -497,6 +542,8 @@ static void run_coll(int coll)
         CX_Algorithm_set(coll_names[y], NULL);
         for (int k = 0; k < LEN; k++)
             free_step(&seq[k]);
+        tbuf_free(&shared_s);
+        tbuf_free(&shared_r);
     }
     if (rank == 0) {
         printf("sequence %s p=%d (with %s):", cname, size, coll_names[y]);

@@ -3,6 +3,7 @@
  * blocking or as a CX_Request, timing online tuning's trials. */
 #include <stdlib.h>
 #include "call.h"
+#include "replay.h"
 #include "../online/online.h"
 #include "../engine/engine.h"
 
@@ -59,23 +60,33 @@ static int run_native(cx_args *a, const out *o)
     return MPI_SUCCESS;
 }
 
-/* A blocking call builds into this thread's spare schedule, whose arrays
- * and arena stay from call to call: no allocation on the way. */
+/* A blocking call runs the schedule kept from the last call with the
+ * same arguments (replay.c), or builds into this thread's spare
+ * schedule, whose arrays and arena stay from call to call: no allocation
+ * on the way. */
 static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
 {
-    cx_sched *s = cx_sched_take_spare();
-    if (!s)
-        return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
-                        cx_coll_mpi_name(a->coll));
-    cx_sched_reuse(s, c->priv, cx_comm_next_tag(c), a->coll);
+    int err;
     a->alg = alg;
-    int err = alg->build(a, s);
-    CX_PHASE(CX_PH_BUILD);
-    if (!err)
-        err = cx_sched_run(s);
+    cx_sched *s = cx_replay_take(c, a);
+    int replayed = s != NULL;
+    if (replayed) {
+        cx_sched_plan_start(s, cx_comm_next_tag(c));
+        CX_PHASE(CX_PH_BUILD);
+        err = cx_sched_finish(s);
+    } else {
+        if (!(s = cx_sched_take_spare()))
+            return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
+                            cx_coll_mpi_name(a->coll));
+        cx_sched_reuse(s, c->priv, cx_comm_next_tag(c), a->coll);
+        err = alg->build(a, s);
+        CX_PHASE(CX_PH_BUILD);
+        if (!err)
+            err = cx_sched_run(s);
+    }
     CX_PHASE(CX_PH_RUN);
     cx_comm_after_call(c);
-    cx_sched_give_spare(s);
+    cx_replay_keep(c, a, s, replayed);
     CX_PHASE(CX_PH_DONE);
     return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
                : err;

@@ -10,7 +10,7 @@
 #include "../util/util.h"
 
 /* The rooms above the engine that keep per-communicator state. */
-enum { CX_ROOM_SELECT, CX_ROOM_ONLINE, CX_ROOMS };
+enum { CX_ROOM_SELECT, CX_ROOM_ONLINE, CX_ROOM_CALL, CX_ROOMS };
 
 struct cx_algorithm;
 

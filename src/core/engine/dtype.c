@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dtype.h"
@@ -24,34 +25,48 @@ typedef struct type_info {
     MPI_Aint lb, extent, tlb, textent;
     atomic_int known;        /* 1: the fields above are set */
 } type_info;
-#define TYPE_CACHE 32
+#define TYPE_CACHE 64   /* a power of two */
 static type_info type_cache[TYPE_CACHE];
 static pthread_mutex_t type_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Where t's entry starts looking (open addressing, linear probing: an
+ * entry is never removed, so the first empty slot ends a search). A
+ * handle is an int (MPICH) or a pointer (Open MPI, SMPI). */
+static unsigned slot_of(MPI_Datatype t)
+{
+    uint64_t h = 0;
+    memcpy(&h, &t, sizeof t < sizeof h ? sizeof t : sizeof h);
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58) & (TYPE_CACHE - 1);
+}
+
 static const type_info *predefined(MPI_Datatype t)
 {
-    int i = 0;
-    for (; i < TYPE_CACHE && atomic_load_explicit(&type_cache[i].known, memory_order_acquire);
-         i++)
-        if (type_cache[i].t == t)
-            return &type_cache[i];
+    unsigned at = slot_of(t);
+    for (int n = 0; n < TYPE_CACHE; n++) {
+        const type_info *k = &type_cache[(at + (unsigned)n) & (TYPE_CACHE - 1)];
+        if (!atomic_load_explicit(&k->known, memory_order_acquire))
+            break;
+        if (k->t == t)
+            return k;
+    }
     int ni, na, nd, combiner, init = 0, fini = 1;
     type_info x;
     PMPI_Initialized(&init);   /* the unit tests ask before MPI_Init */
     if (init)
         PMPI_Finalized(&fini);
-    if (i == TYPE_CACHE || t == MPI_DATATYPE_NULL || fini ||
+    if (t == MPI_DATATYPE_NULL || fini ||
         PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) ||
         combiner != MPI_COMBINER_NAMED || PMPI_Type_size_x(t, &x.size) ||
         PMPI_Type_get_extent(t, &x.lb, &x.extent) ||
         PMPI_Type_get_true_extent(t, &x.tlb, &x.textent))
         return NULL;
-    const type_info *found = NULL;
+    type_info *found = NULL;
     pthread_mutex_lock(&type_mu);
-    for (i = 0; i < TYPE_CACHE && !found; i++) {
-        type_info *k = &type_cache[i];
+    for (int n = 0; n < TYPE_CACHE && !found; n++) {
+        type_info *k = &type_cache[(at + (unsigned)n) & (TYPE_CACHE - 1)];
         if (atomic_load_explicit(&k->known, memory_order_relaxed)) {
-            found = k->t == t ? k : NULL;
+            if (k->t == t)
+                found = k;
             continue;
         }
         k->t = t;
@@ -64,7 +79,13 @@ static const type_info *predefined(MPI_Datatype t)
         found = k;
     }
     pthread_mutex_unlock(&type_mu);
-    return found;
+    return found;   /* NULL: the cache is full, the MPI is asked every time */
+}
+
+/* A predefined type whose elements lie back to back from offset 0. */
+static int info_plain(const type_info *k)
+{
+    return k->lb == 0 && k->tlb == 0 && k->extent == k->size && k->textent == k->size;
 }
 
 int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes)
@@ -125,13 +146,47 @@ void cx_type_extents(MPI_Datatype t, MPI_Aint *extent, MPI_Aint *tlb, MPI_Aint *
     PMPI_Type_get_true_extent(t, tlb, textent);
 }
 
+/* Compared by handle alone, never asked of MPI: a rank's argument that
+ * the call ignores (a non-root's receive type) may be anything. */
+int cx_type_builtin(MPI_Datatype t)
+{
+    static const MPI_Datatype builtin[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT,
+        MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG,
+        MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX,
+        MPI_C_DOUBLE_COMPLEX, MPI_AINT, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT,
+        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+#ifdef MPI_INTEGER
+        MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_LOGICAL, MPI_CHARACTER,
+        MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+#endif
+    };
+    for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++)
+        if (t == builtin[i])
+            return 1;
+    return 0;
+}
+
+int cx_op_builtin(MPI_Op op)
+{
+    static const MPI_Op builtin[] = {MPI_OP_NULL, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD,
+                                     MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
+                                     MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE};
+    for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++)
+        if (op == builtin[i])
+            return 1;
+    return 0;
+}
+
 int cx_type_plain(MPI_Datatype t)
 {
     MPI_Aint lb, ext, tlb, text;
     int size;
     const type_info *k = predefined(t);
     if (k)
-        return k->lb == 0 && k->tlb == 0 && k->extent == k->size && k->textent == k->size;
+        return info_plain(k);
     PMPI_Type_get_extent(t, &lb, &ext);
     PMPI_Type_get_true_extent(t, &tlb, &text);
     PMPI_Type_size(t, &size);
@@ -229,6 +284,14 @@ int cx_same_piece(const void *a, MPI_Aint acount, MPI_Datatype at, const void *b
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             MPI_Aint dcount, MPI_Datatype dt)
 {
+    /* The common case (the same predefined type on both sides) with one
+     * look at the type: a small call's copies cost no more than memcpy. */
+    const type_info *k = st == dt && src != MPI_BOTTOM ? predefined(st) : NULL;
+    if (k && info_plain(k)) {
+        if (src != dst && scount > 0)
+            memcpy(dst, src, (size_t)(scount * k->size));
+        return MPI_SUCCESS;
+    }
     MPI_Count bytes = cx_type_bytes(scount, st);
     if (bytes == 0 || cx_same_piece(src, scount, st, dst, dcount, dt))
         return MPI_SUCCESS;
@@ -260,6 +323,9 @@ int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
 int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
                     MPI_Op op)
 {
+    const type_info *k = predefined(t);
+    if (k && count <= CHUNK_BYTES / (k->size > 0 ? k->size : 1))   /* one MPI call */
+        return count ? PMPI_Reduce_local(in, inout, (int)count, t, op) : MPI_SUCCESS;
     MPI_Aint step = chunk_elems(t), ext = cx_type_extent(t);
     for (MPI_Aint i = 0; i < count; i += step) {
         MPI_Aint n = count - i < step ? count - i : step;

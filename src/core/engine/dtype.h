@@ -16,6 +16,12 @@ MPI_Count cx_counts_bytes(const int *counts, int n, MPI_Datatype t);
 /* Whether t's elements are back to back from offset 0 with no holes (its
  * packed form is its layout). */
 int cx_type_plain(MPI_Datatype t);
+/* Whether t is one of MPI's usual predefined types: a handle that always
+ * means the same layout (a freed derived type's handle may come back for
+ * another). */
+int cx_type_builtin(MPI_Datatype t);
+/* Whether op is one of MPI's predefined operations (or MPI_OP_NULL). */
+int cx_op_builtin(MPI_Op op);
 /* Extent, true lower bound and true extent of t (cached for predefined
  * types, as cx_type_bytes and cx_type_extent are). */
 void cx_type_extents(MPI_Datatype t, MPI_Aint *extent, MPI_Aint *tlb, MPI_Aint *textent);

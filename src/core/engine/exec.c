@@ -42,6 +42,14 @@ static int late_msg(const cx_op *op, cx_op_kind kind)
     return op->kind == kind && !(op->flags & CX_MSG_EARLY);
 }
 
+/* The simulated seconds of local step op (SMPI; a real MPI's run does
+ * not even size it). */
+#ifdef SMPI_H
+#define CHARGED(seconds, op) seconds(cx_type_bytes((op)->count, (op)->type))
+#else
+#define CHARGED(seconds, op) 0.0
+#endif
+
 /* Runs local step i; the simulated time of copies and reductions adds up
  * in *pending, charged before anything another rank can see (a start
  * step's request, the round's messages). */
@@ -50,10 +58,10 @@ static void run_local(cx_sched *s, int i, double *pending)
     cx_op *op = &s->ops[i];
     if (op->kind == CX_OP_COPY) {
         note(s, cx_copy(op->src, op->count, op->type, op->dst, op->dcount, op->dtype));
-        *pending += cx_copy_seconds(cx_type_bytes(op->count, op->type));
+        *pending += CHARGED(cx_copy_seconds, op);
     } else if (op->kind == CX_OP_REDUCE) {
         note(s, cx_reduce_local(op->src, op->dst, op->count, op->type, op->op));
-        *pending += cx_reduce_seconds(cx_type_bytes(op->count, op->type));
+        *pending += CHARGED(cx_reduce_seconds, op);
     } else if (op->kind == CX_OP_START) {
         cx_charge(pending);
         MPI_Request q = MPI_REQUEST_NULL;
@@ -80,8 +88,10 @@ static void start_round(cx_sched *s, int r)
     int b = round_begin(s, r), e = s->round_end[r];
     s->nreqs = 0;
     s->npolls = 0;
-    if (cx_grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs) ||
-        cx_grow((void **)&s->stats, &s->stats_cap, e - b, sizeof *s->stats)) {
+    if ((e - b > s->reqs_cap &&
+         cx_grow((void **)&s->reqs, &s->reqs_cap, e - b, sizeof *s->reqs)) ||
+        (e - b > s->stats_cap &&
+         cx_grow((void **)&s->stats, &s->stats_cap, e - b, sizeof *s->stats))) {
         note(s, MPI_ERR_NO_MEM);
         return;
     }

@@ -250,6 +250,22 @@ void cx_sched_reset(cx_sched *s)
     s->stats = k.stats, s->stats_cap = k.stats_cap;
 }
 
+int cx_sched_replayable(const cx_sched *s)
+{
+    if (s->err || s->cleanups || s->ntemps || s->before_round ||
+        s->plan_state != CX_PLAN_NO_SETUP)
+        return 0;
+    for (int i = 0; i < s->nops; i++) {
+        const cx_op *op = &s->ops[i];
+        if (op->kind == CX_OP_START || op->kind == CX_OP_POLL)
+            return 0;
+        if ((op->kind == CX_OP_SEND || op->kind == CX_OP_RECV) &&
+            (op->comm != s->comm || op->tag != s->tag))
+            return 0;
+    }
+    return 1;
+}
+
 void cx_sched_reuse(cx_sched *s, MPI_Comm comm, int tag, int coll)
 {
     s->comm = comm;

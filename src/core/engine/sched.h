@@ -203,6 +203,12 @@ int cx_sched_plan_start(cx_sched *s, int tag);
  * message with s->tag is retagged. */
 int cx_sched_plan_start_all(cx_sched *s, int tag);
 
+/* Whether s, built and run once, can run again as it is for a call with
+ * the same arguments (cx_sched_plan_start): no start or poll step (they
+ * keep state between runs), no cleanup, every temporary in its arena,
+ * every message on s->comm with s->tag, and the run succeeded. */
+int cx_sched_replayable(const cx_sched *s);
+
 /* Executors (exec.c). */
 int cx_sched_run(cx_sched *s);                 /* blocking */
 int cx_sched_begin(cx_sched *s);               /* post the first round */

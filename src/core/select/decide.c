@@ -21,7 +21,7 @@ static int fallback_policy(void)
 static int commutative(MPI_Op op)
 {
     int commute = 1;
-    if (op != MPI_OP_NULL)
+    if (op != MPI_OP_NULL && !cx_op_builtin(op))   /* MPI's own all commute */
         PMPI_Op_commutative(op, &commute);
     return commute;
 }

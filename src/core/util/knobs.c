@@ -338,7 +338,9 @@ const char *cx_env_system(const char *name)
 
 static const knob_state *get(cx_knob k)
 {
-    pthread_once(&read_once, read_all);
+    /* read once; afterwards a load, not a call (knobs are read per call) */
+    if (!atomic_load_explicit(&reads, memory_order_acquire))
+        pthread_once(&read_once, read_all);
     return &state[k];
 }
 
