@@ -21,7 +21,8 @@ static int fallback_policy(void)
 static int commutative(MPI_Op op)
 {
     int commute = 1;
-    if (op != MPI_OP_NULL && !cx_op_builtin(op))   /* MPI's own all commute */
+    /* MPI's reduction operations all commute (MPI_REPLACE is RMA's) */
+    if (op != MPI_OP_NULL && (op == MPI_REPLACE || !cx_op_builtin(op)))
         PMPI_Op_commutative(op, &commute);
     return commute;
 }
