@@ -13,10 +13,14 @@
  *   collx_info --mpi-cvars TEXT the MPI's own control variables whose names hold
  *                               TEXT, read through MPI_T (no MPI_Init), as JSON:
  *                               name, value now, enumeration, description (the
- *                               tuner reads the MPI's collective algorithms here) */
+ *                               tuner reads the MPI's collective algorithms here)
+ *   collx_info --builtin-rules  the families' built-in rules (compiled in from
+ *                               src/<family>/<name>.rules.json): each text
+ *                               after a "// name (path)" line */
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
+#include "core/select/registry.h"
 #include "core/util/knobs.h"
 #include "info_man.h"
 #include "launcher_rank.h"
@@ -223,7 +227,7 @@ static int mpi_cvars(const char *part)
 
 static const char usage[] =
     "usage: collx_info [--version | --list | --vars [--json] | --mpi-cvars TEXT | --man |\n"
-    "                   --help]\n"
+    "                   --builtin-rules | --help]\n"
     "  (no option)     every collective, its algorithms, what each needs\n"
     "  --list          the catalogue: coll.alg per line (native first)\n"
     "  --version       collx's version and the MPI it was built for\n"
@@ -232,6 +236,7 @@ static const char usage[] =
     "  --mpi-cvars TEXT  the MPI's own control variables whose names hold TEXT\n"
     "                  (MPI_T, JSON: value now, enumeration, description)\n"
     "  --man           the collx(7) manual page (roff): collx_info --man | man -l -\n"
+    "  --builtin-rules the families' built-in rules (hier's leaders'), rules format\n"
     "Runs as one process (no launcher needed) or under mpirun; rank 0 prints.\n";
 
 int main(int argc, char **argv)
@@ -241,6 +246,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (quiet && (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--list") ||
                       !strcmp(argv[i], "--man") || !strcmp(argv[i], "--help") ||
+                      !strcmp(argv[i], "--builtin-rules") ||
                       !strcmp(argv[i], "-h") || !strcmp(argv[i], "--mpi-cvars")))
             return 0;
         if (!strcmp(argv[i], "--mpi-cvars")) {   /* MPI_T alone: no MPI_Init */
@@ -263,6 +269,12 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--man")) {
             info_man();
+            return 0;
+        }
+        if (!strcmp(argv[i], "--builtin-rules")) {   /* compiled-in text: no MPI_Init */
+            const char *path, *text, *name;
+            for (int k = 0; (name = cx_rules_builtin_row(k, &path, &text)); k++)
+                printf("%s// %s (%s)\n%s", k ? "\n" : "", name, path, text);
             return 0;
         }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

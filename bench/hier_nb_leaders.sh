@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Which algorithm hier's leaders should run in a nonblocking or persistent
-# call (src/hier/leaders.c, nonblocking_leaders): a blocking hier COLL in SMPI
+# call (hier's built-in rules, src/hier/leaders_nonblocking.rules.json): a
+# blocking hier COLL in SMPI
 # on fattree-256x16 (16 ranks per node) with the leaders' algorithm forced
 # (COLLX_HIER_INTER), the MPI's own blocking collective ("native") beside
 # collx's. t_min of the slowest process, us. Writes OUT (CSV: nodes,

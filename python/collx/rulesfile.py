@@ -43,9 +43,12 @@ RANGE_LIMIT = 2 ** 62   # rules.c: bounds below 2^62
 COLLECTIVES = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
                "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce",
                "reduce_scatter", "reduce_scatter_block", "scan", "exscan")
-# Sizes only some ranks know (rules.c is_v): no msg_size, no candidates.
+# Sizes only some ranks know (rules.c is_v): no candidates (online tuning).
 V_COLLECTIVES = frozenset(("gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw",
                            "reduce_scatter"))
+# ... and no msg_size but for those whose counts every rank is given, whose
+# msg_size is the mean block (rules_pick.c mean_sized).
+UNSIZED = V_COLLECTIVES - {"allgatherv", "reduce_scatter"}
 # provenance's fields (all optional; others allowed) -> their JSON type
 PROVENANCE = {"command": "string", "collx": "string", "collx_commit": "string",
               "date": "string", "target": "string", "kind": "string", "platform": "string",
@@ -450,7 +453,7 @@ class Check:
                        f"valid: {', '.join(sorted(known))} (collx_info lists them)")
         for k in RANGES:
             self.range_(f"{at}.{k}", r.get(k), c)
-        if c in V_COLLECTIVES and "msg_size" in r:
+        if c in UNSIZED and "msg_size" in r:
             self.error(f"{at}: msg_size cannot select {article(c)} {c} algorithm (only the root knows "
                        "the sizes)", "use comm_size or ranks_per_node")
         self.params(at, r.get("params"))

@@ -13,8 +13,9 @@
  *    topo, RMA drop-in and PAP calls of the communicator (collectives on
  *    its private and leader communicators) run, and all results are right.
  * 5. The leaders' broadcast of a nonblocking call: collx's binomial
- *    below 16 KiB, its pipelined binary tree from there (leaders.c,
- *    nonblocking_leaders), seen in CX_Algorithm_inner_calls summed over the
+ *    below 16 KiB, its pipelined binary tree from there (hier's built-in
+ *    rules, src/hier/leaders_nonblocking.rules.json), seen in
+ *    CX_Algorithm_inner_calls summed over the
  *    ranks (none on one node; hier_ms's columns broadcast shares, by
  *    either), results against PMPI_Bcast.
  * 6. The same for allgather: the leaders' allgatherv is Bruck for small

@@ -42,6 +42,8 @@ ENV = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
 SHIPPED = sorted(f for f in glob.glob(os.path.join(ROOT, "share", "collx", "rules", "*.json"))
                  if not f.endswith(".schema.json"))
 SCHEMA = os.path.join(ROOT, "share", "collx", "rules", "rules.schema.json")
+# the families' built-in rules (src/<family>/<name>.rules.json, compiled in)
+BUILTIN = sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.rules.json")))
 failures = []
 
 
@@ -201,7 +203,7 @@ with tempfile.TemporaryDirectory() as d:
         locked = None
 
     # ------------------------------------------------------------ one check of all
-    files = SHIPPED + [out_path, native_beyond, half, bare, one] + \
+    files = SHIPPED + BUILTIN + [out_path, native_beyond, half, bare, one] + \
         ([locked] if locked else []) + list(paths.values())
     rc, out = collx("rules", "check", "--collx-info", INFO, *files)
     expect(rc == 1, f"rules check on good and bad files: exit 1 (got {rc})")
@@ -211,8 +213,10 @@ with tempfile.TemporaryDirectory() as d:
         end = min([out.find(g + ": ") for g in files[i + 1:] if out.find(g + ": ") > start]
                   or [len(out)])
         blocks[f] = out[start + len(f) + 1:end] if start >= 0 else ""
-    for f in SHIPPED:
-        expect(blocks[f].startswith(" OK, format version 1"),
+    expect(len(BUILTIN) >= 2, f"hier's built-in rules found: {BUILTIN}")
+    for f in SHIPPED + BUILTIN:
+        expect(blocks[f].startswith(" OK, format version 1") and
+               (f in SHIPPED or "warning" not in blocks[f]),
                f"rules check passes {os.path.basename(f)}" +
                ("" if blocks[f].startswith(" OK") else f": {blocks[f][:1500]}"))
     fat = blocks[next(f for f in SHIPPED if f.endswith("fattree-256x16.json"))]

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include "unit.h"
 #include "persist/persist.h"
+#include "select/rules.h"
 
 static char path[512];   /* the case's rules file */
 
@@ -26,6 +27,8 @@ static const char *load(const char *text)
 
 /* The class of the last pick (its rule, whether beyond the rules). */
 static cx_rules_class picked;
+/* The rules pick() asks: the file's, or a built-in set. */
+static const cx_rule_set *under;
 
 /* The algorithm the rules pick for a call (what select.c computes): the
  * name, "-" when no rule picks (the call runs native); the rule's params
@@ -37,8 +40,9 @@ static const char *pick(cx_coll c, int comm_size, int ppn, long long msg,
     static char name[64];
     cx_rules_class *cl = NULL;
     int beyond = -1;
-    int *pruned = cx_rules_prune(c, comm_size, ppn, &beyond);
-    int n = pruned ? cx_rules_classes(pruned, beyond, &cl) : -1;
+    const cx_rule_set *set = under ? under : cx_rules_file();
+    int *pruned = cx_rules_prune(set, c, comm_size, ppn, &beyond);
+    int n = pruned ? cx_rules_classes(set, pruned, beyond, &cl) : -1;
     free(pruned);
     memset(&picked, 0, sizeof picked);
     EXPECT(n >= 1, "%s: classes of sizes (got %d)", cx_coll_name(c), n);
@@ -199,9 +203,9 @@ static void overlap(void)
         PICKS(CX_COLL_GATHER, 3, 0, want[i].msg, want[i].alg);
     /* six classes: 0-50, 51-99, 100-200, 201-400, 401-1000, 1001- */
     int beyond = -1;
-    int *pruned = cx_rules_prune(CX_COLL_GATHER, 3, 0, &beyond);
+    int *pruned = cx_rules_prune(cx_rules_file(), CX_COLL_GATHER, 3, 0, &beyond);
     cx_rules_class *cl = NULL;
-    EXPECT_INT(pruned ? cx_rules_classes(pruned, beyond, &cl) : -1, 6);
+    EXPECT_INT(pruned ? cx_rules_classes(cx_rules_file(), pruned, beyond, &cl) : -1, 6);
     EXPECT_INT(beyond, 0);
     free(pruned);
     free(cl);
@@ -269,6 +273,60 @@ static void params(void)
     EXPECT_INT(cx_knob_call_int(p, CX_KNOB_HIER_FOLD_COPY), 0);   /* not the rule's */
     EXPECT_STR(pick(CX_COLL_BCAST, 4, 2, 4097, &p, NULL), "hier");
     EXPECT(p == NULL, "a rule without params has none");
+}
+
+/* The families' built-in sets (src/<family>/<name>.rules.json) read
+ * whole: no rule dropped, nothing said, "beyond": "native". */
+static void builtin_read(void)
+{
+    capture_start();
+    for (int i = 0; i < CX_BUILTIN_RULES_COUNT; i++) {
+        const char *path, *text, *name = cx_rules_builtin_row(i, &path, &text);
+        const cx_rule_set *set = cx_rules_builtin(i);
+        int listed = 0;
+        for (const char *t = text; (t = strstr(t, "\"collective\"")); t++)
+            listed++;
+        EXPECT(!set->broken && set->n == listed && set->beyond_native, "%s (%s): %d rules "
+               "read of %d, broken %d, beyond native %d", name, path, set->n, listed,
+               set->broken, set->beyond_native);
+    }
+    EXPECT(cx_rules_builtin_row(CX_BUILTIN_RULES_COUNT, NULL, NULL) == NULL, "past the last");
+    EXPECT_STR(capture_text(), "");
+}
+
+/* hier's leaders' algorithms as its built-in rules pick them (comm_size:
+ * nodes), the choices leaders.c made in code before they were rules. */
+static void builtin_hier_leaders(void)
+{
+    const cx_knob_params *p = NULL;
+    under = cx_rules_builtin(CX_BUILTIN_RULES_HIER_LEADERS_BLOCKING);
+    PICKS(CX_COLL_ALLGATHERV, 63, 0, 1 << 20, "-");
+    PICKS(CX_COLL_ALLGATHERV, 64, 0, 8, "bruck");
+    PICKS(CX_COLL_ALLREDUCE, 63, 0, 63, "recursive_doubling");
+    PICKS(CX_COLL_ALLREDUCE, 2, 0, 8, "recursive_doubling");
+    PICKS(CX_COLL_ALLREDUCE, 63, 0, 64, "-");
+    PICKS(CX_COLL_ALLREDUCE, 64, 0, 8, "-");
+    PICKS(CX_COLL_BCAST, 16, 0, 1 << 20, "-");
+    under = cx_rules_builtin(CX_BUILTIN_RULES_HIER_LEADERS_NONBLOCKING);
+    PICKS(CX_COLL_ALLREDUCE, 16, 0, 4096, "recursive_doubling");
+    PICKS(CX_COLL_ALLREDUCE, 16, 0, 4097, "rabenseifner");
+    PICKS(CX_COLL_ALLREDUCE, 300, 0, 8, "recursive_doubling");
+    PICKS(CX_COLL_ALLGATHERV, 63, 0, 65535, "bruck");
+    PICKS(CX_COLL_ALLGATHERV, 63, 0, 65536, "neighbor_exchange");
+    PICKS(CX_COLL_ALLGATHERV, 64, 0, 1 << 20, "bruck");
+    PICKS(CX_COLL_BCAST, 16, 0, 16383, "binomial");
+    static const long long at[] = {16384, 32767, 32768, 65536, 131072, 262143, 262144, 1LL << 40};
+    static const int segments[] = {2, 2, 4, 8, 16, 16, 32, 32};
+    for (int i = 0; i < 8; i++) {
+        EXPECT_STR(pick(CX_COLL_BCAST, 16, 0, at[i], &p, NULL), "pipeline_binary");
+        EXPECT_INT(cx_knob_call_int(p, CX_KNOB_BCAST_SEGMENTS), segments[i]);
+    }
+    PICKS(CX_COLL_BARRIER, 5, 0, 0, "dissemination");
+    PICKS(CX_COLL_EXSCAN, 5, 0, 8, "recursive_doubling");
+    PICKS(CX_COLL_REDUCE_SCATTER, 5, 0, 8, "ring");
+    PICKS(CX_COLL_GATHERV, 5, 0, 0, "-");
+    PICKS(CX_COLL_SCATTERV, 5, 0, 0, "-");
+    under = NULL;
 }
 
 static void candidates(void)
@@ -409,9 +467,9 @@ static void beyond_msg_size(void)
         EXPECT(picked.beyond, "p=100, %lld B: beyond", want[i].msg);
     }
     int beyond = -1;
-    int *pruned = cx_rules_prune(CX_COLL_ALLREDUCE, 4, 0, &beyond);
+    int *pruned = cx_rules_prune(cx_rules_file(), CX_COLL_ALLREDUCE, 4, 0, &beyond);
     cx_rules_class *cl = NULL;
-    EXPECT_INT(pruned ? cx_rules_classes(pruned, beyond, &cl) : -1, 5);
+    EXPECT_INT(pruned ? cx_rules_classes(cx_rules_file(), pruned, beyond, &cl) : -1, 5);
     free(pruned);
     free(cl);
     PICKS(CX_COLL_BCAST, 4, 0, 0, "binomial");   /* below the only range */
@@ -689,6 +747,8 @@ int main(void)
     unit_run("rules.comm_size_and_nodes", comm_size_and_nodes, 1);
     unit_run("rules.params", params, 1);
     unit_run("rules.candidates", candidates, 1);
+    unit_run("rules.builtin_read", builtin_read, 1);
+    unit_run("rules.builtin_hier_leaders", builtin_hier_leaders, 1);
     unit_run("rules.empty_list", empty_list, 1);
     unit_run("rules.provenance_other_mpi", provenance, 1);
     unit_run("rules.provenance_same_mpi", provenance_same_mpi, 1);

@@ -448,6 +448,13 @@ static void msg_size(void)
     EXPECT_INT(cx_rules_msg_size(&a), 3);                     /* one block */
     a = call_of(CX_COLL_REDUCE_SCATTER_BLOCK, 5, MPI_INT, 1, 4);
     EXPECT_INT(cx_rules_msg_size(&a), 20);
+    int counts[4] = {1, 2, 3, 7};   /* given to every rank: the mean block */
+    a = call_of(CX_COLL_ALLGATHERV, 5, MPI_INT, 1, 4);
+    a.rcounts = counts;
+    EXPECT_INT(cx_rules_msg_size(&a), 13 * 4 / 4);
+    a = call_of(CX_COLL_REDUCE_SCATTER, 5, MPI_DOUBLE, 1, 4);
+    a.rcounts = counts;
+    EXPECT_INT(cx_rules_msg_size(&a), 13 * 8 / 4);
 }
 
 /* ------------------------------------------------------------ decisions */

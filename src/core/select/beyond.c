@@ -74,8 +74,10 @@ static void ranges_text(cx_range *r, int n, char *buf, size_t len)
  * sizes or the message sizes of the rules that could hold it. */
 static void what_beyond(const cx_args *a, int ppn, char *buf, size_t len)
 {
-    int nr, n = 0, fit = 0, holds = 0;
-    const cx_rule *rules = cx_rules_loaded(&nr);
+    int n = 0, fit = 0, holds = 0;
+    const cx_rule_set *file = cx_rules_file();
+    const cx_rule *rules = file->rules;
+    int nr = file->n;
     cx_range *r = malloc(sizeof *r * (size_t)(nr + 1));
     char list[200] = "?";
     for (int i = 0; r && i < nr; i++) {
@@ -118,13 +120,15 @@ static long long nearest_in(const cx_range *r, long long v)
 static void what_runs(const cx_args *a, const cx_rules_class *cl, long long m, char *buf,
                       size_t len)
 {
-    int nr, sized = cx_coll_sized(a->coll);
-    const cx_rule *rules = cx_rules_loaded(&nr), *r = NULL;
+    int sized = cx_rules_sized(a->coll);
+    const cx_rule_set *file = cx_rules_file();
+    const cx_rule *rules = file->rules, *r = NULL;
+    int nr = file->n;
     for (int i = 0; i < nr && !r; i++)
         if (rules[i].index == cl->rule)
             r = &rules[i];
     if (!r) {
-        snprintf(buf, len, "native runs (%s)", cx_rules_nearest()
+        snprintf(buf, len, "native runs (%s)", !file->beyond_native
                  ? "no rule for its ranks per node" : "\"beyond\": \"native\"");
         return;
     }
@@ -145,7 +149,7 @@ static void what_runs(const cx_args *a, const cx_rules_class *cl, long long m, c
 static void say(const cx_args *a, int ppn, const cx_rules_class *cl)
 {
     char nodes[40] = "", beyond[300] = "", runs[300] = "", with[48] = "";
-    long long m = cx_coll_sized(a->coll) ? cx_rules_msg_size(a) : -1;
+    long long m = cx_rules_sized(a->coll) ? cx_rules_msg_size(a) : -1;
     if (cx_rules_need_nodes())
         snprintf(nodes, sizeof nodes, " (%d per node)", ppn);
     what_beyond(a, ppn, beyond, sizeof beyond);

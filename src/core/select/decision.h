@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include "../util/util.h"
+#include "cx_builtin_rules.h"   /* generated: the families' built-in rules */
 
 struct cx_algorithm;
 struct cx_knob_params;
@@ -51,15 +52,17 @@ typedef struct cx_rules_cache {
     int n;                     /* 1: the same pick for every size */
     int last;                  /* the class of the last call */
     int ranks_per_node;        /* as the rules saw it (0: they do not look) */
+    int comm_size;             /* the size the classes were worked out for */
     int said;                  /* a call beyond the rules was seen here */
 } cx_rules_cache;
 
 /* The selection's state of a communicator (its room's slot, comm.h): the
- * rules' classes (select.c) and the last decision (decide.c) per
+ * rules' classes, the file's and the built-in sets' (select.c), and the last decision (decide.c) per
  * collective. */
 struct cx_comm;
 typedef struct cx_select_comm {
     cx_rules_cache sel[CX_COLL_COUNT];
+    cx_rules_cache builtin[CX_BUILTIN_RULES_COUNT][CX_COLL_COUNT];   /* families' */
     cx_decision_cache decided[CX_COLL_COUNT];
 } cx_select_comm;
 /* c's, made on first use; NULL: out of memory. */

@@ -87,11 +87,12 @@ int cx_select_forced(cx_coll c);
 unsigned cx_select_generation(void);
 
 /* Adds the collective a, on a->comm (a communicator collx owns: node,
- * leaders...), to s: natively (alg NULL or "native", or an algorithm that
- * needs more than a commutative op: the MPI's blocking call inside a start
- * step when a->nonblocking is 0, else its PMPI_I<coll>) or with alg as a
- * child schedule. The
- * steps go into the current round (a child: that round and the next). */
+ * leaders...), to s: with alg as a child schedule, or with its fallback
+ * (repeatedly) where alg cannot serve a (a commutative op needed), or
+ * natively (alg NULL or "native", or an algorithm that needs more than a
+ * commutative op: the MPI's blocking call inside a start step when
+ * a->nonblocking is 0, else its PMPI_I<coll>). The steps go into the
+ * current round (a child: that round and the next). */
 int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
 
 /* Rules file (rules.c). */
@@ -101,12 +102,17 @@ int cx_rules_broken(void);
 void cx_rules_describe(char *buf, size_t len);
 int cx_rules_mention(cx_coll c);
 int cx_rules_need_nodes(void);
-/* Candidate rules of c for a communicator (rules_pick.c): those whose
- * comm_size and ranks_per_node ranges hold, -1 terminated, malloc'ed;
- * NULL on no memory. When no comm_size range holds, *beyond = 1 and,
- * under "beyond": "nearest", the candidates are the rules of c (their
- * ranks_per_node holding) nearest in communicator size. */
-int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node, int *beyond);
+/* Candidate rules of set (rules.h: the file, or a built-in set) for c on
+ * a communicator (rules_pick.c): those whose comm_size and ranks_per_node
+ * ranges hold, -1 terminated, malloc'ed; NULL on no memory. When no
+ * comm_size range holds, *beyond = 1 and, under "beyond": "nearest", the
+ * candidates are the rules of c (their ranks_per_node holding) nearest in
+ * communicator size. */
+struct cx_rule_set;
+int *cx_rules_prune(const struct cx_rule_set *set, cx_coll c, int comm_size,
+                    int ranks_per_node, int *beyond);
+/* Whether the rules may look at c's message size (every rank knows it). */
+int cx_rules_sized(cx_coll c);
 /* The message size the rules look at for call a (made by rank). */
 long long cx_rules_msg_size(const cx_args *a);
 long long cx_rules_msg_size_of(const cx_args *a, int rank);
@@ -115,7 +121,19 @@ long long cx_rules_msg_size_of(const cx_args *a, int rank);
  * number, -1 on no memory. Sizes no candidate holds are beyond the rules
  * (as every size is when beyond, prune's): their nearest candidate picks,
  * or native. */
-int cx_rules_classes(const int *cands, int beyond, cx_rules_class **out);
+int cx_rules_classes(const struct cx_rule_set *set, const int *cands, int beyond,
+                     cx_rules_class **out);
+/* Built-in set number set (0..CX_BUILTIN_RULES_COUNT-1): its name
+ * ("hier/leaders_blocking"), source path and text; NULL past the last. */
+const char *cx_rules_builtin_row(int set, const char **path, const char **text);
+/* A family's built-in rules (rules_builtin.c, from src/<family>/<name>.rules.json,
+ * CX_BUILTIN_RULES_<NAME> of cx_builtin_rules.h): what they pick for the
+ * call a among comm_size ranks, worked out once per communicator c (whose
+ * own size may differ: a node leaders' step) and cached there, as the
+ * file's are. The algorithm (native: the collective's native entry) and
+ * the rule's params; NULL with *err on no memory. */
+const cx_algorithm *cx_select_builtin(int set, const cx_args *a, cx_comm *c, int comm_size,
+                                      const cx_knob_params **params, int *err);
 /* A call whose class k's cl is beyond the rules (beyond.c): shown to the
  * watcher, and said once per (collective, communicator size) under
  * COLLX_VERBOSE. */

@@ -11,9 +11,13 @@
  * bound optional) all hold picks the algorithm. Every key is one all ranks
  * know alike, so every rank picks the same: comm_size; ranks_per_node (the
  * largest node of the communicator); msg_size in bytes, of one rank's block
- * (gather, scatter, allgather, reduce_scatter_block) or of the buffer
- * (bcast) — not allowed for the v-collectives, whose sizes only the root
- * knows.
+ * (gather, scatter, allgather, reduce_scatter_block), of the buffer
+ * (bcast), of the mean block (allgatherv, reduce_scatter: every rank is
+ * given every count) — not allowed for the other v-collectives, whose sizes
+ * only some ranks know.
+ *
+ * Families carry built-in sets in this format (rules_builtin.c: hier's
+ * leaders' algorithms), read and evaluated by the same code.
  *
  * A rule may also carry "params": values of per-call knobs (knobs.h,
  * `collx_info --vars` marks them) for the calls it picks, e.g.
@@ -52,11 +56,9 @@
 
 typedef cx_range range;
 typedef cx_rule rule;
+typedef cx_rule_set rule_set;
 
-static rule *rules;
-static int nrules, broken, need_nodes;   /* broken: the file is not used */
-static int beyond_native;                /* "beyond": "native" */
-static char where_tuned[256];   /* the file's provenance, in words ("" none) */
+static rule_set file = {.where = "COLLX_RULES"};
 /* Loaded once, by whichever thread selects first. */
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
@@ -269,7 +271,7 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
         valid_names(c->string, err, len);
         return -1;
     }
-    if (is_v(out->coll) && cx_json_member(r, "msg_size")) {
+    if (!cx_rules_sized(out->coll) && cx_json_member(r, "msg_size")) {
         snprintf(err, len, "line %d: msg_size cannot select %s %s algorithm (only the root "
                  "knows the sizes; use comm_size or ranks_per_node)", r->line,
                  article(c->string), c->string);
@@ -280,18 +282,33 @@ static int parse_rule(const cx_json *r, int index, rule *out, char *err, size_t 
         get_range(r, "ranks_per_node", &out->ranks_per_node, err, len) ||
         get_params(r, index, out, err, len) || get_candidates(r, index, out, err, len))
         return -1;
-    if (cx_json_member(r, "ranks_per_node"))
-        need_nodes = 1;
     out->index = index;
     return 0;
 }
 
-/* A rule that cannot serve: said, and its allocations freed. */
-static void drop(const char *path, rule *r, const char *why)
+/* What a message about set begins and ends with: the file and how to
+ * check it, or the built-in set's name (a bad one is collx's bug). */
+static const char *head(const rule_set *set)
 {
+    return set->check ? "COLLX_RULES=" : "built-in rules ";
+}
+
+static const char *tail(const rule_set *set, char *buf, size_t len)
+{
+    if (set->check)
+        snprintf(buf, len, "collx rules check %s", set->check);
+    else
+        snprintf(buf, len, "a bug in this collx: please report it");
+    return buf;
+}
+
+/* A rule that cannot serve: said, and its allocations freed. */
+static void drop(const rule_set *set, rule *r, const char *why)
+{
+    char t[600];
     if (cx_world_rank_zero())
-        fprintf(stderr, "collx: COLLX_RULES=%s: %s: rule dropped, the others serve "
-                "(collx rules check %s)\n", path, why, path);
+        fprintf(stderr, "collx: %s%s: %s: rule dropped, the others serve (%s)\n", head(set),
+                set->where, why, tail(set, t, sizeof t));
     if (r->params) {
         for (int i = 0; i < r->params->n; i++)
             cx_knob_value_free(&r->params->p[i].v);
@@ -305,7 +322,7 @@ static void drop(const char *path, rule *r, const char *why)
 /* The provenance block (written by the tuner; collx selects without it):
  * where the rules were measured, for the verbose banner, and a note from
  * rank 0 when that was another MPI than the one running. */
-static void read_provenance(const char *path, const cx_json *prov)
+static void read_provenance(rule_set *set, const cx_json *prov)
 {
     if (!prov || prov->kind != CX_JSON_OBJECT)
         return;
@@ -315,7 +332,7 @@ static void read_provenance(const char *path, const cx_json *prov)
     const char *t = target && target->kind == CX_JSON_STRING ? target->string : "?";
     const char *m = mpi && mpi->kind == CX_JSON_STRING ? mpi->string : "an MPI not named";
     const char *d = date && date->kind == CX_JSON_STRING ? date->string : "?";
-    snprintf(where_tuned, sizeof where_tuned, "tuned on %s, %s, %s", t, m, d);
+    snprintf(set->where_tuned, sizeof set->where_tuned, "tuned on %s, %s, %s", t, m, d);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     PMPI_Get_library_version(lib, &len);
@@ -327,30 +344,32 @@ static void read_provenance(const char *path, const cx_json *prov)
         lib[strcspn(lib, "\n,")] = 0;
         fprintf(stderr, "collx: rules file %s was measured with %s (%s), this program runs %s: "
                 "its choices may not be the fastest here (collx tune on this machine writes "
-                "rules for it)\n", path, m, t, lib);
+                "rules for it)\n", set->where, m, t, lib);
     }
 }
 
 /* "beyond": "nearest" or "native"; another value is said and, as if the
  * key were absent, the nearest rule serves (a mistake costs no call). */
-static void read_beyond(const char *path, const cx_json *b)
+static void read_beyond(rule_set *set, const cx_json *b)
 {
+    char t[600];
     if (!b || (b->kind == CX_JSON_STRING && !strcmp(b->string, "nearest")))
         return;
     if (b->kind == CX_JSON_STRING && !strcmp(b->string, "native")) {
-        beyond_native = 1;
+        set->beyond_native = 1;
         return;
     }
     if (cx_world_rank_zero())
-        fprintf(stderr, "collx: COLLX_RULES=%s: line %d: \"beyond\" must be \"nearest\" or "
+        fprintf(stderr, "collx: %s%s: line %d: \"beyond\" must be \"nearest\" or "
                 "\"native\", not %s%s%s: the nearest rule serves beyond the rules' ranges "
-                "(collx rules check %s)\n", path, b->line, b->kind == CX_JSON_STRING ? "\"" : "",
+                "(%s)\n", head(set), set->where, b->line,
+                b->kind == CX_JSON_STRING ? "\"" : "",
                 b->kind == CX_JSON_STRING ? b->string : cx_json_kind_name(b->kind),
-                b->kind == CX_JSON_STRING ? "\"" : "", path);
+                b->kind == CX_JSON_STRING ? "\"" : "", tail(set, t, sizeof t));
 }
 
 /* The whole document; -1 (err says why) when it cannot be used at all. */
-static int parse(const char *path, const char *text, char *err, size_t len)
+static int parse(rule_set *set, const char *text, char *err, size_t len)
 {
     cx_json *doc = cx_json_parse(text, err, len);
     if (!doc)
@@ -368,26 +387,49 @@ static int parse(const char *path, const char *text, char *err, size_t len)
     } else if (!list || list->kind != CX_JSON_ARRAY) {
         snprintf(err, len, "the document must be an object with a \"rules\" array");
     } else {
-        read_provenance(path, cx_json_member(doc, "provenance"));
-        read_beyond(path, cx_json_member(doc, "beyond"));
+        read_provenance(set, cx_json_member(doc, "provenance"));
+        read_beyond(set, cx_json_member(doc, "beyond"));
         int n = 0;
         for (const cx_json *r = list->child; r; r = r->next)
             n++;
-        rules = calloc((size_t)(n ? n : 1), sizeof *rules);
-        rc = rules ? 0 : -1;
-        if (!rules)
+        set->rules = calloc((size_t)(n ? n : 1), sizeof *set->rules);
+        rc = set->rules ? 0 : -1;
+        if (!set->rules)
             snprintf(err, len, "out of memory");
         int index = 0;
         for (const cx_json *r = list->child; r && !rc; r = r->next, index++) {
             char why[512];
-            if (parse_rule(r, index, &rules[nrules], why, sizeof why))
-                drop(path, &rules[nrules], why);
-            else
-                nrules++;
+            rule *out = &set->rules[set->n];
+            if (parse_rule(r, index, out, why, sizeof why)) {
+                drop(set, out, why);
+                continue;
+            }
+            if (cx_json_member(r, "ranks_per_node"))
+                set->need_nodes = 1;
+            set->n++;
         }
     }
     cx_json_free(doc);
     return rc;
+}
+
+/* The document that cannot be used at all (err says why): said. */
+static void broken(rule_set *set, const char *err)
+{
+    char t[600];
+    set->broken = 1;
+    set->n = 0;
+    if (cx_world_rank_zero())
+        fprintf(stderr, "collx: %s%s: %s; %s: every call runs as without it (%s%s)\n",
+                head(set), set->where, err, set->check ? "the file is not used" : "not used",
+                tail(set, t, sizeof t), set->check ? " says what is wrong" : "");
+}
+
+void cx_rules_read(rule_set *set, const char *text)
+{
+    char err[512] = "";
+    if (parse(set, text, err, sizeof err))
+        broken(set, err);
 }
 
 static void load(void)
@@ -396,38 +438,41 @@ static void load(void)
     if (!path || !*path)
         return;
     char err[512] = "";
+    file.where = file.check = path;
     char *text = cx_json_read_file(path, err, sizeof err);
-    if (!text || parse(path, text, err, sizeof err)) {
-        broken = 1;
-        nrules = 0;
-        if (cx_world_rank_zero())
-            fprintf(stderr, "collx: COLLX_RULES=%s: %s; the file is not used: every call runs "
-                    "as without it (collx rules check %s says what is wrong)\n", path, err,
-                    path);
-    }
+    if (text)
+        cx_rules_read(&file, text);
+    else
+        broken(&file, err);
     free(text);
+}
+
+const rule_set *cx_rules_file(void)
+{
+    pthread_once(&load_once, load);
+    return &file;
 }
 
 int cx_rules_need_nodes(void)
 {
     pthread_once(&load_once, load);
-    return need_nodes && !broken;
+    return file.need_nodes && !file.broken;
 }
 
 int cx_rules_broken(void)
 {
     pthread_once(&load_once, load);
-    return broken;
+    return file.broken;
 }
 
 void cx_rules_describe(char *buf, size_t len)
 {
     pthread_once(&load_once, load);
-    if (broken) {
+    if (file.broken) {
         snprintf(buf, len, "not used: see above");
         return;
     }
-    int n = snprintf(buf, len, "%d rule%s", nrules, nrules == 1 ? "" : "s");
+    int n = snprintf(buf, len, "%d rule%s", file.n, file.n == 1 ? "" : "s");
     for (int c = 0, first = 1; c < CX_COLL_COUNT && n >= 0 && (size_t)n < len; c++)
         if (cx_rules_mention((cx_coll)c)) {
             n += snprintf(buf + n, len - (size_t)n, "%s%s", first ? " for " : ", ",
@@ -436,28 +481,15 @@ void cx_rules_describe(char *buf, size_t len)
         }
     if (n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "%s%s; %s beyond their ranges",
-                 *where_tuned ? ", " : "", where_tuned,
-                 beyond_native ? "native" : "the nearest rule");
-}
-
-const cx_rule *cx_rules_loaded(int *n)
-{
-    pthread_once(&load_once, load);
-    *n = nrules;
-    return rules;
-}
-
-int cx_rules_nearest(void)
-{
-    pthread_once(&load_once, load);
-    return !beyond_native;
+                 *file.where_tuned ? ", " : "", file.where_tuned,
+                 file.beyond_native ? "native" : "the nearest rule");
 }
 
 int cx_rules_mention(cx_coll c)
 {
     pthread_once(&load_once, load);
-    for (int i = 0; i < nrules; i++)
-        if (rules[i].coll == c)
+    for (int i = 0; i < file.n; i++)
+        if (file.rules[i].coll == c)
             return 1;
     return 0;
 }

@@ -1,4 +1,4 @@
-/* What the rules file picks for a communicator (select.c caches it):
+/* What a set of rules picks for a communicator (select.c caches it):
  * the rules its size and node layout can match (cx_rules_prune), then one
  * pick per class of message sizes (cx_rules_classes).
  *
@@ -44,21 +44,22 @@ static void distance(const cx_range *r, long long v, ull *num, ull *den)
         *num = (ull)v, *den = (ull)r->hi;
 }
 
-static int node_fits(const cx_rule *r, int ranks_per_node)
+static int node_fits(const cx_rule_set *set, const cx_rule *r, int ranks_per_node)
 {
-    return !cx_rules_need_nodes() || cx_range_holds(&r->ranks_per_node, ranks_per_node);
+    return !set->need_nodes || cx_range_holds(&r->ranks_per_node, ranks_per_node);
 }
 
 /* Under "nearest", the rules of c (node layout fitting) nearest in
  * communicator size, all of those at the least distance, into cands. */
-static int nearest_comm(const cx_rule *rules, int nr, cx_coll c, int comm_size,
-                        int ranks_per_node, int *cands)
+static int nearest_comm(const cx_rule_set *set, cx_coll c, int comm_size, int ranks_per_node,
+                        int *cands)
 {
+    const cx_rule *rules = set->rules;
     ull bn = 0, bd = 0;   /* the least distance so far (0/0: none yet) */
     int n = 0;
-    for (int i = 0; i < nr; i++) {
+    for (int i = 0; i < set->n; i++) {
         ull num, den;
-        if (rules[i].coll != c || !node_fits(&rules[i], ranks_per_node))
+        if (rules[i].coll != c || !node_fits(set, &rules[i], ranks_per_node))
             continue;
         distance(&rules[i].comm_size, comm_size, &num, &den);
         int cmp = bn ? cmp_ratio(num, den, bn, bd) : -1;
@@ -70,27 +71,43 @@ static int nearest_comm(const cx_rule *rules, int nr, cx_coll c, int comm_size,
     return n;
 }
 
-int *cx_rules_prune(cx_coll c, int comm_size, int ranks_per_node, int *beyond)
+int *cx_rules_prune(const cx_rule_set *set, cx_coll c, int comm_size, int ranks_per_node,
+                    int *beyond)
 {
-    int nr, n = 0;
-    const cx_rule *rules = cx_rules_loaded(&nr);
-    int *cands = malloc(sizeof(int) * (size_t)(nr + 1));
+    const cx_rule *rules = set->rules;
+    int n = 0;
+    int *cands = malloc(sizeof(int) * (size_t)(set->n + 1));
     if (!cands)
         return NULL;
-    for (int i = 0; i < nr; i++)
+    for (int i = 0; i < set->n; i++)
         if (rules[i].coll == c && cx_range_holds(&rules[i].comm_size, comm_size) &&
-            node_fits(&rules[i], ranks_per_node))
+            node_fits(set, &rules[i], ranks_per_node))
             cands[n++] = i;
     *beyond = n == 0;
-    if (!n && cx_rules_nearest())
-        n = nearest_comm(rules, nr, c, comm_size, ranks_per_node, cands);
+    if (!n && !set->beyond_native)
+        n = nearest_comm(set, c, comm_size, ranks_per_node, cands);
     cands[n] = -1;
     return cands;
+}
+
+/* Collectives whose counts every rank is given (allgatherv's and
+ * reduce_scatter's recvcounts): the rules look at their mean block. */
+static int mean_sized(cx_coll c)
+{
+    return c == CX_COLL_ALLGATHERV || c == CX_COLL_REDUCE_SCATTER;
+}
+
+int cx_rules_sized(cx_coll c)
+{
+    return cx_coll_sized(c) || mean_sized(c);
 }
 
 long long cx_rules_msg_size_of(const cx_args *a, int rank)
 {
     unsigned shape = cx_coll_shape(a->coll);
+    if (mean_sized(a->coll))
+        return a->size > 0 && a->rcounts
+                   ? (long long)(cx_counts_bytes(a->rcounts, a->size, a->rtype) / a->size) : 0;
     if (shape & CX_REDUCTION || !(shape & CX_SEND_ONE))
         return cx_type_bytes(a->rcount, a->rtype);   /* bcast, reductions */
     if ((shape & CX_SEND_AT_ROOT) && rank != a->root)
@@ -141,7 +158,8 @@ static void add(classes *out, long long lo, const cx_rule *pick, int beyond)
  * (the largest msg_size max) and above (the smallest min) share them; the
  * one above from the first size m where min/m < m/max (equal: the file's
  * order decides). */
-static void gap(classes *out, const cx_rule *rules, const int *cands, long long lo, long long hi)
+static void gap(classes *out, const cx_rule *rules, const int *cands, long long lo,
+                long long hi)
 {
     const cx_rule *below = NULL, *above = NULL;
     for (int i = 0; cands[i] >= 0; i++) {
@@ -175,10 +193,11 @@ static void gap(classes *out, const cx_rule *rules, const int *cands, long long 
  * the first that holds for its lowest size picks; a piece none holds is a
  * gap (native, or its nearest). beyond: the candidates are the nearest
  * communicator sizes' (every class is beyond the rules). */
-int cx_rules_classes(const int *cands, int beyond, cx_rules_class **out)
+int cx_rules_classes(const cx_rule_set *set, const int *cands, int beyond,
+                     cx_rules_class **out)
 {
-    int nr, n = 0, nb = 1;
-    const cx_rule *rules = cx_rules_loaded(&nr);
+    int n = 0, nb = 1;
+    const cx_rule *rules = set->rules;
     while (cands[n] >= 0)
         n++;
     long long *b = malloc(sizeof *b * (size_t)(2 * n + 1));
@@ -205,7 +224,7 @@ int cx_rules_classes(const int *cands, int beyond, cx_rules_class **out)
         for (int i = 0; i < n && !pick; i++)
             if (cx_range_holds(&rules[cands[i]].msg_size, b[j]))
                 pick = &rules[cands[i]];
-        if (pick || !n || !cx_rules_nearest())
+        if (pick || !n || set->beyond_native)
             add(&made, b[j], pick, beyond || !pick);
         else
             gap(&made, rules, cands, b[j], hi);

@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "select.h"
+#include "rules.h"
 
 static _Atomic(const cx_algorithm *) forced[CX_COLL_COUNT];
 static atomic_uint generation;
@@ -70,8 +70,11 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err)
 static void release_select(void *state)
 {
     cx_select_comm *st = state;
-    for (int i = 0; i < CX_COLL_COUNT; i++)
+    for (int i = 0; i < CX_COLL_COUNT; i++) {
         free(st->sel[i].classes);
+        for (int b = 0; b < CX_BUILTIN_RULES_COUNT; b++)
+            free(st->builtin[b][i].classes);
+    }
     free(st);
 }
 
@@ -83,25 +86,29 @@ cx_select_comm *cx_select_of(cx_comm *c)
     return *slot;
 }
 
-static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_cache **kp,
-                                         int *err)
+/* What set picks for a on a communicator of comm_size ranks (c's, unless
+ * a node leaders' step): its size's class, found from the last call's
+ * (the common case: the same sizes again) or by bisection; the classes
+ * are worked out on the first call and kept in k. */
+static const cx_rules_class *pick_class(const cx_rule_set *set, cx_rules_cache *k,
+                                        const cx_args *a, cx_comm *c, int comm_size, int *err)
 {
-    cx_select_comm *st = cx_select_of(c);
-    if (!st) {
-        *err = MPI_ERR_NO_MEM;
-        return NULL;
+    if (k->classes && k->comm_size != comm_size) {
+        free(k->classes);
+        k->classes = NULL;
     }
-    cx_rules_cache *k = *kp = &st->sel[a->coll];
     if (!k->classes) {
         int ppn = 0, *cands, beyond;
-        if (cx_rules_need_nodes()) {
+        if (set->need_nodes && !set->broken) {
             if ((*err = cx_comm_nodes(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
         k->ranks_per_node = ppn;
-        if (!(cands = cx_rules_prune(a->coll, c->size, ppn, &beyond)) ||
-            (k->n = cx_rules_classes(cands, beyond, &k->classes)) < 0) {
+        k->comm_size = comm_size;
+        k->last = 0;
+        if (!(cands = cx_rules_prune(set, a->coll, comm_size, ppn, &beyond)) ||
+            (k->n = cx_rules_classes(set, cands, beyond, &k->classes)) < 0) {
             free(cands);
             k->classes = NULL;
             *err = MPI_ERR_NO_MEM;
@@ -125,6 +132,35 @@ static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_
     }
     k->last = lo;
     return &k->classes[lo];
+}
+
+static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_cache **kp,
+                                         int *err)
+{
+    cx_select_comm *st = cx_select_of(c);
+    if (!st) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *kp = &st->sel[a->coll];
+    return pick_class(cx_rules_file(), *kp, a, c, c->size, err);
+}
+
+const cx_algorithm *cx_select_builtin(int set, const cx_args *a, cx_comm *c, int comm_size,
+                                      const cx_knob_params **params, int *err)
+{
+    *params = NULL;
+    *err = MPI_SUCCESS;
+    cx_select_comm *st = cx_select_of(c);
+    const cx_rules_class *p =
+        st ? pick_class(cx_rules_builtin(set), &st->builtin[set][a->coll], a, c, comm_size, err)
+           : NULL;
+    if (!st)
+        *err = MPI_ERR_NO_MEM;
+    if (!p)
+        return NULL;
+    *params = p->params;
+    return p->alg ? p->alg : cx_native(a->coll);
 }
 
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params **params,

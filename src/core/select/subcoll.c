@@ -102,7 +102,11 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.pcomm = a->comm;
     x->a.order = NULL;
     x->a.cc = NULL;
-    int own = alg && alg->build && servable(alg, &x->a);
+    /* one the call cannot serve (an operation that does not commute) runs
+     * its fallback, as a call's own choice does (decide.c) */
+    while (alg && alg->build && !servable(alg, &x->a))
+        alg = alg->fallback ? cx_algorithm_find(a->coll, alg->fallback) : NULL;
+    int own = alg && alg->build;
     cx_count_inner(own ? alg : cx_native(a->coll));
     if (!own) {
         if (!a->nonblocking && !blocking_crashes(&x->a))
