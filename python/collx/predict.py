@@ -102,6 +102,7 @@ class Predictor:
         self.stream = stream
         self.t0 = time.time()
         self.runs = []
+        self.calls_whole = None   # rank 0's collective calls in the native run
 
     def say(self, msg):
         s = int(time.time() - self.t0)
@@ -113,11 +114,41 @@ class Predictor:
             del env[k]
         env.pop("COLLX_RULES", None)
         env["COLLX_STATS"] = os.path.join(self.out, f"{label}.json")
+        env["COLLX_PROGRESS_FILE"] = self.progress_path(label)
         if self.a.compute == "host":
             env["SMPI_FLAGS"] = (env.get("SMPI_FLAGS", "") +
                                  " --cfg=smpi/simulate-computation:yes").strip()
         env.update(extra)
         return env
+
+    def progress_path(self, label):
+        return os.path.join(self.out, f"{label}.progress")
+
+    def progress(self, label):
+        """(calls, simulated seconds) rank 0 reached (COLLX_PROGRESS_FILE:
+        rewritten as calls 1, 2, 4, 8 and every 16th end), or None."""
+        try:
+            with open(self.progress_path(label)) as f:
+                calls, sim = f.read().split()[:2]
+            return int(calls), float(sim)
+        except (OSError, ValueError):
+            return None
+
+    def still(self, label, host):
+        """The line for a run still simulating: how far rank 0 is, and the
+        time left at this pace where the native run gave the whole."""
+        text = f"{label}: still simulating, {host:.0f} s of host time"
+        got = self.progress(label)
+        if got and self.calls_whole and label != "native":
+            calls, sim = got
+            done = min(calls / self.calls_whole, 1.0)
+            left = host * (1 - done) / done if done > 0 else None
+            text += (f", rank 0 at collective call {calls} of about {self.calls_whole} "
+                     f"({done:.0%}, {sim * 1e3:.3f} ms simulated)" +
+                     (f", about {left:.0f} s left at this pace" if left is not None else ""))
+        elif got:
+            text += f", rank 0 at collective call {got[0]} ({got[1] * 1e3:.3f} ms simulated)"
+        return text + f" (stopped at {self.a.timeout:.0f} s: --timeout)"
 
     def simulate(self, label, extra, what):
         """One run of the program; its record (see report)."""
@@ -125,8 +156,9 @@ class Predictor:
                                            program=self.a.program[0])
         log = os.path.join(self.out, f"{label}.out")
         stats = os.path.join(self.out, f"{label}.json")
-        if os.path.exists(stats):
-            os.remove(stats)
+        for old in (stats, self.progress_path(label)):
+            if os.path.exists(old):
+                os.remove(old)
         self.say(f"{label}: {what} ...")
         start = time.time()
         with open(log, "w") as f:
@@ -149,8 +181,7 @@ class Predictor:
                     break
                 if now - last >= NOTE_EVERY:
                     last = now
-                    self.say(f"{label}: still simulating, {now - start:.0f} s of host time "
-                             f"(stopped at {self.a.timeout:.0f} s: --timeout)")
+                    self.say(self.still(label, now - start))
         host = time.time() - start
         with open(log, errors="replace") as f:
             text = f.read()
@@ -162,6 +193,11 @@ class Predictor:
                             "sharing of every flow at each flow's start and end: an "
                             "all-to-all of p ranks has p^2 flows); try fewer ranks, a smaller "
                             "problem, --compute none, or a larger --timeout")
+            got = self.progress(label)
+            if got:
+                whole = f" of about {self.calls_whole}" if self.calls_whole else ""
+                rec["error"] += (f"; rank 0 had reached collective call {got[0]}{whole}, "
+                                 f"{got[1] * 1e3:.3f} ms simulated")
         elif proc.returncode != 0:
             tail = "\n".join(text.strip().splitlines()[-8:])
             rec["error"] = f"exit status {proc.returncode}; its last lines:\n{tail}"
@@ -223,6 +259,8 @@ class Predictor:
         native = self.simulate("native", {}, "the program, collx linked, nothing chosen")
         if "error" in native:
             raise PredictError(f"the native run failed: {native['error']}")
+        got = self.progress("native")   # the whole, to 16 calls, for the estimates
+        self.calls_whole = got[0] if got else None
         rules = self.tune(os.path.join(self.out, "native.json"))
         self.simulate("tuned", {"COLLX_RULES": rules}, "with the tuned rules")
         for coll in list(native.get("collectives", {}))[:self.a.single]:

@@ -67,7 +67,25 @@ def main():
     own = native.get("own_seconds")
     expect(none is not None and own is not None and own >= none + 1.2e-3,
            f"native with computation ({own} s) at least 1.2 ms above without ({none} s)")
+    progress_line(out)
     return out
+
+
+def progress_line(out):
+    """The line of a run still simulating: rank 0's calls (COLLX_PROGRESS_FILE,
+    as the native run left it: 8 of its 10) and the time left at that pace."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from collx.predict import Predictor
+    pr = Predictor.__new__(Predictor)   # the target is not needed for a line
+    pr.out, pr.a, pr.calls_whole = out, type("A", (), {"timeout": 900})(), None
+    got = pr.progress("native")
+    expect(got is not None and got[0] == 8 and got[1] > 0,
+           f"native.progress: rank 0 at call 8, its clock running (got {got})")
+    shutil.copy(os.path.join(out, "native.progress"), os.path.join(out, "later.progress"))
+    pr.calls_whole = 32
+    line = pr.still("later", 60.0)
+    expect("rank 0 at collective call 8 of about 32 (25%" in line and
+           "about 180 s left at this pace" in line, f"the estimate: {line}")
 
 
 OUT = main()

@@ -105,6 +105,29 @@ static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, uns
         free(copy);
 }
 
+/* ------------------------------------------------------------ progress */
+/* COLLX_PROGRESS_FILE: rank 0's count of calls and its clock, rewritten at
+ * the first powers of two and every PROGRESS_EVERY calls, so that a run hours long in SMPI says how far it
+ * is (the calls of an earlier run of the program give the whole). */
+#define PROGRESS_EVERY 16
+static long long progress_calls;
+static int progress_on = -1;   /* -1: not read yet (per rank: SMPI privatizes) */
+
+static void progress_note(void)
+{
+    const char *path = cx_knob_str(CX_KNOB_PROGRESS_FILE);
+    if (progress_on < 0)
+        progress_on = path && *path && cx_world_rank_zero();
+    long long n = progress_on ? ++progress_calls : 0;
+    if (!n || (n < PROGRESS_EVERY ? n & (n - 1) : n % PROGRESS_EVERY))
+        return;   /* at 1, 2, 4, 8, then every PROGRESS_EVERY */
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "%lld %.9f\n", progress_calls, PMPI_Wtime());
+    fclose(f);
+}
+
 /* ------------------------------------------------------- one call, timed */
 /* An intercommunicator's calls have no payload and no place in the
  * profile (no rule serves them). */
@@ -145,6 +168,7 @@ void cx_stats_end(cx_stats_call *k)
     atomic_fetch_add_explicit(&s->nanoseconds, ns, memory_order_relaxed);
     if (k->slot)
         cx_profile_add(k->slot, ns);
+    progress_note();
 }
 
 static void timer_pause(void *k) { cx_stats_pause(k); }
