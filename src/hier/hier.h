@@ -8,6 +8,7 @@
 #ifndef CX_HIER_H
 #define CX_HIER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "../core/select/select.h"
 
@@ -143,8 +144,15 @@ int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen);
  * sizes (read after hier_guard_published held). */
 int hier_small_agreed(const hier_guard *g);
 int hier_small_run(const cx_args *a, const hier_guard *g);
-/* Tests: may pause this rank here (COLLX_HIER_PAUSE, pause.c). */
-void hier_pause(void);
+/* Tests: may pause this rank here (COLLX_HIER_PAUSE, pause.c; -1 until
+ * read, 0 off). */
+extern _Atomic(double) hier_pause_p;
+void hier_pause_maybe(void);
+static inline void hier_pause(void)
+{
+    if (atomic_load_explicit(&hier_pause_p, memory_order_relaxed) != 0)
+        hier_pause_maybe();
+}
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build);

@@ -39,15 +39,25 @@ static unsigned slot_of(MPI_Datatype t)
     return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58) & (TYPE_CACHE - 1);
 }
 
+/* The entry found last: a call asks for the same type several times (its
+ * size for the rules, the guard, the copies), one compare instead of a
+ * hash. Entries never change once known, so any thread may read it. */
+static _Atomic(const type_info *) last_found;
+
 static const type_info *predefined(MPI_Datatype t)
 {
+    const type_info *last = atomic_load_explicit(&last_found, memory_order_acquire);
+    if (last && last->t == t)
+        return last;
     unsigned at = slot_of(t);
     for (int n = 0; n < TYPE_CACHE; n++) {
         const type_info *k = &type_cache[(at + (unsigned)n) & (TYPE_CACHE - 1)];
         if (!atomic_load_explicit(&k->known, memory_order_acquire))
             break;
-        if (k->t == t)
+        if (k->t == t) {
+            atomic_store_explicit(&last_found, k, memory_order_release);
             return k;
+        }
     }
     int ni, na, nd, combiner, init = 0, fini = 1;
     type_info x;

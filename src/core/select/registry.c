@@ -1,6 +1,7 @@
 /* The catalogue: every family's table, names and the query API (the
  * counters of what ran are in stats.c). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include "select.h"
@@ -39,9 +40,18 @@ static void build_index(void)
     }
 }
 
+static atomic_int index_built;   /* read by every call (its counter) */
+
+static void build_index_once(void)
+{
+    build_index();
+    atomic_store_explicit(&index_built, 1, memory_order_release);
+}
+
 static void ensure_index(void)
 {
-    pthread_once(&index_once, build_index);
+    if (!atomic_load_explicit(&index_built, memory_order_acquire))
+        pthread_once(&index_once, build_index_once);
 }
 
 const cx_algorithm *cx_native(cx_coll c)
