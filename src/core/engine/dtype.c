@@ -294,12 +294,17 @@ int cx_same_piece(const void *a, MPI_Aint acount, MPI_Datatype at, const void *b
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             MPI_Aint dcount, MPI_Datatype dt)
 {
-    /* The common case (the same predefined type on both sides) with one
-     * look at the type: a small call's copies cost no more than memcpy. */
-    const type_info *k = st == dt && src != MPI_BOTTOM ? predefined(st) : NULL;
+    /* The common cases (the same predefined type on both sides, or packed
+     * bytes to or from one: a node cell) with one look at the type: a
+     * small call's copies cost no more than memcpy. */
+    MPI_Datatype plain = st == MPI_PACKED ? dt : st;
+    const type_info *k = (st == dt || st == MPI_PACKED || dt == MPI_PACKED) &&
+                         plain != MPI_PACKED && src != MPI_BOTTOM && dst != MPI_BOTTOM
+                             ? predefined(plain) : NULL;
     if (k && info_plain(k)) {
-        if (src != dst && scount > 0)
-            memcpy(dst, src, (size_t)(scount * k->size));
+        MPI_Aint bytes = st == MPI_PACKED ? scount : scount * (MPI_Aint)k->size;
+        if (src != dst && bytes > 0)
+            memcpy(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
     MPI_Count bytes = cx_type_bytes(scount, st);
