@@ -62,10 +62,16 @@ const cx_algorithm *cx_native(cx_coll c)
 /* Every call is counted: a range check per table, not a search. */
 int cx_algorithm_index(const cx_algorithm *alg)
 {
+    static atomic_int last_table;   /* where the last one was: a call's, again */
     ensure_index();
+    int lt = atomic_load_explicit(&last_table, memory_order_relaxed);
+    if (alg >= tables[lt] && alg < tables[lt] + table_len[lt])
+        return table_first[lt] + (int)(alg - tables[lt]);
     for (int t = 0; t < ntables; t++)
-        if (alg >= tables[t] && alg < tables[t] + table_len[t])
+        if (alg >= tables[t] && alg < tables[t] + table_len[t]) {
+            atomic_store_explicit(&last_table, t, memory_order_relaxed);
             return table_first[t] + (int)(alg - tables[t]);
+        }
     return -1;
 }
 
