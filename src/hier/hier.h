@@ -56,12 +56,13 @@ typedef struct hier_arrival {
 } hier_arrival;
 int hier_sync_barrier(cx_sched *s, hier_arrival *x);
 /* A rank's lines in the node's control block (cx_comm_node_line), in
- * 8-byte words, written by that rank only: a 64-byte line per parity of
- * its size exchanges (guard.c: 4 words, then HIER_INLINE_BYTES of small
- * data that travel with them, small.c), then a line whose word
- * HIER_LINE_ARRIVED counts the node barriers it entered (sync.c). */
-enum { HIER_GUARD_WORDS = 8, HIER_INLINE_WORD = 4, HIER_INLINE_BYTES = 32,
-       HIER_LINE_ARRIVED = 16 };
+ * 8-byte words, written by that rank only: a 128-byte pair of lines (x86
+ * cores fetch the pair together) per parity of its size exchanges
+ * (guard.c: 4 words, then HIER_INLINE_BYTES of small data that travel
+ * with them, small.c), then a line whose word HIER_LINE_ARRIVED counts
+ * the node barriers it entered (sync.c). */
+enum { HIER_GUARD_WORDS = 16, HIER_INLINE_WORD = 4, HIER_INLINE_BYTES = 96,
+       HIER_LINE_ARRIVED = 32 };
 /* Blocks until fn (a poll step) holds, waiting as the executor does:
  * spinning first where the node's ranks have cores of their own, then
  * politely, moving SMPI's clock. */

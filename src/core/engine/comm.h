@@ -105,12 +105,12 @@ MPI_Aint cx_shm_max(void);
  * growth. Use atomics on it. */
 #define CX_NODE_CTL_BYTES 4096
 int cx_comm_node_ctl(cx_comm *c, char **base);
-/* After the control block's fixed part, four cache lines per local rank
+/* After the control block's fixed part, six cache lines per local rank
  * that only that rank writes (what it publishes to its node); valid once
  * cx_comm_node_ctl succeeded. A multiple of 128 bytes, so that a rank's
  * words never share a line (nor the adjacent line that x86 cores fetch
  * in pairs) with another rank's. */
-#define CX_NODE_LINE_BYTES 256
+#define CX_NODE_LINE_BYTES 384
 static inline char *cx_comm_node_line(cx_comm *c, int local_rank)
 {
     return c->ctl_base + CX_NODE_CTL_BYTES + (size_t)local_rank * CX_NODE_LINE_BYTES;
