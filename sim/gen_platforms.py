@@ -107,6 +107,15 @@ PLATFORMS = {
         clusters=[dict(id="ef", n=48, cores=12, bw="1.25GBps", lat="4us",
                        topo=("FAT_TREE", "2;12,4;1,6;1,1"))],
         lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=12, mem=(5e9, 5e9)),
+    # An Ethernet cluster of 1024 ranks (issue 63: programs nobody here wrote
+    # at 256 and 1024 ranks on a fat tree and on Ethernet): eth10g-ft-48x12's
+    # network and overheads, 64 nodes of 16 cores, 4 leaf switches of 16
+    # nodes with 8 uplinks each (2:1).
+    "eth10g-ft-64x16": dict(
+        doc="Ethernet cluster for programs at 1024 ranks: 64 nodes x 16 cores, 10 GbE with TCP overheads, fat tree of 4 leaf switches of 16 nodes, 8 uplinks each (2:1)",
+        clusters=[dict(id="eg", n=64, cores=16, bw="1.25GBps", lat="4us",
+                       topo=("FAT_TREE", "2;16,4;1,8;1,1"))],
+        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=16, mem=(5e9, 5e9)),
 }
 
 

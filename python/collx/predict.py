@@ -48,6 +48,7 @@ import time
 from collx.tune import profile as profmod
 from collx.tune.target import Smpi
 NOTE_EVERY = 30.0   # seconds between "still running" lines
+DEADLOCK = "Deadlock detected"   # SimGrid's words for a run that cannot go on
 
 
 class PredictError(RuntimeError):
@@ -201,6 +202,9 @@ class Predictor:
         elif proc.returncode != 0:
             tail = "\n".join(text.strip().splitlines()[-8:])
             rec["error"] = f"exit status {proc.returncode}; its last lines:\n{tail}"
+        if "error" not in rec and DEADLOCK in text:   # SMPI exits 0 after one
+            rec["error"] = ("SMPI found a deadlock (\"Deadlock detected\" in its output; "
+                            "its exit status is 0 all the same)")
         rec["verified"] = (re.search(self.a.check, text) is not None if self.a.check
                            else proc.returncode == 0) and "error" not in rec
         if self.a.own_time:
