@@ -49,6 +49,7 @@ from collx.tune import profile as profmod
 from collx.tune.target import Smpi
 NOTE_EVERY = 30.0   # seconds between "still running" lines
 DEADLOCK = "Deadlock detected"   # SimGrid's words for a run that cannot go on
+SLOWER = 1.01   # tuned slower than native by more than this: each rule left out
 
 
 class PredictError(RuntimeError):
@@ -254,6 +255,29 @@ class Predictor:
         self.say(f"tune: rules in {rules} ({self.tune_seconds:.0f} s)")
         return rules
 
+    def without_each(self, rules, native, tuned):
+        """Where the tuned run is slower than native beyond SLOWER, the
+        choices were each measured alone (the tuner's points) but not
+        together: the program again with each collective's rules left
+        out in turn (native for it), so that the report says which choice
+        cost the time. Each file: rules-without-<coll>.json."""
+        if not (native.get("seconds") and tuned.get("seconds")) or \
+                tuned["seconds"] <= native["seconds"] * SLOWER:
+            return
+        with open(rules) as f:
+            doc = json.load(f)
+        colls = sorted({r["collective"] for r in doc.get("rules", [])
+                        if r.get("algorithm") != "native"})
+        self.say(f"tuned is {native['seconds'] / tuned['seconds']:.3f}x native: the rules "
+                 f"again without each collective's ({', '.join(colls)})")
+        for coll in colls:
+            part = dict(doc, rules=[r for r in doc["rules"] if r["collective"] != coll])
+            path = os.path.join(self.out, f"rules-without-{coll}.json")
+            with open(path, "w") as f:
+                json.dump(part, f, indent=1)
+            self.simulate(f"tuned-without-{coll}", {"COLLX_RULES": path},
+                          f"the tuned rules but {coll}'s (native)")
+
     def algorithms(self, coll):
         """collx's algorithms of coll but native (collx_info, in SMPI)."""
         return [alg for c, algs in self.target.registry() if c == coll
@@ -266,7 +290,8 @@ class Predictor:
         got = self.progress("native")   # the whole, to 16 calls, for the estimates
         self.calls_whole = got[0] if got else None
         rules = self.tune(os.path.join(self.out, "native.json"))
-        self.simulate("tuned", {"COLLX_RULES": rules}, "with the tuned rules")
+        tuned = self.simulate("tuned", {"COLLX_RULES": rules}, "with the tuned rules")
+        self.without_each(rules, native, tuned)
         for coll in list(native.get("collectives", {}))[:self.a.single]:
             for alg in self.algorithms(coll):
                 self.simulate(f"{coll}-{alg}", {f"COLLX_{coll.upper()}_ALGORITHM": alg},
@@ -308,7 +333,7 @@ def markdown(doc):
              "| run | simulated time | in collectives | share | vs native | own time | "
              "check | host s |", "|---|---|---|---|---|---|---|---|"]
     singles = [r for r in runs if r["label"] not in ("native", "tuned") and r.get("seconds")
-               and r["verified"]]
+               and r["verified"] and not r["label"].startswith("tuned-without-")]
     best = min(singles, key=lambda r: r["seconds"]) if singles else None
     for r in runs:
         name = r["label"] + (" (best single)" if r is best else "")
@@ -331,6 +356,18 @@ def markdown(doc):
                   f"({', '.join(f'{c} {t * 1e3:.3f} ms' for c, t in native['collectives'].items())}"
                   f"): no choice of collectives can make it more than {bound:.2f}x faster "
                   "end to end (Amdahl, collectives made free)."]
+        ok = [r for r in runs if r.get("seconds") and r["verified"]]
+        fastest = min(ok, key=lambda r: r["seconds"]) if ok else None
+        if fastest:
+            lines += ["", f"Fastest verified run: {fastest['label']} "
+                      f"({native['seconds'] / fastest['seconds']:.3f}x native)"
+                      + ("; the tuned rules were slower than native beyond 1 %, so the "
+                         "program ran again without each collective's rules "
+                         "(tuned-without-<collective>, rules-without-<collective>.json): "
+                         "the tuner measures each collective alone, the program runs them "
+                         "together (a faster barrier can move the ranks' wait into the "
+                         "next call)." if any(r["label"].startswith("tuned-without-")
+                                              for r in runs) else "")]
     lines += ["", "Simulated time: MPI_Init to MPI_Finalize, the slowest rank (COLLX_STATS's "
               "job); in collectives: the mean rank's (rank seconds over ranks); files: "
               "<run>.out (the program's output), <run>.json (COLLX_STATS), rules.json, "

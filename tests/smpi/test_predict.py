@@ -68,7 +68,39 @@ def main():
     expect(none is not None and own is not None and own >= none + 1.2e-3,
            f"native with computation ({own} s) at least 1.2 ms above without ({none} s)")
     progress_line(out)
+    without_each(out, runs)
     return out
+
+
+def without_each(out, runs):
+    """Tuned slower than native beyond 1 %: a run per collective that the
+    rules do not leave to native, with that collective's rules left out
+    (the runs recorded here, not simulated: their files are checked)."""
+    from collx.predict import Predictor
+    pr = Predictor.__new__(Predictor)
+    pr.out, pr.t0, pr.stream = out, 0, sys.stderr
+    asked = []
+    pr.simulate = lambda label, extra, what: asked.append((label, extra["COLLX_RULES"]))
+    rules = os.path.join(out, "rules-made.json")
+    with open(rules, "w") as f:
+        json.dump({"version": 1, "rules": [
+            {"collective": "alltoallv", "algorithm": "pairwise"},
+            {"collective": "allreduce", "algorithm": "recursive_doubling"},
+            {"collective": "bcast", "algorithm": "native"}]}, f)
+    native = {"seconds": 1.0}
+    pr.without_each(rules, native, {"seconds": 1.005})
+    expect(not asked, "tuned within 1 % of native: no run without a collective's rules")
+    pr.without_each(rules, native, {"seconds": 1.2})
+    with open(rules) as f:
+        colls = sorted({r["collective"] for r in json.load(f)["rules"]
+                        if r["algorithm"] != "native"})
+    expect([a[0] for a in asked] == [f"tuned-without-{c}" for c in colls] and colls,
+           f"tuned 1.2x slower: one run without each of {colls} ({[a[0] for a in asked]})")
+    for (label, path), coll in zip(asked, colls):
+        with open(path) as f:
+            left = {r["collective"] for r in json.load(f)["rules"]}
+        expect(coll not in left, f"{os.path.basename(path)} leaves out {coll}'s rules "
+               f"(keeps {sorted(left)})")
 
 
 def progress_line(out):
