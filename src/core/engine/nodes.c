@@ -93,7 +93,7 @@ void cx_comm_free_nodes(cx_comm *c)
         PMPI_Comm_free(&c->node);
     free(c->node_of);
     c->node_of = c->local_of = c->node_size = c->node_leader = NULL;
-    c->nodes_ready = 0;
+    c->nodes_ready = c->map_ready = 0;
 }
 
 /* From the lowest rank of every rank's node: the maps. */
@@ -188,25 +188,98 @@ void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
     }
 }
 
+/* The map of the communicators whose members are MPI_COMM_WORLD's, in any
+ * order: learnt on the first of them, then derived for the others with
+ * no message (a program's duplicates and splits of the world: HPC
+ * Challenge makes five, each an MPI_Comm_split_type and an allgather over
+ * all ranks, 0.3 ms of SMPI's time each at 256 ranks). Only where no rank
+ * runs MPI_THREAD_MULTIPLE: then every rank meets these communicators'
+ * first calls in the program's order and knows the world's map at the
+ * same call. world_lowest[w]: an id of w's node (the world rank of one
+ * process there, the same for all of them). */
+static int *world_lowest;
+
+/* c's ranks in MPI_COMM_WORLD into to_world[c->size], when c has the
+ * world's members (in any order); else 0. */
+static int as_world(const cx_comm *c, int *to_world)
+{
+    MPI_Group g, w;
+    int same = MPI_UNEQUAL, ok = 0;
+    if (!c->one_thread_each || PMPI_Comm_group(c->priv, &g))
+        return 0;
+    if (!PMPI_Comm_group(MPI_COMM_WORLD, &w)) {
+        PMPI_Group_compare(g, w, &same);
+        if (same == MPI_IDENT || same == MPI_SIMILAR) {
+            int *ranks = malloc(sizeof(int) * (size_t)c->size);
+            for (int r = 0; ranks && r < c->size; r++)
+                ranks[r] = r;
+            ok = ranks && !PMPI_Group_translate_ranks(g, c->size, ranks, w, to_world);
+            free(ranks);
+        }
+        PMPI_Group_free(&w);
+    }
+    PMPI_Group_free(&g);
+    return ok;
+}
+
+/* lowest[r] of c from the world's map: its node's lowest rank in c
+ * (first[size]: room for c's lowest rank on each node, by node id). */
+static void from_world(const cx_comm *c, const int *to_world, int *first, int *lowest)
+{
+    for (int i = 0; i < c->size; i++)
+        first[i] = -1;
+    for (int r = 0; r < c->size; r++) {
+        int id = world_lowest[to_world[r]];
+        if (first[id] < 0)
+            first[id] = r;
+        lowest[r] = first[id];
+    }
+}
+
+int cx_comm_node_map(cx_comm *c)
+{
+    int err = MPI_SUCCESS;
+    if (c->map_ready || c->nodes_ready)
+        return MPI_SUCCESS;
+    int *lowest = malloc(sizeof(int) * (size_t)c->size * 3);
+    if (!lowest)
+        return MPI_ERR_NO_MEM;
+    int *to_world = lowest + c->size;
+    int world = as_world(c, to_world);
+    if (world && world_lowest) {   /* c->node: made by cx_comm_nodes if wanted */
+        from_world(c, to_world, lowest + 2 * c->size, lowest);
+    } else {
+        err = split_nodes(c->priv, c->rank, &c->node, lowest);
+        if (!err && world && (world_lowest = malloc(sizeof(int) * (size_t)c->size)))
+            for (int r = 0; r < c->size; r++)   /* in world numbering */
+                world_lowest[to_world[r]] = to_world[lowest[r]];
+    }
+    if (!err)
+        err = fill_maps(c, lowest);
+    free(lowest);
+    c->map_ready = !err;
+    return err;
+}
+
 int cx_comm_nodes(cx_comm *c)
 {
     int err;
     if (c->nodes_ready)
         return MPI_SUCCESS;
-    int *lowest = malloc(sizeof(int) * (size_t)c->size);
-    if (!lowest)
-        return MPI_ERR_NO_MEM;
-    err = split_nodes(c->priv, c->rank, &c->node, lowest);
-    if (!err)
-        err = fill_maps(c, lowest);
-    free(lowest);
+    if ((err = cx_comm_node_map(c)))
+        return err;
+    /* SMPI's split_type ignores the key: order the node by comm rank (a
+     * map copied from the world's has no node communicator yet: split by
+     * node, in comm rank order). */
+    MPI_Comm ordered;
+    if (c->node == MPI_COMM_NULL)
+        err = PMPI_Comm_split(c->priv, c->node_leader[c->my_node], c->rank, &ordered);
+    else
+        err = PMPI_Comm_split(c->node, 0, c->rank, &ordered);
     if (err)
         return err;
-    /* SMPI's split_type ignores the key: order the node by comm rank. */
-    MPI_Comm ordered;
-    if ((err = PMPI_Comm_split(c->node, 0, c->rank, &ordered)))
-        return err;
-    PMPI_Comm_free(&c->node);
+    if (c->node != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->node);
     c->node = ordered;
     PMPI_Comm_set_errhandler(c->node, MPI_ERRORS_RETURN);
     err = PMPI_Comm_split(c->priv, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank,

@@ -58,7 +58,7 @@ static int setup(cx_comm *c)
     int err;
     if (!o)
         return MPI_ERR_NO_MEM;
-    if ((err = cx_comm_nodes(c)) || (err = cx_comm_quiesce(c)) ||
+    if ((err = cx_comm_node_map(c)) || (err = cx_comm_quiesce(c)) ||
         (err = PMPI_Comm_dup(c->priv, &o->agree))) {
         free(o);
         return err;

@@ -45,7 +45,7 @@ static const char *unmet(const cx_algorithm *alg, const cx_args *a, cx_comm *c,
         return *bit = CX_REQ_NO_THREAD_MULTIPLE,
                "does not run under MPI_THREAD_MULTIPLE yet";
     if (r & CX_REQ_NODES) {
-        if ((*err = cx_comm_nodes(c)))
+        if ((*err = cx_comm_node_map(c)))
             return "cannot learn the node layout";
         if ((r & CX_REQ_MULTI_NODE) && c->nnodes < 2)
             return *bit = CX_REQ_MULTI_NODE, "needs more than one node";

@@ -100,7 +100,7 @@ static const cx_rules_class *pick_class(const cx_rule_set *set, cx_rules_cache *
     if (!k->classes) {
         int ppn = 0, *cands, beyond;
         if (set->need_nodes && !set->broken) {
-            if ((*err = cx_comm_nodes(c)))
+            if ((*err = cx_comm_node_map(c)))
                 return NULL;
             ppn = c->max_ranks_per_node;
         }
