@@ -88,6 +88,12 @@ fetch_orig() {
 }
 
 stamp_ok() { [ -f "$1/stamp" ] && [ "$(cat "$1/stamp")" = "$2" ]; }
+# SMPI programs carry collx inside (a static link): a program is rebuilt
+# whenever the collx archives change, or it would run the old collx
+collx_id() {
+  cat "$ROOT/build/smpi/libcollx.a" "$ROOT/build/smpi/libcollx_smpi_interpose.a" 2>/dev/null |
+    md5sum | cut -c1-12
+}
 
 # ---------------------------------------------------------------- hpcc ----
 hpcc_input() {   # hpcc_input P Q N: hpccinf.txt (hpcc's fixed HPL.dat layout)
@@ -132,7 +138,7 @@ EOF
 }
 
 build_hpcc() {
-  local dir="$OUT/hpcc" ver=1.5.0 want="hpcc 1.5.0 collx-outside-1 $CC"
+  local dir="$OUT/hpcc" ver=1.5.0 want="hpcc 1.5.0 collx-outside-1 $CC $(collx_id)"
   need_pkgs libopenblas-dev make gcc
   if stamp_ok "$dir" "$want" && [ -x "$dir/hpcc" ]; then
     log "hpcc: already built ($dir/hpcc)"
@@ -204,7 +210,7 @@ PY
 
 # ------------------------------------------------------------- parpack ----
 build_parpack() {
-  local dir="$OUT/parpack" ver=3.9.1 want="arpack-ng 3.9.1 pdsdrv1 collx-outside-1 $FC"
+  local dir="$OUT/parpack" ver=3.9.1 want="arpack-ng 3.9.1 pdsdrv1 collx-outside-1 $FC $(collx_id)"
   need_pkgs libopenblas-dev gfortran make
   if stamp_ok "$dir" "$want" && [ -x "$dir/pdsdrv1" ]; then
     log "parpack: already built ($dir/pdsdrv1)"

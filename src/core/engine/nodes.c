@@ -269,14 +269,14 @@ int cx_comm_nodes(cx_comm *c)
     if ((err = cx_comm_node_map(c)))
         return err;
     /* SMPI's split_type ignores the key: order the node by comm rank (a
-     * map copied from the world's has no node communicator yet: split by
-     * node, in comm rank order). */
+     * map taken from the world's has no node communicator yet). */
     MPI_Comm ordered;
-    if (c->node == MPI_COMM_NULL)
-        err = PMPI_Comm_split(c->priv, c->node_leader[c->my_node], c->rank, &ordered);
-    else
-        err = PMPI_Comm_split(c->node, 0, c->rank, &ordered);
-    if (err)
+    if (c->node == MPI_COMM_NULL && fake_layout())
+        err = PMPI_Comm_split(c->priv, c->node_leader[c->my_node], c->rank, &c->node);
+    else if (c->node == MPI_COMM_NULL)   /* a split of the whole costs more (SMPI) */
+        err = PMPI_Comm_split_type(c->priv, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL,
+                                   &c->node);
+    if (err || (err = PMPI_Comm_split(c->node, 0, c->rank, &ordered)))
         return err;
     if (c->node != MPI_COMM_NULL)
         PMPI_Comm_free(&c->node);
