@@ -134,16 +134,23 @@ static const cx_rules_class *pick_class(const cx_rule_set *set, cx_rules_cache *
     return &k->classes[lo];
 }
 
-static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_cache **kp,
-                                         int *err)
+/* The classes of builtin set `set` (-1: the rules file) for coll on c,
+ * in c's selection room; NULL (*err set) on no memory. */
+static cx_rules_cache *cache_of(cx_comm *c, int set, cx_coll coll, int *err)
 {
     cx_select_comm *st = cx_select_of(c);
     if (!st) {
         *err = MPI_ERR_NO_MEM;
         return NULL;
     }
-    *kp = &st->sel[a->coll];
-    return pick_class(cx_rules_file(), *kp, a, c, c->size, err);
+    return set < 0 ? &st->sel[coll] : &st->builtin[set][coll];
+}
+
+static const cx_rules_class *rules_class(const cx_args *a, cx_comm *c, cx_rules_cache **kp,
+                                         int *err)
+{
+    *kp = cache_of(c, -1, a->coll, err);
+    return *kp ? pick_class(cx_rules_file(), *kp, a, c, c->size, err) : NULL;
 }
 
 const cx_algorithm *cx_select_builtin(int set, const cx_args *a, cx_comm *c, int comm_size,
@@ -151,12 +158,9 @@ const cx_algorithm *cx_select_builtin(int set, const cx_args *a, cx_comm *c, int
 {
     *params = NULL;
     *err = MPI_SUCCESS;
-    cx_select_comm *st = cx_select_of(c);
+    cx_rules_cache *k = cache_of(c, set, a->coll, err);
     const cx_rules_class *p =
-        st ? pick_class(cx_rules_builtin(set), &st->builtin[set][a->coll], a, c, comm_size, err)
-           : NULL;
-    if (!st)
-        *err = MPI_ERR_NO_MEM;
+        k ? pick_class(cx_rules_builtin(set), k, a, c, comm_size, err) : NULL;
     if (!p)
         return NULL;
     *params = p->params;
