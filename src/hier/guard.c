@@ -180,19 +180,48 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
     return err;
 }
 
+/* Publishes this rank's sizes and waits for the node's: 1 when the call
+ * was small and is done (*err its result), 0 to build it (*err set on
+ * failure, g->gen == 0 when nothing is checked). */
+static int exchanged(const cx_args *a, hier_guard *g, int *err)
+{
+    if ((*err = hier_guard_publish(g, a)) || !g->gen)
+        return 0;
+    CX_PHASE(CX_PH_NODE_PUBLISH);
+    *err = hier_wait(a->cc, hier_guard_published, g);
+    CX_PHASE(CX_PH_NODE_WAIT);
+    if (*err || !hier_small_agreed(g))
+        return 0;
+    *err = hier_small_run(a, g);   /* done: no schedule */
+    CX_PHASE(CX_PH_NODE_READ);
+    return 1;
+}
+
+/* The nonblocking calls in flight finish first (queue.c), as the build
+ * would have them; what the exchange decides is the same on every rank,
+ * so either all ranks of the node end here or all build. */
+int hier_direct(const cx_args *a, int *done)
+{
+    hier_guard g;
+    int err;
+    hier_keep_published(a->cc, a, NULL);
+    if ((err = hier_quiesce(a->cc))) {
+        *done = 1;
+        return err;
+    }
+    *done = exchanged(a, &g, &err) || err;
+    if (!*done && g.gen)
+        hier_keep_published(a->cc, a, &g);
+    return err;
+}
+
 int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build)
 {
     hier_guard g;
-    int err = hier_guard_publish(&g, a);
+    int err = MPI_SUCCESS;
+    if (!hier_take_published(a->cc, a, &g) && exchanged(a, &g, &err))
+        return err;   /* done: the schedule stays empty */
     if (err || !g.gen)
         return err ? err : build(a, s);
-    CX_PHASE(CX_PH_NODE_PUBLISH);
-    err = hier_wait(a->cc, hier_guard_published, &g);
-    CX_PHASE(CX_PH_NODE_WAIT);
-    if (!err && hier_small_agreed(&g)) {
-        err = hier_small_run(a, &g);   /* done: the schedule stays empty */
-        CX_PHASE(CX_PH_NODE_READ);
-        return err;
-    }
-    return err ? err : hier_guard_build(&g, a, s, build);
+    return hier_guard_build(&g, a, s, build);
 }

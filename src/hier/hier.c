@@ -27,6 +27,9 @@ typedef struct hier_state {
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
     void *scratch;          /* CX_<Name>_shared when hier cannot serve */
     MPI_Aint scratch_bytes;
+    /* A blocking call's size exchange, made before its build (guard.c) */
+    hier_guard published;
+    const cx_args *published_for;
 } hier_state;
 
 void hier_release(void *p)
@@ -209,6 +212,26 @@ unsigned long long hier_next_exchange(cx_comm *c)
 {
     hier_state *st = state_of(c);
     return st ? ++st->exchanges : 0;
+}
+
+void hier_keep_published(cx_comm *c, const cx_args *a, const hier_guard *g)
+{
+    hier_state *st = state_of(c);
+    if (!st)
+        return;
+    st->published_for = g ? a : NULL;
+    if (g)
+        st->published = *g;
+}
+
+int hier_take_published(cx_comm *c, const cx_args *a, hier_guard *g)
+{
+    hier_state *st = state_of(c);
+    if (!st || st->published_for != a || st->published.gen != st->exchanges)
+        return 0;
+    st->published_for = NULL;
+    *g = st->published;
+    return 1;
 }
 
 void *hier_scratch(cx_comm *c, MPI_Aint bytes)

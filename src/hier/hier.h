@@ -157,6 +157,14 @@ static inline void hier_pause(void)
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build);
+/* A blocking call's first step (cx_algorithm.blocking_first): the node's
+ * size exchange, and a small call on one node done with it, before any
+ * schedule; otherwise the exchange is kept for the call's build
+ * (hier_guarded takes it: hier_keep_published / hier_take_published,
+ * for that call a only, and only while no other exchange came since). */
+int hier_direct(const cx_args *a, int *done);
+void hier_keep_published(cx_comm *c, const cx_args *a, const hier_guard *g);
+int hier_take_published(cx_comm *c, const cx_args *a, hier_guard *g);
 /* v and w collectives, where a rank knows only its own sizes, agree on
  * values before they are built (agree.c): every rank's values are summed
  * over its node (node[i]), then over the nodes the first nmax take the

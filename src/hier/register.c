@@ -25,7 +25,7 @@ static int hier_entry(const cx_args *a, cx_sched *s)
 #define SEG HIER_USES_SEGMENT
 #define COLS (HIER_USES_SEGMENT | HIER_USES_COLUMNS)
 #define BUILD(fn, uses, values) \
-    .family_data = &(const hier_alg){fn, uses, values}
+    .family_data = &(const hier_alg){fn, uses, values}, .blocking_first = hier_direct
 
 static const cx_algorithm algorithms[] = {
     CX_ALG(BARRIER, "hier", hier_entry, 0,

@@ -60,33 +60,41 @@ static int run_native(cx_args *a, const out *o)
     return MPI_SUCCESS;
 }
 
-/* A blocking call runs the schedule kept from the last call with the
- * same arguments (replay.c), or builds into this thread's spare
- * schedule, whose arrays and arena stay from call to call: no allocation
- * on the way. */
+/* A blocking call ends in its algorithm's first step where that can
+ * (alg->blocking_first: hier's small calls on one node), or runs the
+ * schedule kept from the last call with the same arguments (replay.c),
+ * or builds into this thread's spare schedule, whose arrays and arena
+ * stay from call to call: no allocation on the way. The tag is taken
+ * first, whichever way the call goes, so every rank's count stays the
+ * same. */
 static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
 {
-    int err;
+    int err, done = 0, tag = cx_comm_next_tag(c);
     a->alg = alg;
-    cx_sched *s = cx_replay_take(c, a);
-    int replayed = s != NULL;
-    if (replayed) {
-        cx_sched_plan_start(s, cx_comm_next_tag(c));
+    cx_sched *s = NULL;
+    int replayed = 0;
+    if (alg->blocking_first && ((err = alg->blocking_first(a, &done)) || done)) {
+        CX_PHASE(CX_PH_RUN);
+    } else if ((s = cx_replay_take(c, a))) {
+        replayed = 1;
+        cx_sched_plan_start(s, tag);
         CX_PHASE(CX_PH_BUILD);
         err = cx_sched_finish(s);
+        CX_PHASE(CX_PH_RUN);
     } else {
         if (!(s = cx_sched_take_spare()))
             return cx_error(a->comm, MPI_ERR_NO_MEM, "%s: out of memory",
                             cx_coll_mpi_name(a->coll));
-        cx_sched_reuse(s, c->priv, cx_comm_next_tag(c), a->coll);
+        cx_sched_reuse(s, c->priv, tag, a->coll);
         err = alg->build(a, s);
         CX_PHASE(CX_PH_BUILD);
         if (!err)
             err = cx_sched_run(s);
+        CX_PHASE(CX_PH_RUN);
     }
-    CX_PHASE(CX_PH_RUN);
     cx_comm_after_call(c);
-    cx_replay_keep(c, a, s, replayed);
+    if (s)
+        cx_replay_keep(c, a, s, replayed);
     CX_PHASE(CX_PH_DONE);
     return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
                : err;

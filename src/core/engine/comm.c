@@ -177,9 +177,11 @@ int cx_comm_quiesce(cx_comm *c)
 
 void cx_comm_after_call(cx_comm *c)
 {
-    for (int i = 0; cx_families[i]; i++)
-        if (c->family_state[i] && cx_families[i]->after_call)
-            cx_families[i]->after_call(c->family_state[i]);
+    int n;
+    const int *with = cx_families_after_call(&n);
+    for (int k = 0; k < n; k++)
+        if (c->family_state[with[k]])
+            cx_families[with[k]]->after_call(c->family_state[with[k]]);
 }
 
 void **cx_comm_state(cx_comm *c, int slot)

@@ -352,27 +352,22 @@ int cx_sched_progress(cx_sched *s, int *done)
     return s->err;
 }
 
-/* Spins on the current round (its requests tested, its polls asked)
- * for up to the spin budget; 1 once the round is done. Not while
- * nonblocking schedules are in flight (they move on in the polite wait)
- * nor for polls that make their own MPI calls (s->backoff). Every 256
- * turns one MPI probe lets the MPI progress what the program has in
- * flight (a peer's rendezvous may wait for it). */
-static int spun(cx_sched *s)
+/* Spins until held(arg), for up to the spin budget; 1 once it held. Not
+ * while nonblocking schedules are in flight (they move on in the polite
+ * wait). Every 256 turns one MPI probe on comm lets the MPI progress what
+ * the program has in flight (a peer's rendezvous may wait for it). */
+static int spin_until(int (*held)(void *), void *arg, MPI_Comm comm)
 {
     int64_t budget = cx_spin_budget_ns(), deadline = 0;
-    if (budget <= 0 || s->backoff || cx_progress_pending())
+    if (budget <= 0 || cx_progress_pending())
         return 0;
     for (unsigned turn = 0;; turn++) {
-        int flag = 1;
-        if (s->nreqs)
-            test_reqs(s, &flag);
-        if (flag && polls_hold(s))
+        if (held(arg))
             return 1;
         cx_cpu_relax();
         if (turn % 256 == 255) {
             int any;
-            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &any, MPI_STATUS_IGNORE);
+            PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &any, MPI_STATUS_IGNORE);
             int64_t now = cx_now_ns();
             if (!deadline)
                 deadline = now + budget;
@@ -382,8 +377,46 @@ static int spun(cx_sched *s)
     }
 }
 
+/* The current round is done: its requests tested, its polls asked. */
+static int round_held(void *p)
+{
+    cx_sched *s = p;
+    int flag = 1;
+    if (s->nreqs)
+        test_reqs(s, &flag);
+    return flag && polls_hold(s);
+}
+
+/* Spins on the current round; not for polls that make their own MPI
+ * calls (s->backoff). */
+static int spun(cx_sched *s)
+{
+    return !s->backoff && spin_until(round_held, s, s->comm);
+}
+
+/* cx_wait_poll's condition, asked without a schedule. */
+typedef struct asked {
+    cx_poll_fn fn;
+    void *ctx;
+    int err;
+} asked;
+
+static int asked_held(void *p)
+{
+    asked *q = p;
+    int done = 0;
+    q->err = q->fn(NULL, q->ctx, &done);
+    return done || q->err;
+}
+
+/* Asked once, then spun on, with no schedule: most waits of a node's
+ * ranks end there (the stand-in schedule's set-up was a tenth of a small
+ * hierarchical call's own instructions). */
 int cx_wait_poll(MPI_Comm comm, cx_poll_fn fn, void *ctx)
 {
+    asked q = {fn, ctx, MPI_SUCCESS};
+    if (asked_held(&q) || spin_until(asked_held, &q, comm))
+        return q.err;
     cx_sched s;
     cx_sched_init(&s, comm, 0);
     cx_op op = {.kind = CX_OP_POLL, .poll = fn, .ctx = ctx};
@@ -395,12 +428,10 @@ int cx_wait_poll(MPI_Comm comm, cx_poll_fn fn, void *ctx)
     s.nrounds = 1;
     s.npolls = 1;
     s.started = 1;
-    if (!spun(&s)) {
-        double since = 0;
-        for (int spins = 0; !polls_hold(&s); spins++) {
-            cx_progress_poke();
-            cx_sched_idle(&s, spins, &since);
-        }
+    double since = 0;
+    for (int spins = 0; !polls_hold(&s); spins++) {
+        cx_progress_poke();
+        cx_sched_idle(&s, spins, &since);
     }
     return s.err;
 }

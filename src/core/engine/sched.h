@@ -223,8 +223,9 @@ void cx_sched_idle(cx_sched *s, int spins, double *since);
 void cx_backoff(int *spins);
 /* Blocks until the poll step fn holds, waiting as cx_sched_finish does
  * (spinning first on real cores, then politely), without a schedule;
- * returns what fn recorded with cx_sched_fail on the stand-in schedule
- * it is given (comm: where the polite wait probes). */
+ * returns the error fn returned. fn is asked with s == NULL first and
+ * while spinning, then with a stand-in schedule: it reports an error by
+ * returning it, not with cx_sched_fail (comm: where the waits probe). */
 int cx_wait_poll(MPI_Comm comm, cx_poll_fn fn, void *ctx);
 /* Completes or cancels what was posted, then frees (any state). */
 void cx_sched_free(cx_sched *s);

@@ -33,6 +33,11 @@ typedef struct cx_algorithm {
      * call can be served, else the reason. */
     const char *(*check)(const cx_args *a, struct cx_comm *c);
     const void *family_data;  /* what the family needs to know of it */
+    /* A blocking call's way to end before a schedule is built (NULL:
+     * none): *done = 1 when it ended (or failed: the error returned);
+     * else the schedule is built as usual, the family keeping for its
+     * build what the hook learned (hier: the node's size exchange). */
+    int (*blocking_first)(const cx_args *a, int *done);
 } cx_algorithm;
 
 /* A table entry: CX_ALG(GATHER, "name", build, requires, "summary"
@@ -86,5 +91,8 @@ extern const cx_family *const cx_families[];
  * communicator state exists (cx_families_init). */
 /* Numbers the families' slots (once; the first communicator does it). */
 void cx_families_init(void);
+/* The indices of the families with an after_call hook (*n of them), once
+ * cx_families_init ran. */
+const int *cx_families_after_call(int *n);
 
 #endif

@@ -18,11 +18,24 @@ _Static_assert(sizeof cx_families / sizeof *cx_families <= CX_MAX_FAMILIES + 1, 
 
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
+/* The families with an after_call hook, so that the end of every
+ * blocking call looks at those only. */
+static int after_call[CX_MAX_FAMILIES], n_after_call;
+
 static void number_slots(void)
 {
-    for (int i = 0; cx_families[i]; i++)
+    for (int i = 0; cx_families[i]; i++) {
         if (cx_families[i]->slot)
             *cx_families[i]->slot = i;
+        if (cx_families[i]->after_call)
+            after_call[n_after_call++] = i;
+    }
+}
+
+const int *cx_families_after_call(int *n)
+{
+    *n = n_after_call;
+    return after_call;
 }
 
 void cx_families_init(void)
