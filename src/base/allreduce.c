@@ -81,12 +81,15 @@ static int rdoubling(const cx_args *a, cx_sched *s, int far)
     fold f = fold_of(cx_vrank_of(a, a->rank), a->size, far);
     MPI_Aint n = a->rcount;
     MPI_Datatype t = a->rtype;
-    char *acc = cx_sched_alloc_typed(s, n, t), *tmp = cx_sched_alloc_typed(s, n, t);
+    /* The partial result starts in rbuf (no copy in place); the first
+     * exchange shares the copy's round: a round's local steps run before
+     * it posts its messages (sched.h), as the fold's reduction does. */
+    char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);
     int err;
-    if (!acc || !tmp)
+    if (!tmp)
         return MPI_ERR_NO_MEM;
     if ((err = cx_sched_copy(s, cx_reduce_input(a), n, t, acc, n, t)) ||
-        (err = fold_in(a, s, &f, &acc, &tmp)) || (err = cx_sched_barrier(s)))
+        (err = fold_in(a, s, &f, &acc, &tmp)))
         return err;
     for (int mask = 1; f.newrank >= 0 && mask < f.pow2; mask <<= 1) {
         int partner = f.newrank ^ mask, peer = real_rank(a, &f, partner);
@@ -104,7 +107,7 @@ static int rdoubling(const cx_args *a, cx_sched *s, int far)
         if (err)
             return err;
     }
-    if (f.newrank >= 0 &&
+    if (f.newrank >= 0 && acc != (char *)a->rbuf &&
         (err = cx_sched_copy(s, acc, n, t, a->rbuf, n, t)))
         return err;
     return fold_out(a, s, &f, acc);

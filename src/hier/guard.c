@@ -103,19 +103,24 @@ int hier_guard_published(cx_sched *s, void *ctx, int *done)
     return MPI_SUCCESS;
 }
 
-/* The range of the sizes the node published. */
-static void node_range(const hier_guard *g, int64_t *least, int64_t *most)
+/* The range of the sizes the node published; 1 when every rank put its
+ * data in its cell (small.c). */
+static int node_range(const hier_guard *g, int64_t *least, int64_t *most)
 {
+    int ready = 1;
     *least = INT64_MAX;
     *most = -1;
-    for (int l = 0; l < g->c->local_size; l++)
+    for (int l = 0; l < g->c->local_size; l++) {
+        const int64_t *w = words(g->c, l, g->gen);
         for (int k = W_SEND; k <= W_RECV; k++) {
-            int64_t v = words(g->c, l, g->gen)[k];
-            if (v >= 0 && v < *least)
-                *least = v;
-            if (v > *most)
-                *most = v;
+            if (w[k] >= 0 && w[k] < *least)
+                *least = w[k];
+            if (w[k] > *most)
+                *most = w[k];
         }
+        ready &= w[W_CELL] == HIER_CELL_READY;
+    }
+    return ready;
 }
 
 /* a as the rest of the node sees it: blocks of r bytes, on scratch
@@ -150,13 +155,7 @@ static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int
 int hier_small_agreed(const hier_guard *g)
 {
     int64_t least, most;
-    if (!g->gen)
-        return 0;
-    node_range(g, &least, &most);
-    for (int l = 0; l < g->c->local_size; l++)
-        if (words(g->c, l, g->gen)[W_CELL] != HIER_CELL_READY)
-            return 0;
-    return least == most;
+    return g->gen && node_range(g, &least, &most) && least == most;
 }
 
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,

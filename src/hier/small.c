@@ -136,13 +136,14 @@ int hier_small_run(const cx_args *a, const hier_guard *g)
             err = cx_copy_charged(cell_of(g, a->root, bytes), bytes, MPI_PACKED, a->rbuf,
                                   a->rcount, a->rtype);
         break;
-    case CX_COLL_ALLGATHER:
+    case CX_COLL_ALLGATHER: {
+        MPI_Aint block = a->rcount * cx_type_extent(a->rtype);   /* cx_block's, once */
         for (int r = 0; r < a->size && !err && bytes; r++, hier_pause())
             if (r != a->rank || a->sbuf != MPI_IN_PLACE)
                 err = cx_copy_charged(cell_of(g, r, bytes), bytes, MPI_PACKED,
-                                      cx_block(a->rbuf, r, a->rcount, a->rtype), a->rcount,
-                                      a->rtype);
+                                      (char *)a->rbuf + r * block, a->rcount, a->rtype);
         break;
+    }
     case CX_COLL_REDUCE:
     case CX_COLL_ALLREDUCE:
         if (bytes && (a->coll == CX_COLL_ALLREDUCE || a->rank == a->root))

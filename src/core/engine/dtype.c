@@ -44,11 +44,17 @@ static unsigned slot_of(MPI_Datatype t)
  * hash. Entries never change once known, so any thread may read it. */
 static _Atomic(const type_info *) last_found;
 
-static const type_info *predefined(MPI_Datatype t)
+static const type_info *looked_up(MPI_Datatype t);
+
+/* The last entry's compare inline; the search (and its frame) apart. */
+static inline const type_info *predefined(MPI_Datatype t)
 {
     const type_info *last = atomic_load_explicit(&last_found, memory_order_acquire);
-    if (last && last->t == t)
-        return last;
+    return last && last->t == t ? last : looked_up(t);
+}
+
+static __attribute__((noinline)) const type_info *looked_up(MPI_Datatype t)
+{
     unsigned at = slot_of(t);
     for (int n = 0; n < TYPE_CACHE; n++) {
         const type_info *k = &type_cache[(at + (unsigned)n) & (TYPE_CACHE - 1)];
@@ -294,6 +300,12 @@ int cx_same_piece(const void *a, MPI_Aint acount, MPI_Datatype at, const void *b
     return a == b && acount == bcount && at == bt;
 }
 
+/* Any other copy (cx_copy's fast path apart, so that a small call's
+ * copies do not pay this one's frame). */
+static __attribute__((noinline)) int copied(const void *src, MPI_Aint scount,
+                                            MPI_Datatype st, void *dst, MPI_Aint dcount,
+                                            MPI_Datatype dt);
+
 int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             MPI_Aint dcount, MPI_Datatype dt)
 {
@@ -310,6 +322,12 @@ int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
             memcpy(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
+    return copied(src, scount, st, dst, dcount, dt);
+}
+
+static int copied(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
+                  MPI_Aint dcount, MPI_Datatype dt)
+{
     MPI_Count bytes = cx_type_bytes(scount, st);
     if (bytes == 0 || cx_same_piece(src, scount, st, dst, dcount, dt))
         return MPI_SUCCESS;
