@@ -58,7 +58,8 @@ line = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+) \[(.+)\]$")
 rows, rooms = [], []
 for c in cases:
     coll, alg, size = c.split(":")
-    text = subprocess.run(["callgrind_annotate", os.path.join(out, f"{coll}.{alg}.{size}.callgrind")],
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
+                           os.path.join(out, f"{coll}.{alg}.{size}.callgrind")],
                           capture_output=True, text=True, check=True).stdout
     per = collections.Counter()
     for l in text.splitlines():
