@@ -73,8 +73,18 @@ void cx_topo_expand(cx_topo *t)
 
 enum { MEASURE, MEASURE_NO_SAVE, LOADED };
 
+/* In SMPI every rank's matrix lives in one process: 8 p^3 bytes and the
+ * model's levels beside them (1024 ranks: 24 GiB resident, where the
+ * tuner's collbench runs were killed). There the default is 256 ranks
+ * (about 0.4 GiB); COLLX_TOPO_FULL_MAX, given, still decides. */
+#define CX_TOPO_FULL_MAX_SMPI 256
+
 int cx_topo_full_max(void)
 {
+#ifdef SMPI_H
+    if (!cx_knob_given(CX_KNOB_TOPO_FULL_MAX))
+        return CX_TOPO_FULL_MAX_SMPI;
+#endif
     return (int)cx_knob_int(CX_KNOB_TOPO_FULL_MAX);
 }
 
