@@ -58,6 +58,17 @@ static int block_sizes(const cx_args *a, int64_t *send, int64_t *recv)
     return 1;
 }
 
+/* Whether every rank of the node published exchange g->gen (nothing
+ * charged: the writer's check as well as the waiter's). */
+static int all_published(const hier_guard *g)
+{
+    for (int l = 0; g->gen && l < g->c->local_size; l++)
+        if ((unsigned long long)__atomic_load_n(&words(g->c, l, g->gen)[W_GEN],
+                                                __ATOMIC_ACQUIRE) != g->gen)
+            return 0;
+    return 1;
+}
+
 /* Publishes this rank's sizes (exchange g + 2 reuses g's words: a rank
  * reaches it only after every rank of its node published g + 1, i.e.
  * finished reading g). */
@@ -87,6 +98,8 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     mine[W_RECV] = g->recv;
     mine[W_CELL] = g->cell;
     __atomic_store_n(&mine[W_GEN], (int64_t)g->gen, __ATOMIC_RELEASE);
+    if (cx_bell_wanted(c) && all_published(g))   /* SMPI: the last one wakes */
+        cx_bell_ring(c);
     return MPI_SUCCESS;
 }
 
@@ -94,10 +107,7 @@ int hier_guard_published(cx_sched *s, void *ctx, int *done)
 {
     (void)s;
     hier_guard *g = ctx;
-    *done = 1;
-    for (int l = 0; g->gen && l < g->c->local_size && *done; l++)
-        *done = (unsigned long long)__atomic_load_n(&words(g->c, l, g->gen)[W_GEN],
-                                                    __ATOMIC_ACQUIRE) == g->gen;
+    *done = all_published(g);
     if (*done && g->gen)
         cx_charge_sync(g->c->local_size);
     return MPI_SUCCESS;
@@ -187,7 +197,7 @@ static int exchanged(const cx_args *a, hier_guard *g, int *err)
     if ((*err = hier_guard_publish(g, a)) || !g->gen)
         return 0;
     CX_PHASE(CX_PH_NODE_PUBLISH);
-    *err = hier_wait(a->cc, hier_guard_published, g);
+    *err = cx_bell_wait(a->cc, NULL, hier_guard_published, g);
     CX_PHASE(CX_PH_NODE_WAIT);
     if (*err || !hier_small_agreed(g))
         return 0;

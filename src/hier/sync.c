@@ -28,6 +28,16 @@ static volatile uint64_t *arrived_word(cx_comm *c, int local)
     return (volatile uint64_t *)(void *)cx_comm_node_line(c, local) + HIER_LINE_ARRIVED;
 }
 
+/* Whether every rank of the node has arrived (no charge: the writer's
+ * check as well as the waiter's). */
+static int counted(hier_arrival *x)
+{
+    while (x->seen < x->c->local_size &&
+           __atomic_load_n(arrived_word(x->c, x->seen), __ATOMIC_ACQUIRE) >= x->b)
+        x->seen++;
+    return x->seen == x->c->local_size;
+}
+
 static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
 {
     hier_arrival *x = ctx;
@@ -41,16 +51,15 @@ static int arrive(cx_sched *s, void *ctx, MPI_Request *req)
     x->seen = 0;
     hier_pause();
     __atomic_store_n(arrived_word(x->c, x->c->local_rank), x->b, __ATOMIC_RELEASE);
+    if (cx_bell_wanted(x->c) && counted(x))   /* SMPI: the last to arrive wakes */
+        cx_bell_ring(x->c);
     return MPI_SUCCESS;
 }
 
 static int all_arrived(cx_sched *s, void *ctx, int *done)
 {
     hier_arrival *x = ctx;
-    while (x->seen < x->c->local_size &&
-           __atomic_load_n(arrived_word(x->c, x->seen), __ATOMIC_ACQUIRE) >= x->b)
-        x->seen++;
-    *done = x->seen == x->c->local_size;
+    *done = counted(x);
     if (*done) {
         cx_charge_sync(x->c->local_size);
         hier_pause();
@@ -66,7 +75,7 @@ int hier_sync_barrier(cx_sched *s, hier_arrival *x)
 {
     int err;
     x->seen = 0;
-    if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll(s, all_arrived, x)))
+    if ((err = cx_sched_start(s, arrive, x)) || (err = cx_sched_poll_rung(s, x->c, all_arrived, x)))
         return err;
     return cx_sched_barrier(s);
 }

@@ -110,6 +110,9 @@ MPI_Aint cx_shm_max(void);
  * use) and never moved, for counters and flags that must outlive segment
  * growth. Use atomics on it. */
 #define CX_NODE_CTL_BYTES 4096
+/* The fixed part's last line is the engine's: the node's doorbell
+ * (bell.h, SMPI only); the families use the words before it. */
+#define CX_NODE_BELL (CX_NODE_CTL_BYTES - 64)
 int cx_comm_node_ctl(cx_comm *c, char **base);
 /* After the control block's fixed part, six cache lines per local rank
  * that only that rank writes (what it publishes to its node); valid once

@@ -13,6 +13,7 @@
 #include "sched.h"
 #include "progress.h"
 #include "comm.h"
+#include "bell.h"
 #include "plan_comm.h"
 #include "request.h"
 #include "blocks.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
+#include "bell.h"
 #include "../util/util.h"
 
 MPI_Aint cx_shm_max(void)
@@ -82,8 +83,11 @@ void cx_comm_free_shm(cx_comm *c)
         unlist(c);
     if (c->shm_win != MPI_WIN_NULL)
         free_win(&c->shm_win);
-    if (c->ctl_win != MPI_WIN_NULL)
+    if (c->ctl_win != MPI_WIN_NULL) {
+        cx_bell_taken bell = cx_bell_take(c);
         free_win(&c->ctl_win);
+        cx_bell_free(bell);
+    }
     c->ctl_base = NULL;
     for (int i = 0; i < c->nshm_old; i++)
         free_win(&c->shm_old[i]);
@@ -145,8 +149,10 @@ int cx_comm_node_ctl(cx_comm *c, char **base)
                      (MPI_Aint)c->local_size * (CX_NODE_LINE_BYTES + 2 * c->cell_bytes);
     if ((err = node_window(c, bytes, &c->ctl_win, &c->ctl_base)))
         return err;
-    if (c->local_rank == 0)
+    if (c->local_rank == 0) {
         memset(c->ctl_base, 0, (size_t)bytes);
+        cx_bell_make(c);
+    }
     PMPI_Win_sync(c->ctl_win);
     PMPI_Barrier(c->node);   /* zeroed before anyone uses it */
     *base = c->ctl_base;
