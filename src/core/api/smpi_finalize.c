@@ -37,6 +37,11 @@ void cx_smpi_at_finalize(void)
     cx_stats_report_at_finalize();   /* MPI_Init was not ours: hook now */
     cx_online_end_now();
     cx_stats_report_now();
+    /* Every rank is a thread of one process: a rank that ends the program
+     * as soon as MPI is finalized (Fortran's STOP calls exit: hypre's
+     * ex5f) would end it before rank 0 has written the report. */
+    if (cx_stats_on() || cx_online_on())
+        PMPI_Barrier(MPI_COMM_WORLD);
 }
 
 int MPI_Init(int *argc, char ***argv)
