@@ -28,6 +28,13 @@
 #            (the same 128 x 128 problem at 256 and 1024 ranks, -n 8 and
 #            -n 4, needs 201). libHYPRE is built once with smpicc; ex4 is
 #            linked with collx-smpicc whenever collx changes.
+#            And its example ex5f (Fortran 77, hypre's Fortran interface):
+#            the 2-D Laplacian on an n x n grid through the IJ interface,
+#            solved by BoomerAMG (setup: coarsening, interpolation, the
+#            coarse grids' communication packages, with allreduce,
+#            allgather(v), bcast, reduce and scan; solve: V-cycles). Patched
+#            so that EX5F_N sets n (its input section is "not implemented
+#            yet": 33); linked with collx-smpif90.
 #
 # (FFTW 3.3.10's mpi/mpi-bench builds too, but its --verify deadlocks
 # under SMPI 3.32, with plain smpicc as well: no self-check to trust.)
@@ -286,10 +293,10 @@ PY
 # --------------------------------------------------------------- hypre ----
 build_hypre() {
   local dir="$OUT/hypre" ver=2.26.0 lib_want="hypre 2.26.0 collx-outside-1"
-  local want="$lib_want ex4 $CC $(collx_id)"
-  need_pkgs make gcc
-  if stamp_ok "$dir" "$want" && [ -x "$dir/ex4" ]; then
-    log "hypre: already built ($dir/ex4)"
+  local want="$lib_want ex4 ex5f $CC $(collx_id)"
+  need_pkgs make gcc gfortran
+  if stamp_ok "$dir" "$want" && [ -x "$dir/ex4" ] && [ -x "$dir/ex5f" ]; then
+    log "hypre: already built ($dir/ex4, $dir/ex5f)"
     return
   fi
   if ! stamp_ok "$dir/lib" "$lib_want" || [ ! -f "$dir/lib/libHYPRE.a" ]; then
@@ -318,11 +325,35 @@ s = s.replace(old, "      /* collx sim/outside: EX4_MAXITER raises CG's iteratio
 open(p, "w").write(s)
 PY
   fi
-  log "hypre: linking ex4 with collx-smpicc"
+  local exf="$dir/src/src/examples/ex5f.f"
+  if ! grep -q EX5F_N "$exf"; then
+    python3 - "$exf" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+def rep(old, new):
+    global s
+    assert s.count(old) == 1, old
+    s = s.replace(old, new)
+rep("      integer    mpi_comm\n",
+    "      integer    mpi_comm\n"
+    "!     collx sim/outside: the grid's n from $EX5F_N\n"
+    "      character*32 nenv\n      integer nlen, nst\n")
+rep("      n = 33\n", "      n = 33\n"
+    "      call get_environment_variable('EX5F_N', nenv, nlen, nst)\n"
+    "      if (nst .eq. 0 .and. nlen .gt. 0) read(nenv, *) n\n")
+open(p, "w").write(s)
+PY
+  fi
+  log "hypre: linking ex4 with collx-smpicc, ex5f with collx-smpif90"
   "$CC" -O2 -I"$dir/lib/include" "$ex" -o "$dir/ex4" -L"$dir/lib" -lHYPRE -lm \
     >> "$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "hypre: ex4 link failed"; }
+  # libHYPRE carries the Fortran interface (hypre_..._ wrappers) even
+  # configured without Fortran; HYPREf.h is in its include folder
+  "$FC" -O2 -std=legacy -I"$dir/lib/include" "$exf" -o "$dir/ex5f" -L"$dir/lib" -lHYPRE -lm \
+    >> "$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "hypre: ex5f link failed"; }
   echo "$want" > "$dir/stamp"
   log "hypre: $dir/ex4 (EX4_MAXITER=1000 ex4 -n 8 -solver 18 at 256 ranks, -n 4 at 1024)"
+  log "hypre: $dir/ex5f (EX5F_N=128 ex5f at 256 and 1024 ranks)"
 }
 
 progs=("$@")
