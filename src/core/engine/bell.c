@@ -5,10 +5,12 @@
  * miss each other; the sleeper's simulator call that begins its sleep
  * (taking the mutex) comes before the writer's notify (under the mutex);
  * the ring count covers a condition that makes a simulator call. */
-#define _POSIX_C_SOURCE 200809L
-#include <time.h>
 #include "bell.h"
 #include "progress.h"
+
+#ifdef SMPI_H   /* a real MPI: bell.h's inline waits */
+#include <simgrid/cond.h>
+#include <simgrid/mutex.h>
 
 /* The wait without the bell: asked, then the executors' polite wait. */
 static int polled(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
@@ -24,10 +26,6 @@ static int polled(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
         cx_sched_idle(s, spins, &since);
     }
 }
-
-#ifdef SMPI_H
-#include <simgrid/cond.h>
-#include <simgrid/mutex.h>
 
 typedef struct bell {
     sg_mutex_t mutex;
@@ -149,33 +147,5 @@ int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
     r->fn = fn;
     r->ctx = ctx;
     return cx_sched_poll_wait(s, rung_poll, rung_wait, r);
-}
-#else
-void cx_bell_make(cx_comm *c)
-{
-    (void)c;
-}
-
-cx_bell_taken cx_bell_take(cx_comm *c)
-{
-    (void)c;
-    cx_bell_taken t = {NULL, NULL};
-    return t;
-}
-
-void cx_bell_free(cx_bell_taken t)
-{
-    (void)t;
-}
-
-int cx_bell_wait(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
-{
-    return polled(c, s, fn, ctx);
-}
-
-int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
-{
-    (void)c;
-    return cx_sched_poll(s, fn, ctx);
 }
 #endif
