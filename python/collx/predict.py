@@ -171,19 +171,22 @@ class Predictor:
                                     stdin=subprocess.DEVNULL,
                                     start_new_session=True)
             last = start
-            while proc.poll() is None:
-                time.sleep(0.5)
-                now = time.time()
-                if now - start > self.a.timeout:
+            try:
+                while proc.poll() is None:
+                    time.sleep(0.5)
+                    now = time.time()
+                    if now - start > self.a.timeout:
+                        break
+                    if now - last >= NOTE_EVERY:
+                        last = now
+                        self.say(self.still(label, now - start))
+            finally:   # timed out, or predict itself stopped (Ctrl-C, SIGTERM)
+                if proc.poll() is None:
                     try:
                         os.killpg(proc.pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
                     proc.wait()
-                    break
-                if now - last >= NOTE_EVERY:
-                    last = now
-                    self.say(self.still(label, now - start))
         host = time.time() - start
         with open(log, errors="replace") as f:
             text = f.read()
@@ -380,8 +383,15 @@ COMPUTE = {"host": "simulated, this host's CPU time at the platform host's speed
            "none": "free (smpi/simulate-computation:no): communication only"}
 
 
+def _stopped(signum, frame):
+    raise SystemExit(128 + signum)   # unwinds: the running simulation is killed
+
+
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
+    # a simulation runs in a session of its own: a SIGTERM to predict alone
+    # (kill, a batch system) must not leave it running
+    signal.signal(signal.SIGTERM, _stopped)
     try:
         doc, md = Predictor(a).run()
     except PredictError as e:
