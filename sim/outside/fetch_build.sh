@@ -57,6 +57,10 @@ die() { log "error: $*"; exit 1; }
 [ -x "$CC" ] && [ -x "$FC" ] ||
   die "$CC / $FC missing: configure collx with -DCOLLX_SMPI=ON and build it first"
 
+# Patches fetched sources: edit(path, old, new) calls on stdin, each old
+# text exactly once (edit_once.py).
+edit_once() { python3 "$HERE/edit_once.py" "$1"; }
+
 need_pkgs() {
   local missing=() p
   for p in "$@"; do
@@ -164,13 +168,7 @@ build_hpcc() {
     log "hpcc: building with collx-smpicc in $dir (about 15 s)"
     rm -rf "$dir/src" "$dir/stamp"; mkdir -p "$dir/src"
     tar xzf "$DL/hpcc_$ver.orig.tar.gz" -C "$dir/src" --strip-components=1
-    python3 - "$dir/src" <<'PY'
-import sys, os
-root = sys.argv[1]
-def edit(rel, old, new):
-    p = os.path.join(root, rel); s = open(p).read()
-    assert s.count(old) == 1, (rel, old)
-    open(p, "w").write(s.replace(old, new))
+    edit_once "$dir/src" <<'PY'
 # HPCC_OUTFILE: the report's file (default hpccoutf.txt; /dev/stdout for collx predict --check)
 edit("src/io.c", "#include <hpcc.h>\n", "#include <hpcc.h>\n#include <stdlib.h>\n")
 edit("src/io.c", "  strcpy( params->outFname, outFname );\n",
@@ -238,26 +236,19 @@ build_parpack() {
   log "parpack: building libparpack (double precision) and pdsdrv1 with collx-smpif90 in $dir (about 10 s)"
   rm -rf "$dir/src" "$dir/obj" "$dir/stamp"; mkdir -p "$dir/src" "$dir/obj"
   tar xzf "$DL/arpack_$ver.orig.tar.gz" -C "$dir/src" --strip-components=1
-  python3 - "$dir/src/PARPACK/EXAMPLES/MPI/pdsdrv1.f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-def rep(old, new):
-    global s
-    assert s.count(old) == 1, old
-    s = s.replace(old, new)
-rep("      parameter       (maxnloc=256, maxnev=10, maxncv=25,",
+  edit_once "$dir/src/PARPACK/EXAMPLES/MPI/pdsdrv1.f" <<'PY'
+edit("", "      parameter       (maxnloc=256, maxnev=10, maxncv=25,",
     "      parameter       (maxnloc=16384, maxnev=10, maxncv=25,")
-rep("     &                 nx, nconv, maxitr, mode, ishfts\n",
+edit("", "     &                 nx, nconv, maxitr, mode, ishfts\n",
     "     &                 nx, nconv, maxitr, mode, ishfts\n"
     "c     collx sim/outside: grid size NX from $PARPACK_NX, TOL from $PARPACK_TOL\n"
     "      character*32     nxenv\n      integer          nxlen, nxst\n")
-rep("      nx = 10\n", "      nx = 10\n"
+edit("", "      nx = 10\n", "      nx = 10\n"
     "      call get_environment_variable('PARPACK_NX', nxenv, nxlen, nxst)\n"
     "      if (nxst .eq. 0 .and. nxlen .gt. 0) read(nxenv, *) nx\n")
-rep("      tol = zero\n", "      tol = zero\n"
+edit("", "      tol = zero\n", "      tol = zero\n"
     "      call get_environment_variable('PARPACK_TOL', nxenv, nxlen, nxst)\n"
     "      if (nxst .eq. 0 .and. nxlen .gt. 0) read(nxenv, *) tol\n")
-open(p, "w").write(s)
 PY
   local s="$dir/src" f ff=(-O2 -fallow-argument-mismatch -std=legacy)
   # the double-precision sources of arpack-ng's SRC, UTIL, PARPACK/SRC/MPI and
@@ -314,34 +305,23 @@ build_hypre() {
   fi
   local ex="$dir/src/src/examples/ex4.c"
   if ! grep -q EX4_MAXITER "$ex"; then
-    python3 - "$ex" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-old = "      HYPRE_StructPCGSetMaxIter(solver, 200 );\n"
-assert s.count(old) == 1, old
-s = s.replace(old, "      /* collx sim/outside: EX4_MAXITER raises CG's iterations */\n"
-              "      HYPRE_StructPCGSetMaxIter(solver, getenv(\"EX4_MAXITER\") ? "
-              "atoi(getenv(\"EX4_MAXITER\")) : 200 );\n")
-open(p, "w").write(s)
+    edit_once "$ex" <<'PY'
+edit("", "      HYPRE_StructPCGSetMaxIter(solver, 200 );\n",
+     "      /* collx sim/outside: EX4_MAXITER raises CG's iterations */\n"
+     "      HYPRE_StructPCGSetMaxIter(solver, getenv(\"EX4_MAXITER\") ? "
+     "atoi(getenv(\"EX4_MAXITER\")) : 200 );\n")
 PY
   fi
   local exf="$dir/src/src/examples/ex5f.f"
   if ! grep -q EX5F_N "$exf"; then
-    python3 - "$exf" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-def rep(old, new):
-    global s
-    assert s.count(old) == 1, old
-    s = s.replace(old, new)
-rep("      integer    mpi_comm\n",
+    edit_once "$exf" <<'PY'
+edit("", "      integer    mpi_comm\n",
     "      integer    mpi_comm\n"
     "!     collx sim/outside: the grid's n from $EX5F_N\n"
     "      character*32 nenv\n      integer nlen, nst\n")
-rep("      n = 33\n", "      n = 33\n"
+edit("", "      n = 33\n", "      n = 33\n"
     "      call get_environment_variable('EX5F_N', nenv, nlen, nst)\n"
     "      if (nst .eq. 0 .and. nlen .gt. 0) read(nenv, *) n\n")
-open(p, "w").write(s)
 PY
   fi
   log "hypre: linking ex4 with collx-smpicc, ex5f with collx-smpif90"
