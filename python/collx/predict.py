@@ -29,7 +29,9 @@ is busy; collx's own work inside its calls is charged by its model, not
 timed: src/core/engine/charge.c). "none": computation is free
 (deterministic; the time is then communication only, an upper bound on
 the speed-up). The node model is sim/run's: the platform's .cfg rates for
-local copies and node synchronization (sim/README.md).
+local copies and node synchronization (sim/README.md); native is SMPI's
+collectives as Open MPI's tuned module picks them, but scan and exscan
+Open MPI's chain, run by collx (sim/README.md, "Native in SMPI").
 
 A run that does not finish within --timeout seconds of host time is
 stopped, its cause said and what to do (SMPI's network model solves the
@@ -330,7 +332,9 @@ def markdown(doc):
              f"SMPI platform `{doc['platform']}`, {doc['ranks']} ranks"
              + (f", hostfile {doc['hostfile']}" if doc["hostfile"] else "")
              + f"; computation: {COMPUTE[doc['compute']]}; node model: sim/run's "
-             "(the platform's .cfg: local copies, node synchronization). "
+             "(the platform's .cfg: local copies, node synchronization); native: SMPI's "
+             "collectives as Open MPI's tuned module picks them, scan and exscan Open "
+             "MPI's chain run by collx (sim/README.md, \"Native in SMPI\"). "
              f"{doc['host_seconds']:.0f} s of host time in all (tune: "
              f"{doc['tune_host_seconds'] or 0:.0f} s).", "",
              "| run | simulated time | in collectives | share | vs native | own time | "

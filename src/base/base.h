@@ -34,6 +34,8 @@ int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s);
 int cx_base_scan_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_exscan_rdoubling(const cx_args *a, cx_sched *s);
+int cx_base_scan_linear(const cx_args *a, cx_sched *s);
+int cx_base_exscan_linear(const cx_args *a, cx_sched *s);
 
 /* A broadcast's message as bytes (bytes.c): buf is the user's buffer when
  * its type is plain bytes, else a packed copy (the root's filled by open,

@@ -70,6 +70,12 @@ static const cx_algorithm algorithms[] = {
            "recursive doubling, ceil(log2 p) rounds (any op)"),
     CX_ALG(EXSCAN, "recursive_doubling", cx_base_exscan_rdoubling, 0,
            "recursive doubling, ceil(log2 p) rounds (any op)"),
+    CX_ALG(SCAN, "linear", cx_base_scan_linear, 0,
+           "chain: the prefix passes from rank to rank, p-1 steps (Open MPI's own; any op)",
+           .smpi_native = 1),
+    CX_ALG(EXSCAN, "linear", cx_base_exscan_linear, 0,
+           "chain: the prefix passes from rank to rank, p-1 steps (Open MPI's own; any op)",
+           .smpi_native = 1),
     CX_ALG_END};
 
 /* Its schedules run again as built: persistent calls replay them. */

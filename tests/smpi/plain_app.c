@@ -6,7 +6,10 @@
  *   MPI_Ialltoallv  uneven counts, waited for in one MPI_Waitall with a
  *                   point-to-point pair (ring neighbours)
  *   MPI_Iallreduce  completed by an MPI_Test loop
- *   MPI_Bcast, MPI_Scan
+ *   MPI_Bcast
+ *   MPI_Scan, MPI_Exscan  sum, and the non-commutative operation
+ *   MPI_Waitall     2(p-1) point-to-point requests and a null one, with
+ *                   statuses
  *   MPI_<Name>_init where the MPI has MPI-4's persistent collectives */
 #include <mpi.h>
 #include <stdio.h>
@@ -61,6 +64,36 @@ static void alltoallv(int rank, int p, int iters)
     free(sc), free(sd), free(rc), free(rd), free(sb), free(rb);
 }
 
+/* Every rank sends its rank to every other; one MPI_Waitall with
+ * statuses completes the receives, the sends and an MPI_REQUEST_NULL. */
+static void waitall_many(int rank, int p)
+{
+    int n = 2 * (p - 1) + 1, k = 0;
+    int *in = malloc(sizeof(int) * (size_t)p);
+    MPI_Request *q = malloc(sizeof(MPI_Request) * (size_t)n);
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)n);
+    q[k++] = MPI_REQUEST_NULL;
+    for (int d = 0; d < p; d++)
+        if (d != rank) {
+            in[d] = -1;
+            MPI_Irecv(&in[d], 1, MPI_INT, d, 100 + d, MPI_COMM_WORLD, &q[k++]);
+            MPI_Isend(&rank, 1, MPI_INT, d, 100 + rank, MPI_COMM_WORLD, &q[k++]);
+        }
+    CHECK(MPI_Waitall(n, q, st) == MPI_SUCCESS, "rank %d: waitall failed\n", rank);
+    for (int d = 0, j = 1; d < p; d++)   /* q[j]: d's receive */
+        if (d != rank) {
+            int cnt = -1;
+            MPI_Get_count(&st[j], MPI_INT, &cnt);
+            CHECK(in[d] == d && st[j].MPI_SOURCE == d && st[j].MPI_TAG == 100 + d && cnt == 1,
+                  "rank %d: waitall receive from %d: %d (source %d tag %d count %d)\n", rank,
+                  d, in[d], st[j].MPI_SOURCE, st[j].MPI_TAG, cnt);
+            j += 2;
+        }
+    for (int i = 0; i < n; i++)
+        CHECK(q[i] == MPI_REQUEST_NULL, "rank %d: request %d not freed\n", rank, i);
+    free(in), free(q), free(st);
+}
+
 int main(int argc, char **argv)
 {
     int rank, p, n = 1000;
@@ -104,6 +137,18 @@ int main(int argc, char **argv)
 
     MPI_Scan(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     CHECK(sum == (rank + 1) * (rank + 2) / 2, "rank %d: scan %d\n", rank, sum);
+    MPI_Exscan(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(rank == 0 || sum == rank * (rank + 1) / 2, "rank %d: exscan %d\n", rank, sum);
+    MPI_Op_create(first, 0, &op);
+    int y = 10 + rank, z = -1;
+    MPI_Scan(&y, &z, 1, MPI_INT, op, MPI_COMM_WORLD);
+    CHECK(z == 10, "rank %d: non-commutative scan %d\n", rank, z);
+    z = -1;
+    MPI_Exscan(&y, &z, 1, MPI_INT, op, MPI_COMM_WORLD);
+    CHECK(rank == 0 || z == 10, "rank %d: non-commutative exscan %d\n", rank, z);
+    MPI_Op_free(&op);
+
+    waitall_many(rank, p);
 
 #if MPI_VERSION >= 4
     for (int i = 0; i < n; i++)

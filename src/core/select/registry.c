@@ -6,8 +6,9 @@
 #include <string.h>
 #include "select.h"
 
-/* "native" exists for every collective: the MPI library's own PMPI_ call. */
-static const cx_algorithm native_algorithms[] = {
+/* "native" exists for every collective: the MPI library's own PMPI_ call
+ * (in SMPI, for a few, a family's stand-in: see smpi_stand_ins). */
+static cx_algorithm native_algorithms[] = {
 #define CX_NATIVE(E, N, n) \
     CX_ALG(E, "native", NULL, 0, "the MPI library's own implementation (PMPI_)"),
     CX_COLLECTIVES(CX_NATIVE)
@@ -22,6 +23,26 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 static const cx_algorithm *tables[CX_MAX_FAMILIES + 1];
 static int ntables, table_first[CX_MAX_FAMILIES + 1], table_len[CX_MAX_FAMILIES + 1];
 static int table_family[CX_MAX_FAMILIES + 1];   /* index in cx_families, -1: native */
+
+/* SMPI's own MPI_Scan and MPI_Exscan send every rank's input to every
+ * higher rank: p(p-1)/2 messages that no MPI sends (Open MPI passes the
+ * prefix along a chain, MPICH doubles), and each rank's MPI_Waitany over
+ * p requests makes SimGrid's work O(p^3): hours of host time for one call
+ * at 1024 ranks. In SMPI "native" therefore runs the algorithm a family
+ * marks .smpi_native (Open MPI's own), as sim/run's
+ * smpi/coll-selector:ompi makes SMPI's other collectives Open MPI's. */
+static void smpi_stand_ins(void)
+{
+#ifdef SMPI_H
+    for (int i = 0; i < nall; i++)
+        if (all[i]->smpi_native) {
+            cx_algorithm *n = &native_algorithms[all[i]->coll];
+            n->build = all[i]->build;
+            n->summary = "in SMPI: the MPI's own algorithm run by collx, since SMPI's "
+                         "is no MPI's (an all-pairs exchange)";
+        }
+#endif
+}
 
 static void build_index(void)
 {
@@ -38,6 +59,7 @@ static void build_index(void)
             all[nall++] = a;
         table_len[t] = nall - table_first[t];
     }
+    smpi_stand_ins();
 }
 
 static atomic_int index_built;   /* read by every call (its counter) */
@@ -56,6 +78,9 @@ static void ensure_index(void)
 
 const cx_algorithm *cx_native(cx_coll c)
 {
+#ifdef SMPI_H
+    ensure_index();   /* the stand-ins are in place */
+#endif
     return &native_algorithms[c];
 }
 

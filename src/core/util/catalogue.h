@@ -38,6 +38,9 @@ typedef struct cx_algorithm {
      * else the schedule is built as usual, the family keeping for its
      * build what the hook learned (hier: the node's size exchange). */
     int (*blocking_first)(const cx_args *a, int *done);
+    /* In SMPI "native" runs this algorithm's schedule instead of SMPI's
+     * own, which no MPI runs (registry.c says why); one per collective. */
+    int smpi_native;
 } cx_algorithm;
 
 /* A table entry: CX_ALG(GATHER, "name", build, requires, "summary"
