@@ -43,39 +43,13 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     }
 }
 
-#ifdef SMPI_H
-/* SMPI's MPI_Waitall is a loop of MPI_Waitany over the whole array, and
- * each completion walks every request's waiters: O(n^2) to O(n^3)
- * simulator work per call (hypre's set-up at 1024 ranks spent most of
- * its host time there). Waiting in order completes the same requests at
- * the same simulated instants (SMPI does so itself under its model
- * checker); a request's error marks its status, as MPI_Waitall does. */
-static int waitall_own(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    int err = MPI_SUCCESS;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        int e = PMPI_Wait(&requests[i], st);
-        if (e != MPI_SUCCESS) {
-            if (st == MPI_STATUS_IGNORE)
-                return e;
-            st->MPI_ERROR = e;
-            err = MPI_ERR_IN_STATUS;
-        }
-    }
-    return err;
-}
-#else
-#define waitall_own PMPI_Waitall
-#endif
-
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     int err, flag = 0;
     run_here(count, requests);
     for (int spins = 0;; cx_backoff(&spins)) {
         if (!cx_progress_pending())
-            return cx_buried(waitall_own(count, requests, statuses));
+            return cx_buried(PMPI_Waitall(count, requests, statuses));
         cx_progress_poke();
         if ((err = PMPI_Testall(count, requests, &flag, statuses)) || flag)
             return cx_buried(err);

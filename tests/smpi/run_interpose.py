@@ -12,7 +12,7 @@ c        plain_app.c (6 ranks on 3 nodes) with allreduce rabenseifner,
          run by collx: SMPI's own is no MPI's) and MPI_Reduce (SMPI's
          own); the program's checks pass (a non-commutative operation:
          rabenseifner hands it to recursive_doubling; scans in order; an
-         MPI_Waitall of 2(p-1) requests, which collx waits for in order);
+         MPI_Waitall of 2(p-1) requests with statuses);
          the COLLX_STATS JSON counts each, the fallback with its reason,
          and a profile whose calls add up
 fortran  plain_app.f90, the same through SMPI's Fortran bindings
