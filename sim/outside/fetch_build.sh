@@ -333,7 +333,7 @@ PY
     >> "$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "hypre: ex5f link failed"; }
   echo "$want" > "$dir/stamp"
   log "hypre: $dir/ex4 (EX4_MAXITER=1000 ex4 -n 8 -solver 18 at 256 ranks, -n 4 at 1024)"
-  log "hypre: $dir/ex5f (EX5F_N=128 ex5f at 256 and 1024 ranks)"
+  log "hypre: $dir/ex5f (its 33 x 33 grid at 256 and 1024 ranks; EX5F_N=n: n x n)"
 }
 
 progs=("$@")

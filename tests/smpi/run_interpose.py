@@ -28,6 +28,9 @@ nothing  cost_app built with collx-smpicc, nothing chosen, against the same
 stats    cost_app (allreduce only) at 1024 ranks with COLLX_STATS: the
          report is written, with the job's ranks and nodes, in seconds of
          host time
+scans    plain_app's scans alone at 1024 ranks with COLLX_STATS: native's
+         stand-in (Open MPI's chain) serves them in seconds of host time
+         (SMPI's own: minutes each), results right
 """
 import argparse
 import json
@@ -223,6 +226,18 @@ def case_stats(a, bad):
     profile_adds_up(st, bad)
 
 
+def case_scans(a, bad):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "stats.json")
+        rc, out, host = run(a, a.app, {"COLLX_STATS": path}, args=("scans",))
+        print(out)
+        print(f"{a.np} ranks, four scans: {host:.1f} s of host time")
+        checks_passed(out, rc, bad)
+        st = report(path, bad)
+    served_is(st, {("scan", "native", "blocking"): 2, ("exscan", "native", "blocking"): 2,
+                   ("reduce", "native", "blocking"): 1}, bad)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sim-run", required=True)
@@ -232,7 +247,7 @@ def main():
     ap.add_argument("--app", required=True)
     ap.add_argument("--native-app")
     ap.add_argument("--case", required=True,
-                    choices=["c", "fortran", "fallback", "rules", "nothing", "stats"])
+                    choices=["c", "fortran", "fallback", "rules", "nothing", "stats", "scans"])
     a = ap.parse_args()
     bad = []
     if a.case == "c":

@@ -91,7 +91,8 @@ unsigned cx_select_generation(void);
  * (repeatedly) where alg cannot serve a (a commutative op needed), or
  * natively (alg NULL or "native", or an algorithm that needs more than a
  * commutative op: the MPI's blocking call inside a start step when
- * a->nonblocking is 0, else its PMPI_I<coll>). The steps go into the
+ * a->nonblocking is 0, else its PMPI_I<coll>; in SMPI native's stand-in
+ * where it has one, as a child). The steps go into the
  * current round (a child: that round and the next). */
 int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
 

@@ -102,6 +102,8 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
     x->a.pcomm = a->comm;
     x->a.order = NULL;
     x->a.cc = NULL;
+    if (!alg)   /* the MPI's own: in SMPI a stand-in for a few (registry.c) */
+        alg = cx_native(a->coll);
     /* one the call cannot serve (an operation that does not commute) runs
      * its fallback, as a call's own choice does (decide.c) */
     while (alg && alg->build && !servable(alg, &x->a))
