@@ -97,12 +97,20 @@ class CostModel:
             top = max(qq for qq, _ in model.points)
             got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \
                 max(q / top, 1) ** self.growth[(coll, a, self.domain(coll, q))]
+        elif (own := [sum(v) / len(v) for (c, b, qq, _), v in self.store.host.items()
+                      if (c, b, qq) == (coll, a, q) and v]):
+            got = sum(own) / len(own)   # measured at q at other sizes: their mean
         elif (base := base_of(a, self.algs[coll])):   # a variant not measured there:
             got = self.case(coll, base, q, m)            # as its algorithm
-        else:   # nothing on this algorithm there yet: the others' mean, or a guess
-            others = [self.case(coll, b, q, m) for b in self.algs[coll]
-                      if b != a and self.models.get((coll, b, self.domain(coll, q))) is not None
-                      and self.models[(coll, b, self.domain(coll, q))].n >= 3]
+        else:   # nothing on this algorithm there yet: the others' mean (of
+            # collx's own where one is known: SMPI simulates its own
+            # collectives far cheaper than collx's schedules), or a guess
+            known = [b for b in self.algs[coll] if b != a and (
+                (self.models.get((coll, b, self.domain(coll, q))) is not None
+                 and self.models[(coll, b, self.domain(coll, q))].n >= 3)
+                or any(k[:3] == (coll, b, q) for k in self.store.host))]
+            known = [b for b in known if b != "native"] or known
+            others = [self.case(coll, b, q, m) for b in known]
             got = sum(others) / len(others) if others else DEFAULT_CASE
         self.cache[key] = got
         return got

@@ -58,6 +58,7 @@ INIT_SIZES = 4       # sizes at each
 FOCUS_SIZES = 7     # sizes at P and P/2: a measurement every other doubling
 INIT_SHARE = 0.05    # of the budget one initial run may cost (predicted)
 GROUP_SIZES = 8      # sizes per guided run at most
+PROBE_FIRST = 2      # algorithms in the first run where their cost at q is unknown
 DILUTE = 0.7         # a run grows while it keeps this share of its gain per second
 # Without a profile, an expected gain at a communicator size of q ranks
 # counts (q / P)^SIZE_POWER: a job's collectives run mostly on the whole job
@@ -576,14 +577,46 @@ class Sampler:
             if sizes and not self.try_batch(coll, q, ["native"], sizes, "native"):
                 self.say(f"{coll} p={q}: no budget left for native's run")
 
+    def probe(self, coll, q, algs, m, share, why):
+        """Algorithms not measured at q yet, at the profile's heaviest size
+        m only, until the runs have cost share (at least one run): what a
+        case of them costs to simulate at q is unknown before (ex5f at
+        1024 ranks: allreduce's 35 cases, predicted from native's at 50 s,
+        took 109, and the scan, a quarter of the time, was left to native
+        with no comparison). The first run has PROBE_FIRST of them; the
+        next ones as many as their cost, predicted from what those cost,
+        leaves within the share. Returns algs less those left out."""
+        start = self.spent()
+        new = [a for a in algs if a != "native" and not any(
+            self.store.samples.get((coll, a, q, mm)) for mm in self.grids[coll].sizes)]
+        i, n = 0, PROBE_FIRST
+        while i < len(new):
+            left = share - (self.spent() - start)
+            if i:
+                if left <= 0:
+                    self.say(f"{coll} p={q}: its share ({share:.0f} s) spent at its "
+                             f"heaviest size; {len(new) - i} algorithms not measured")
+                    return [a for a in algs if a not in new[i:]]
+                n = 1
+                while i + n < len(new) and \
+                        self.cost.batch(coll, q, new[i:i + n + 1], [m]) <= left:
+                    n += 1
+            if not self.try_batch(coll, q, new[i:i + n], [m], why):
+                self.say(f"{coll} p={q}: no budget left for the profile's point")
+                return [a for a in algs if a not in new[i:]]
+            i += n
+        return algs
+
     def profiled(self):
         """With a profile: every algorithm (as it is; its variants are
         predicted from it and measured in the rounds where it contends) at
         the profile's points, one run per collective and communicator
         size, the most time first, each within its share of the budget
         left (its seconds over the seconds of those not measured yet, so
-        that what one leaves flows to the next): a run predicted to cost
-        more leaves out its sizes with the least time, then its dearest
+        that what one leaves flows to the next): the algorithms new at a
+        communicator size first at its heaviest size alone (probe), then
+        the rest in a run that, predicted to cost more than the share
+        left, leaves out its sizes with the least time, then its dearest
         algorithms, until it fits."""
         plain = {c: [a for a in self.algs[c] if base_of(a, self.algs[c]) is None]
                  for c in self.grids}
@@ -594,9 +627,18 @@ class Sampler:
             share = (self.budget - self.spent()) * w / left if left > 0 else 0.0
             left -= w
             self.cost.refit(coll)
-            algs, sizes = self.todo(coll, q, plain[coll], sorted(
-                self.points(coll, q), key=lambda m: (-self.weight(coll, q, m), m)))
-            if not algs or not sizes:
+            heavy = sorted(self.points(coll, q), key=lambda m: (-self.weight(coll, q, m), m))
+            why = (f"profile: {100 * w / sum(self.shares.values()):.0f} % of the "
+                   f"application's time, share {share:.0f} s")
+            start = self.spent()
+            if heavy and self.budget < float("inf"):
+                algs = self.probe(coll, q, plain[coll], heavy[0], share, why + ", probe")
+                self.cost.refit(coll)
+                share -= self.spent() - start
+            else:
+                algs = plain[coll]
+            algs, sizes = self.todo(coll, q, algs, heavy)
+            if not algs or not sizes or share <= 0:
                 continue
             while len(sizes) > 1 and self.cost.batch(coll, q, algs, sizes) > share:
                 sizes = sizes[:-1]
@@ -607,9 +649,7 @@ class Sampler:
             if not self.fits(coll, q, algs, sizes):
                 self.say(f"{coll} p={q}: no budget left for the profile's point")
                 continue
-            self.batch(coll, q, algs, sorted(sizes),
-                       f"profile: {100 * w / sum(self.shares.values()):.0f} % of the "
-                       f"application's time, share {share:.0f} s")
+            self.batch(coll, q, algs, sorted(sizes), why)
             self.cost.refit(coll)
 
     def refresh(self, coll):

@@ -19,7 +19,7 @@ import os
 import tempfile
 
 import helpers
-from collx.tune import grid, profile, report
+from collx.tune import grid, profile, report, target
 from collx.tune.decide import Decider
 from collx.tune.sampler import Sampler
 from collx.tune.store import Store
@@ -233,6 +233,54 @@ def test_budget_split_by_time():
         f"the point with the most time measured first and whole, and most spent there: " \
         f"{spent}, {heavy}"
     assert sum(spent.values()) <= 1.6 + 0.6, f"the budget holds (within a run): {spent}"
+
+
+class DearAlgorithms(Synthetic):
+    """native cheap to simulate (SMPI's own: 0.01 s a case), every other
+    algorithm 30 times dearer (collx's schedules at 1024 ranks)."""
+
+    def run_collbench(self, q, args, env=None, timeout=300.0, mem_limit=None):
+        rows, out = super().run_collbench(q, args, env, timeout, mem_limit)
+        cost = 0.05
+        for r in rows:
+            r["host_s"] = str(0.01 if r["alg"] == "native" else 0.3)
+            cost += float(r["host_s"])
+        return rows, target.limits.Outcome(0, "", cost, cost, 0, "")
+
+
+def test_probe_leaves_no_collective_alone():
+    # ex5f at 1024 ranks: allreduce 48 % of the time, bcast 26 %, scan 25 %;
+    # predicted from native's cases, allreduce's run took the whole budget
+    # and the scan kept native with no comparison. Now every collective's
+    # new algorithms are measured first at its heaviest size, in runs sized
+    # by what the first ones cost, within its share.
+    es = [{"collective": c, "mode": "blocking", "comm_size": 32, "ranks_per_node": 8,
+           "nodes": 4, "msg_lo": lo, "msg_hi": hi, "calls": 10, "ranks": 32, "seconds": t}
+          for c, lo, hi, t in (("allreduce", 4, 7, 0.41), ("allreduce", 8, 15, 0.07),
+                               ("bcast", 4, 7, 0.26), ("scan", 4, 7, 0.25))]
+    prof = profile.Profile("ex5f.json", {}, es, 32, 8, {"allreduce", "bcast", "scan"})
+    grids = prof.grids()
+    algs = {"allreduce": ["native"] + [f"a{i}" for i in range(6)],
+            "bcast": ["native"] + [f"b{i}" for i in range(6)],
+            "scan": ["native", "recursive_doubling", "linear"]}
+    st = Store(0.005)
+    opts = type("O", (), {"budget": 4.0, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    t = DearAlgorithms({c: 0.01 for c in algs})
+    t.p, t.node = 32, 8
+    with open(os.devnull, "w") as devnull:
+        s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
+                    stream=devnull, weights=prof.weights())
+        s.natives()
+        s.profiled()
+    measured = {c: sorted({k[1] for k in st.samples if k[0] == c and k[1] != "native"})
+                for c in algs}
+    assert all(measured.values()), \
+        f"every collective an algorithm measured besides native: {measured}"
+    assert measured["scan"] == ["linear", "recursive_doubling"] and \
+        ("allreduce", "a5", 32, 4) in st.samples, \
+        f"the scan's two, allreduce's six at its heaviest size: {measured}"
+    assert s.spent() <= 4.0 + 0.7, f"the budget holds within a run: {s.spent()}"
 
 
 # ---------------------------------------------------------------- setup (issue 53)
