@@ -36,7 +36,9 @@ Open MPI's chain, run by collx (sim/README.md, "Native in SMPI").
 A run that does not finish within --timeout seconds of host time is
 stopped, its cause said and what to do (SMPI's network model solves the
 sharing of every flow at each change: an alltoall of p ranks has p^2
-flows)."""
+flows; a program's MPI_Iprobe/MPI_Test loops are a simulator step per
+call). SimGrid options given for every run (sim/run's SMPI_OPTIONS_FILE,
+SMPI_FLAGS) are named in the report."""
 import argparse
 import json
 import os
@@ -196,10 +198,15 @@ class Predictor:
                "exit": proc.returncode, "log": os.path.basename(log)}
         if host > self.a.timeout:
             rec["error"] = (f"not finished in {self.a.timeout:.0f} s of host time (SMPI's "
-                            "time goes mostly to its network model, which re-solves the "
-                            "sharing of every flow at each flow's start and end: an "
-                            "all-to-all of p ranks has p^2 flows); try fewer ranks, a smaller "
-                            "problem, --compute none, or a larger --timeout")
+                            "time goes to its network model, which re-solves the sharing of "
+                            "every flow at each flow's start and end: an all-to-all of p "
+                            "ranks has p^2 flows; or to the program's polling loops, "
+                            "MPI_Iprobe/MPI_Test until a message comes, each call one "
+                            "simulator step that sim/run charges 0.1 us: a slow network "
+                            "means many); try fewer ranks, a smaller problem, --compute "
+                            "none, a larger --timeout, or for polling coarser calls for "
+                            "every run (SMPI_OPTIONS_FILE with smpi/iprobe:1e-6 and "
+                            "smpi/test:1e-6, sim/run)")
             got = self.progress(label)
             if got:
                 whole = f" of about {self.calls_whole}" if self.calls_whole else ""
@@ -306,6 +313,7 @@ class Predictor:
     def report(self):
         doc = {"platform": self.a.platform, "ranks": self.a.n, "compute": self.a.compute,
                "program": self.a.program, "hostfile": self.a.hostfile,
+               "smpi_options": smpi_options(),
                "tune_host_seconds": getattr(self, "tune_seconds", None),
                "host_seconds": round(time.time() - self.t0, 1), "runs": self.runs}
         with open(os.path.join(self.out, "predict.json"), "w") as f:
@@ -314,6 +322,21 @@ class Predictor:
         with open(os.path.join(self.out, "predict.md"), "w") as f:
             f.write(md)
         return doc, md
+
+
+def smpi_options():
+    """SimGrid options the user added for every run (sim/run's
+    SMPI_OPTIONS_FILE, SMPI_FLAGS), as they were given."""
+    opts = []
+    path = os.environ.get("SMPI_OPTIONS_FILE")
+    if path:
+        try:
+            with open(path) as f:
+                opts += [ln.split("#")[0].strip() for ln in f if ln.split("#")[0].strip()]
+        except OSError:
+            opts.append(f"(unreadable: {path})")
+    opts += shlex.split(os.environ.get("SMPI_FLAGS", ""))
+    return opts
 
 
 def summary(rec):
@@ -335,7 +358,9 @@ def markdown(doc):
              "(the platform's .cfg: local copies, node synchronization); native: SMPI's "
              "collectives as Open MPI's tuned module picks them, scan and exscan Open "
              "MPI's chain run by collx (sim/README.md, \"Native in SMPI\"). "
-             f"{doc['host_seconds']:.0f} s of host time in all (tune: "
+             + (f"SimGrid options added for every run: {' '.join(doc['smpi_options'])}. "
+                if doc.get("smpi_options") else "")
+             + f"{doc['host_seconds']:.0f} s of host time in all (tune: "
              f"{doc['tune_host_seconds'] or 0:.0f} s).", "",
              "| run | simulated time | in collectives | share | vs native | own time | "
              "check | host s |", "|---|---|---|---|---|---|---|---|"]

@@ -58,7 +58,8 @@ INIT_SIZES = 4       # sizes at each
 FOCUS_SIZES = 7     # sizes at P and P/2: a measurement every other doubling
 INIT_SHARE = 0.05    # of the budget one initial run may cost (predicted)
 GROUP_SIZES = 8      # sizes per guided run at most
-PROBE_FIRST = 2      # algorithms in the first run where their cost at q is unknown
+PROBE_FIRST = 1      # algorithms in the first run where their cost at q is unknown
+LIMIT_SLACK = 1.5    # a run with a limit (batch) stops at this times what is left of it
 DILUTE = 0.7         # a run grows while it keeps this share of its gain per second
 # Without a profile, an expected gain at a communicator size of q ranks
 # counts (q / P)^SIZE_POWER: a job's collectives run mostly on the whole job
@@ -202,9 +203,13 @@ class Sampler:
         return sorted(comms, reverse=True)
 
     # ------------------------------------------------------------ one run
-    def batch(self, coll, q, algs, sizes, why):
+    def batch(self, coll, q, algs, sizes, why, limit=None):
         """Measures algs x sizes at q (reps samples each); what is left
-        after a failure runs again, as far as the budget allows. On a real
+        after a failure runs again, as far as the budget allows (and
+        limit, seconds of it for this batch: each run is stopped when it
+        has spent LIMIT_SLACK times what is left of them, its cases done
+        kept, the case it was in counted as too dear, as one that ran out
+        of time). On a real
         MPI each sample comes from a launch of its own, the runs taking
         turns: two launches of one case can time further apart than the
         algorithms do (Open MPI, 2 ranks on a 2-core machine: hier bcast of
@@ -216,7 +221,7 @@ class Sampler:
                   for i in range(0, len(group), chunk)]
         queue = [(a, m, w, want) for want in range(per, self.o.reps + 1, per)
                  for a, m, w in groups]
-        first = True
+        first, start = True, self.spent()
         while queue:
             a, m, w, want = queue.pop(0)
             a, m = self.todo(coll, q, a, m, want)
@@ -226,11 +231,22 @@ class Sampler:
                 self.say(f"{coll} p={q}: no budget left for the rest ({len(a)} algs x "
                          f"{len(m)} sizes)")
                 continue
+            run_limit = None
+            if limit is not None:
+                run_limit = limit - (self.spent() - start)
+                if not first and run_limit <= 0:
+                    self.say(f"{coll} p={q}: its {limit:.0f} s spent, not run: {len(a)} "
+                             f"algs x {len(m)} sizes")
+                    continue
+                # slack for a prediction that was close: the limit is for
+                # the runs that cost many times theirs
+                run_limit = max(LIMIT_SLACK * run_limit, 2 * self.cost.overhead(q))
             first = False
             queue[:0] = [x + (want,) for x in self.run_one(coll, q, a, m, w, per,
-                                                              turn=want - per)]
+                                                              turn=want - per,
+                                                              limit=run_limit)]
 
-    def run_one(self, coll, q, algs, sizes, why, reps, turn=0):
+    def run_one(self, coll, q, algs, sizes, why, reps, turn=0, limit=None):
         """One collbench run; returns what is left to run ([] if it went
         through). If it fails, the cases it finished count, the case it was
         in is recorded as failed, and the rest is left: the other
@@ -247,7 +263,8 @@ class Sampler:
             "--algs", ",".join(labels),
             "-m", ",".join(str(m) for m in sizes),   # one size: MIN=MAX
             "-i", str(self.o.iters), "-x", str(self.o.warmup), "--host-time"]
-        rows, out = self.t.run_collbench(q, args, timeout=self.o.timeout,
+        timeout = self.o.timeout if limit is None else min(self.o.timeout, limit)
+        rows, out = self.t.run_collbench(q, args, timeout=timeout,
                                          mem_limit=self.o.mem_limit)
         rec = {"coll": coll, "q": q, "algs": algs, "sizes": sizes, "reps": reps,
                "cases": len(rows), "cost": self.t.cost(out), "cpu_s": out.cpu,
@@ -350,14 +367,14 @@ class Sampler:
         return len(self.store.samples.get((coll, a, q, m), ())) < want and \
             not self.store.cannot(coll, a, q, m)
 
-    def try_batch(self, coll, q, algs, sizes, why):
+    def try_batch(self, coll, q, algs, sizes, why, limit=None):
         """Runs it if the budget allows; False if it did not."""
         algs, sizes = self.todo(coll, q, algs, sizes)
         if not algs or not sizes:
             return True
         if not self.fits(coll, q, algs, sizes):
             return False
-        self.batch(coll, q, algs, sizes, why)
+        self.batch(coll, q, algs, sizes, why, limit)
         self.cost.refit(coll)
         return True
 
@@ -583,9 +600,14 @@ class Sampler:
         case of them costs to simulate at q is unknown before (ex5f at
         1024 ranks: allreduce's 35 cases, predicted from native's at 50 s,
         took 109, and the scan, a quarter of the time, was left to native
-        with no comparison). The first run has PROBE_FIRST of them; the
-        next ones as many as their cost, predicted from what those cost,
-        leaves within the share. Returns algs less those left out."""
+        with no comparison). The first run has PROBE_FIRST of them (it may
+        spend half the budget left); the next ones as many as their cost,
+        predicted from what those cost, leaves within the share, and a run
+        that would spend more is
+        stopped there (an algorithm found that dear to simulate is counted
+        as one that ran out of time: bcast's pipeline_chain and
+        binomial_topo at 1024 ranks took minutes where seconds were
+        predicted). Returns algs less those left out."""
         start = self.spent()
         new = [a for a in algs if a != "native" and not any(
             self.store.samples.get((coll, a, q, mm)) for mm in self.grids[coll].sizes)]
@@ -601,7 +623,11 @@ class Sampler:
                 while i + n < len(new) and \
                         self.cost.batch(coll, q, new[i:i + n + 1], [m]) <= left:
                     n += 1
-            if not self.try_batch(coll, q, new[i:i + n], [m], why):
+            # the first run may spend half the budget left (one comparison
+            # at least, and the others keep some), the next ones what is
+            # left of the share
+            limit = max(left, 0.0) if i else max(share, (self.budget - self.spent()) / 2)
+            if not self.try_batch(coll, q, new[i:i + n], [m], why, limit=limit):
                 self.say(f"{coll} p={q}: no budget left for the profile's point")
                 return [a for a in algs if a not in new[i:]]
             i += n
