@@ -39,6 +39,7 @@ class CostModel:
         self.launches = launches   # launches per run: a real MPI's samples each have one
         self.models, self.cache, self.launch = {}, {}, (DEFAULT_LAUNCH, 0.0)
         self.growth = {}   # (coll, a, dom) -> exponent beyond the largest q measured
+        self.at_q = {}     # (coll, a, q) -> the mean case cost of each size measured there
 
     def domain(self, coll, q):
         """1 across nodes (a shaped key's nodes are its own: grid.node_of)."""
@@ -47,11 +48,13 @@ class CostModel:
 
     def refit(self, coll):
         self.cache = {k: v for k, v in self.cache.items() if k[0] != coll}
+        self.at_q = {k: v for k, v in self.at_q.items() if k[0] != coll}
         pts = {}
         for (c, a, q, m), xs in self.store.host.items():
-            if c == coll:
-                pts.setdefault((a, self.domain(coll, q)), []).append(
-                    (q, m, max(sum(xs) / len(xs), 1e-5)))
+            if c == coll and xs:
+                cost = max(sum(xs) / len(xs), 1e-5)
+                pts.setdefault((a, self.domain(coll, q)), []).append((q, m, cost))
+                self.at_q.setdefault((coll, a, q), []).append(cost)
         for a in self.algs[coll]:
             for dom in (0, 1):
                 self.models[(coll, a, dom)] = AlgModel(sorted(pts.get((a, dom), [])))
@@ -97,8 +100,7 @@ class CostModel:
             top = max(qq for qq, _ in model.points)
             got = math.exp(float(model.predict([(min(q, top), m)])[0])) * \
                 max(q / top, 1) ** self.growth[(coll, a, self.domain(coll, q))]
-        elif (own := [sum(v) / len(v) for (c, b, qq, _), v in self.store.host.items()
-                      if (c, b, qq) == (coll, a, q) and v]):
+        elif (own := self.at_q.get((coll, a, q))):
             got = sum(own) / len(own)   # measured at q at other sizes: their mean
         elif (base := base_of(a, self.algs[coll])):   # a variant not measured there:
             got = self.case(coll, base, q, m)            # as its algorithm
@@ -108,7 +110,7 @@ class CostModel:
             known = [b for b in self.algs[coll] if b != a and (
                 (self.models.get((coll, b, self.domain(coll, q))) is not None
                  and self.models[(coll, b, self.domain(coll, q))].n >= 3)
-                or any(k[:3] == (coll, b, q) for k in self.store.host))]
+                or (coll, b, q) in self.at_q)]
             known = [b for b in known if b != "native"] or known
             others = [self.case(coll, b, q, m) for b in known]
             got = sum(others) / len(others) if others else DEFAULT_CASE

@@ -139,19 +139,25 @@ class Recording(Synthetic):
         return super().run_collbench(q, args, env, timeout, mem_limit)
 
 
+def profile_sampler(prof, grids, algs, t, budget, stream):
+    """A sampler on prof's points, 32 ranks of 8 per node, one sample a
+    point, through target t; and its store."""
+    st = Store(0.005)
+    opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
+                          "timeout": 60, "mem_limit": None})
+    t.p, t.node = 32, 8
+    return Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
+                   stream=stream, weights=prof.weights()), st
+
+
 def sampled(budget, runs=None):
     job, entries = profile.read(FIXTURE)
     prof = profile.Profile(FIXTURE, job, entries, 32, 8, KNOWN)
     grids = prof.grids()
     algs = {c: ALGS[grid.coll_of(c)] for c in grids}
-    st = Store(0.005)
-    opts = type("O", (), {"budget": budget, "reps": 1, "iters": 3, "warmup": 1,
-                          "timeout": 60, "mem_limit": None})
     t = Recording({c: 0.05 for c in ALGS})
-    t.p, t.node = 32, 8
     with open(os.devnull, "w") as devnull:
-        s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
-                    stream=devnull, weights=prof.weights())
+        s, st = profile_sampler(prof, grids, algs, t, budget, devnull)
         s.natives()
         natives = [(b["coll"], b["q"], tuple(b["sizes"])) for b in st.batches]
         s.profiled()
@@ -270,14 +276,9 @@ def test_probe_leaves_no_collective_alone():
     algs = {"allreduce": ["native"] + [f"a{i}" for i in range(6)],
             "bcast": ["native"] + [f"b{i}" for i in range(6)],
             "scan": ["native", "recursive_doubling", "linear"]}
-    st = Store(0.005)
-    opts = type("O", (), {"budget": 4.0, "reps": 1, "iters": 3, "warmup": 1,
-                          "timeout": 60, "mem_limit": None})
-    t = DearAlgorithms({c: 0.01 for c in algs})
-    t.p, t.node = 32, 8
     with open(os.devnull, "w") as devnull:
-        s = Sampler(t, grids, algs, st, Decider(st, algs, 0.02, grids, 8), opts,
-                    stream=devnull, weights=prof.weights())
+        s, st = profile_sampler(prof, grids, algs, DearAlgorithms({c: 0.01 for c in algs}),
+                                4.0, devnull)
         s.natives()
         s.profiled()
     measured = {c: sorted({k[1] for k in st.samples if k[0] == c and k[1] != "native"})
