@@ -77,6 +77,10 @@ COMMANDS = (
     Command("predict", "a program's time on an SMPI platform: native, tuned for its own "
             "calls, best single algorithm (collx predict --help)", "collx.predict",
             "--platform NAME -n P [--compute host|none] [--budget S] [--out DIR] -- PROGRAM"),
+    Command("calibrate", "an SMPI platform fitted to the machine a launch runs on, and "
+            "(--check) its predictions against real runs (collx calibrate --help)",
+            "collx.calibrate.main",
+            "--launch CMD --out DIR [--check] | --from DIR --out DIR"),
     Command("apps", "real applications from Debian: correct with every algorithm "
             "forced, timed end to end (collx apps --help)", "collx.apps.main",
             "list|setup|correct|time|report|quick [options]"),

@@ -31,6 +31,7 @@ PKG = os.path.dirname(os.path.abspath(__file__))
 BUILT = {"collbench": "bench/collbench", "collx_info": "bench/collx_info",
          "rma_loggp": "bench/rma_loggp", "topo_cost": "bench/topo_cost",
          "overhead": "bench/overhead", "fft": "apps/fft/fft",
+         "calibench": "bench/calibench", "node_sync": "bench/node_sync",
          "collxrun": "bin/collxrun", "libcollx_pmpi.so": "libcollx_pmpi.so"}
 INTERPOSER = "libcollx_pmpi.so"
 # the command-line option that names each (for the message)

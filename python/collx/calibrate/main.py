@@ -1,0 +1,412 @@
+"""collx calibrate: measure the machine a launch runs on, fit an SMPI
+platform to it, and (--check) run the same collectives real and simulated
+to say how far the platform's predictions are off (docs/guide/calibrate.md).
+
+    collx calibrate --launch "mpirun -n 2 --bind-to core" --out DIR [--check]
+    collx calibrate --from DIR --out DIR2          (fit recorded measurements again)
+    collx calibrate --check-only --platform DIR/NAME.xml --launch "..." --out DIR"""
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+
+from collx import tools
+from collx._version import __version__
+from collx.calibrate import check as checkmod, fit as fitmod, measured as meas
+from collx.calibrate import platform as plat
+from collx.calibrate.runs import RunFailed, Where
+from collx.csvio import read_rows, write_rows
+from collx.tune.target import cpu_model
+
+DEFAULT_BASE = "fattree-256x16"
+CHECK_COLLS = "bcast,allreduce,allgather,alltoall,reduce"
+CHECK_SIZES = "8,64,512,4096,32768,262144,1048576"
+T0 = time.time()
+BASE_WEIGHT = 0.25   # a route taken from a base platform, in the factors' fit
+CORRECTION_STEP = 0.6   # of a round's residual added to the next round's targets
+
+
+def say(msg):
+    t = int(time.time() - T0)
+    print(f"[calibrate {t // 60}:{t % 60:02d}] {msg}", flush=True)
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog="collx calibrate", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__)
+    ap.add_argument("--launch", help='the words that start the ranks, as you run MPI '
+                    'programs: "mpirun -n 2 --bind-to core" (two ranks of one node), '
+                    '"mpirun -n 4 --map-by ppr:2:node --bind-to core" (two nodes), srun ...')
+    ap.add_argument("--from", dest="from_dir", metavar="DIR",
+                    help="fit the measurements an earlier calibrate wrote into DIR "
+                    "(calibench.csv, node_sync.csv, layout.txt) instead of measuring")
+    ap.add_argument("--out", required=True, metavar="DIR", help="where the platform goes")
+    ap.add_argument("--name", default="calibrated", help="the platform's name (calibrated)")
+    ap.add_argument("--base", help="the platform whose network between nodes to take "
+                    f"where the launch spans one node (default {DEFAULT_BASE})")
+    ap.add_argument("--nodes", type=int, default=16,
+                    help="nodes of the written platform when it is not a base's (16)")
+    ap.add_argument("--cores", type=int,
+                    help="cores per node of the written platform (default: this machine's)")
+    ap.add_argument("--sizes", default="1:4M", help="calibench's message sizes (1:4M)")
+    ap.add_argument("--reps", type=int, default=7, help="calibench's batches per point (7)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="fits corrected by simulating the platform (3)")
+    ap.add_argument("--check", action="store_true",
+                    help="after the fit, run the collectives real and simulated")
+    ap.add_argument("--check-only", action="store_true",
+                    help="only the check, of --platform (an earlier calibration)")
+    ap.add_argument("--platform", help="with --check-only: the calibrated platform's XML")
+    ap.add_argument("--colls", default=CHECK_COLLS, help=f"the check's ({CHECK_COLLS})")
+    ap.add_argument("--algs", help="the check's algorithms (default: every one of each "
+                    "collective, native included)")
+    ap.add_argument("--check-sizes", default=CHECK_SIZES,
+                    help=f"the check's bytes per rank ({CHECK_SIZES})")
+    ap.add_argument("--iters", type=int, default=200, help="the check's repetitions (200)")
+    ap.add_argument("--launches", type=int, default=3,
+                    help="the check's real launches per collective; the best median of "
+                    "each case counts (3)")
+    return ap
+
+
+class Layout:
+    """Ranks, ranks per node (block placement) and nodes of the launch, as
+    calibench saw it ('# calibench: P ranks; partner on rank 0's node: A,
+    on another node: B')."""
+
+    def __init__(self, text):
+        m = re.search(r"calibench: (\d+) ranks; partner on rank 0's node: (-?\d+), "
+                      r"on another node: (-?\d+)", text)
+        if not m:
+            raise RunFailed("calibench did not say the launch's layout:\n" + text[-2000:])
+        self.p, self.on_node, self.off_node = (int(g) for g in m.groups())
+        self.ppn = self.off_node if self.off_node > 0 else self.p
+        self.nodes = -(-self.p // self.ppn)
+
+    def line(self):
+        return (f"# calibench: {self.p} ranks; partner on rank 0's node: {self.on_node}, "
+                f"on another node: {self.off_node}")
+
+
+def hostfile(hosts, nodes, slots, directory):
+    """A hostfile of the first nodes of hosts ('name:slots' lines), slots
+    each; its path (in directory)."""
+    names = [h.partition(":")[0] for h in hosts[:nodes]]
+    if len(names) < nodes:
+        raise ValueError(f"the platform has {len(hosts)} nodes, {nodes} wanted")
+    path = os.path.join(directory, f"{nodes}x{slots}.hostfile")
+    with open(path, "w") as f:
+        f.writelines(f"{n}:{slots}\n" for n in names)
+    return path
+
+
+def resolve_platform(name):
+    """The XML path of a platform name (sim/platforms) or path."""
+    if name.endswith(".xml") or os.sep in name:
+        return os.path.abspath(name if name.endswith(".xml") else name + ".xml")
+    root = tools.checkout()
+    if not root:
+        raise plat.BadPlatform(f"platform '{name}': give its XML's path (sim/platforms is "
+                               "in a collx checkout)")
+    return os.path.join(root, "sim", "platforms", name + ".xml")
+
+
+def measure(args, out):
+    """Runs calibench and node_sync on the launch (or reads --from);
+    returns (Measured, Layout, what ran)."""
+    if args.from_dir:
+        src = args.from_dir
+        with open(os.path.join(src, "layout.txt")) as f:
+            layout = Layout(f.read())
+        rows = meas.read_calibench(os.path.join(src, "calibench.csv"))
+        ns = os.path.join(src, "node_sync.csv")
+        sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
+        about = read_about(src)
+        for name in ("calibench.csv", "node_sync.csv", "layout.txt", "about.txt"):
+            s, d = os.path.join(src, name), os.path.join(out, name)
+            if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
+                with open(s) as fi, open(d, "w") as fo:
+                    fo.write(fi.read())
+        return meas.Measured(rows, sync), layout, about
+    where = Where(launch=args.launch)
+    say(f"messages, copies: calibench -m {args.sizes} on {where.describe()}")
+    csv = os.path.join(out, "calibench.csv")
+    text = where.calibench(csv, args.sizes, args.reps)
+    layout = Layout(text)
+    with open(os.path.join(out, "layout.txt"), "w") as f:
+        f.write(layout.line() + "\n")
+    sync = {}
+    if layout.on_node > 0:
+        say("the node's flags, collx's work per call: node_sync")
+        ns = os.path.join(out, "node_sync.csv")
+        where.node_sync(ns)
+        sync = meas.read_node_sync(ns)
+    about = {"launch": args.launch, "mpi": where.target.mpi_version() or where.mpi,
+             "host": os.uname().nodename, "cpu": cpu_model(), "date": plat.today()}
+    with open(os.path.join(out, "about.txt"), "w") as f:
+        f.writelines(f"{k}={v}\n" for k, v in about.items())
+    return meas.Measured(meas.read_calibench(csv), sync), layout, about
+
+
+def read_about(d):
+    path = os.path.join(d, "about.txt")
+    if not os.path.exists(path):
+        return {"launch": "(recorded measurements)", "date": plat.today()}
+    with open(path) as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
+
+
+def simulate_calibench(xml, hosts, sizes, reps, directory, nodes=2, slots=2):
+    """calibench's rows simulated on the platform: slots ranks on each of
+    its first nodes (both routes: rank 1 on rank 0's node, rank slots on
+    the next)."""
+    hf = hostfile(hosts, nodes, slots, directory)
+    where = Where(platform=xml, p=nodes * slots, hostfile=hf)
+    csv = os.path.join(directory, "sim-calibench.csv")
+    where.calibench(csv, sizes, reps=1)
+    return meas.Measured(meas.read_calibench(csv))
+
+
+class Model:
+    """What the fit needs besides the measurements: the network (measured
+    or a base's), the platform's size."""
+
+    def __init__(self, args, m, work):
+        self.base = None
+        self.kinds = {k: {r: m.series(r, k) for r in m.routes()} for k in meas.KINDS}
+        if "net" not in m.routes():
+            self.base = plat.Base(resolve_platform(args.base or DEFAULT_BASE))
+            say(f"one node measured: the network between nodes is {self.base.name}'s "
+                "(simulated calibench between two of its nodes)")
+            sim = simulate_calibench(resolve_platform(args.base or DEFAULT_BASE),
+                                     self.base.hosts, args.sizes, 1, work, slots=1)
+            for k in meas.KINDS:
+                self.kinds[k]["net"] = sim.series("net", k)
+        self.geo = {"net": (None, self.base.route[1])} if self.base else {}
+        # what was measured outweighs a base's guess where the two disagree
+        self.weights = {"net": BASE_WEIGHT} if self.base else {}
+
+    def fit(self, corrections):
+        return fitmod.fit(self.kinds["pingpong"], self.kinds["send"], self.kinds["recv"],
+                          self.kinds["stream"], corrections, self.geo,
+                          self.weights)
+
+
+def platform_files(args, model, F, m, layout, about, residuals=None):
+    """(xml text, hostfile lines, cfg text, record)."""
+    node = F.geo.get("node") or (2e-7, 8e9)
+    net = F.geo["net"] if "net" in F.geo else None
+    # a node phase copies what another core wrote: its rate, else one core's own
+    copies = m.series("node", "xcopy") or m.local("copy")
+    reduces = m.series("node", "xreduce") or m.local("reduce")
+    rates = (fitmod.rate_through_origin(copies) or 1e10,
+             fitmod.rate_through_origin(reduces) or 1e10)
+    estimated = [] if copies else ["copy_bw", "reduce_bw"]
+    if m.sync:
+        sync, sync_rank, call, est = fitmod.sync_values(m.sync)
+        estimated += est
+    else:
+        sync, sync_rank, call = 2.2e-7, 3e-8, 1.5e-7
+        estimated += ["sync", "sync_rank", "call"]
+    routes = {"node": "measured" if "node" in m.routes() else "not measured (default)",
+              "net": "measured" if "net" in m.routes() else f"from {model.base.name}"}
+    if model.base:
+        xml = model.base.text(node, net[0] / model.base.route[0])
+        hosts = model.base.hosts
+    else:
+        cores = args.cores or os.cpu_count() or 1
+        xml = plat.cluster_text(args.name, max(args.nodes, layout.nodes), cores, node,
+                                net or (2e-6, 1.25e9), f"collx calibrate {about.get('date')}")
+        hosts = [f"{args.name}-{i}:{cores}" for i in range(max(args.nodes, layout.nodes))]
+    record = {"name": args.name, "collx": __version__, "measured": about, "routes": routes,
+              "layout": {"p": layout.p, "ppn": layout.ppn, "nodes": layout.nodes},
+              "estimated": estimated, "fit": residuals or {}, "check": None,
+              "parameters": {"node": node, "net": net, "copy_bw": rates[0],
+                             "reduce_bw": rates[1], "sync": sync, "sync_rank": sync_rank,
+                             "call": call}}
+    options = [("os", fitmod.overhead_option(F.sizes, F.o_s)),
+               ("ois", fitmod.overhead_option(F.sizes, F.o_s)),
+               ("or", fitmod.overhead_option(F.sizes, F.o_r)),
+               ("lat-factor", fitmod.factor_option(F.sizes, F.lf)),
+               ("bw-factor", fitmod.factor_option(F.sizes, F.bf))]
+    collx = [("copy_bw", rates[0]), ("reduce_bw", rates[1]), ("sync", sync),
+             ("sync_rank", sync_rank), ("call", call)]
+    return xml, hosts, plat.cfg_text(header(record), options, collx), record
+
+
+def header(record):
+    """The .cfg's comment lines: what it was calibrated against, the fit's
+    and the check's errors."""
+    about = record["measured"]
+    out = [f"calibrated by collx calibrate {record['collx']} on {about.get('date')}: "
+           f"{about.get('launch')}",
+           f"  MPI: {about.get('mpi', '?')}; host {about.get('host', '?')}, "
+           f"{about.get('cpu', '?')}",
+           "  routes: " + ", ".join(f"{k} {v}" for k, v in record["routes"].items()),
+           "  estimated, not measured: " + (", ".join(record["estimated"]) or "nothing")]
+    for route, s in sorted(record.get("fit", {}).items()):
+        out.append(f"  fit, {route}: " + "; ".join(
+            f"{k} median |error| {100 * v[0]:.1f} %, worst {100 * v[1]:.1f} %"
+            for k, v in sorted(s.items())))
+    chk = record.get("check")
+    out.append("  check: " + (f"{chk['against']}: {checkmod.line(chk['summary'])}"
+                              if chk else "none yet (collx calibrate --check)"))
+    return out
+
+
+def residuals(m, model, sim):
+    """{route: {kind: (median |error|, worst |error|)}} and the rows of
+    the simulated calibench against the measured (or the base's)."""
+    out, rows = {}, []
+    for r in sim.routes():
+        out[r] = {}
+        for k in ("pingpong", "stream"):
+            want, got = model.kinds[k][r], sim.series(r, k)
+            errs = []
+            for b in sorted(set(want) & set(got)):
+                e = got[b] / want[b] - 1
+                errs.append(abs(e))
+                rows.append({"route": r, "kind": k, "bytes": b, "target_s": want[b],
+                             "simulated_s": got[b], "error": e})
+            if errs:
+                errs.sort()
+                out[r][k] = (errs[len(errs) // 2], errs[-1])
+    return out, rows
+
+
+def score(res, weights):
+    """One number for a round's ping-pong residuals (lower is better):
+    each route's mean of its median and worst |error|, weighted."""
+    return sum(weights.get(r, 1.0) * (v["pingpong"][0] + v["pingpong"][1]) / 2
+               for r, v in res.items() if "pingpong" in v)
+
+
+def calibrate(args, out):
+    """Measures (or reads), fits, corrects the fit by simulating it and
+    writes the best round's platform into out."""
+    m, layout, about = measure(args, out)
+    m.check()
+    with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as work:
+        model = Model(args, m, work)
+        corrections, best = {}, None
+        for rnd in range(max(args.rounds, 0) + 1):
+            F = model.fit(corrections)
+            xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about)
+            path = plat.write(work, args.name, xml, hosts, cfg, record)
+            sim = simulate_calibench(path, hosts, args.sizes, 1, work)
+            res, rows = residuals(m, model, sim)
+            say(f"fit round {rnd}: " + "; ".join(
+                f"{r} ping-pong median |error| {100 * v['pingpong'][0]:.1f} %, worst "
+                f"{100 * v['pingpong'][1]:.1f} %" for r, v in res.items()))
+            if best is None or score(res, model.weights) < best[0]:
+                best = (score(res, model.weights), rnd, F, res, rows)
+            # what SMPI does besides the formula, added to the targets (damped:
+            # where the routes pull apart, the corrections must not chase each other)
+            for r in sim.routes():
+                c = corrections.setdefault(r, {})
+                got = sim.series(r, "pingpong")
+                for b, want in model.kinds["pingpong"][r].items():
+                    if b in got:
+                        c[b] = c.get(b, 0.0) + CORRECTION_STEP * (want - got[b])
+        _, rnd, F, res, rows = best
+        xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res)
+    path = plat.write(out, args.name, xml, hosts, cfg, record)
+    write_rows(os.path.join(out, "fit.csv"), ["route", "kind", "bytes", "target_s",
+                                              "simulated_s", "error"], rows)
+    say(f"kept round {rnd}; wrote {path} (+ .hostfile, .cfg, .calibration.json), fit.csv")
+    return path, layout
+
+
+def run_check(args, xml, layout, out):
+    """The check: collbench on the launch and on the platform, side by
+    side; writes check.csv and check.md and the record's check."""
+    real = Where(launch=args.launch)
+    hosts = [h for h in open(plat.files_of(xml)[1]).read().split() if h]
+    with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as work:
+        hf = hostfile(hosts, layout.nodes, layout.ppn, work)
+        sim = Where(platform=xml, p=layout.p, hostfile=hf)
+        reg_real = dict(real.target.registry())
+        reg_sim = dict(sim.target.registry())
+        points = []
+        for coll in args.colls.split(","):
+            algs = args.algs.split(",") if args.algs else \
+                [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
+            if not algs:
+                raise ValueError(f"no algorithm of '{coll}' on both sides")
+            sizes = [int(s) for s in args.check_sizes.split(",")]
+            say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
+                f"({args.launches} launches)")
+            real_rows = best_of([real.collbench(coll, algs, sizes, args.iters,
+                                                max(args.iters // 10, 2))
+                                 for _ in range(max(args.launches, 1))])
+            say(f"check {coll}: simulated")
+            sim_rows = sim.collbench(coll, algs, sizes, 3, 1)
+            got = checkmod.pair(real_rows, sim_rows)
+            say(f"check {coll}: " + checkmod.line(checkmod.summary(got)))
+            points += got
+    against = f"{args.launch} ({real.target.mpi_version() or real.mpi})"
+    checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
+                   against, os.path.basename(xml))
+    rec = plat.read_record(xml) or {}
+    rec["check"] = {"against": against, "date": plat.today(),
+                    "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points)}
+    plat.write_record(xml, {k: v for k, v in rec.items() if k != "schema"})
+    rewrite_header(xml, rec)
+    say("check: " + checkmod.line(rec["check"]["summary"]))
+    say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
+
+
+def best_of(launches):
+    """Per case the row with the least median of several launches' rows
+    (one launch on a shared machine can be a third slower throughout)."""
+    best = {}
+    for rows in launches:
+        for r in rows:
+            key = (r["coll"], r["alg"], r["size_bytes"])
+            if key not in best or float(r["median_us"]) < float(best[key]["median_us"]):
+                best[key] = r
+    return list(best.values())
+
+
+def rewrite_header(xml, record):
+    """The .cfg's comment lines again, from the record (the check added)."""
+    cfg = plat.files_of(xml)[2]
+    with open(cfg) as f:
+        body = [line for line in f if not line.startswith("#")]
+    with open(cfg, "w") as f:
+        f.write("".join(f"# {h}\n" for h in header(record)) + "".join(body))
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        if args.check_only:
+            if not (args.platform and args.launch):
+                raise ValueError("--check-only needs --platform XML and --launch")
+            xml = resolve_platform(args.platform)
+            rec = plat.read_record(xml)
+            if rec is None:
+                raise ValueError(f"{xml}: no calibration record beside it (write one with "
+                                 "collx calibrate)")
+            lay = rec["layout"]
+            layout = Layout(f"calibench: {lay['p']} ranks; partner on rank 0's node: "
+                            f"{1 if lay['ppn'] > 1 else -1}, on another node: "
+                            f"{lay['ppn'] if lay['nodes'] > 1 else -1}")
+            os.makedirs(args.out, exist_ok=True)
+            run_check(args, xml, layout, args.out)
+            return 0
+        if not (args.launch or args.from_dir):
+            raise ValueError("give --launch (measure) or --from DIR (recorded measurements)")
+        if args.check and not args.launch:
+            raise ValueError("--check runs the collectives on the launch: give --launch")
+        os.makedirs(args.out, exist_ok=True)
+        xml, layout = calibrate(args, args.out)
+        if args.check:
+            run_check(args, xml, layout, args.out)
+        return 0
+    except (ValueError, RunFailed, OSError, tools.ToolNotFound) as e:
+        sys.stderr.write(f"collx calibrate: {e}\n")
+        return 1
