@@ -67,16 +67,20 @@ static void ctl_recv(int peer, MPI_Comm c)
     MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_CTL, c, MPI_STATUS_IGNORE);
 }
 
-/* One batch of ping-pongs; seconds per one-way message. */
+/* One batch of ping-pongs; seconds per one-way message. Each side sends
+ * from one buffer and receives into another, as a collective does:
+ * sending back the lines it has just received costs a large message up
+ * to twice as much (256 KiB, both MPIs here). */
 static double pingpong(int lead, int peer, char *buf, size_t m, int n, MPI_Comm c)
 {
+    char *in = buf + m;
     double t = MPI_Wtime();
     for (int i = 0; i < n; i++) {
         if (lead) {
             MPI_Send(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c);
-            MPI_Recv(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, MPI_STATUS_IGNORE);
+            MPI_Recv(in, (int)m, MPI_BYTE, peer, TAG_DATA, c, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, MPI_STATUS_IGNORE);
+            MPI_Recv(in, (int)m, MPI_BYTE, peer, TAG_DATA, c, MPI_STATUS_IGNORE);
             MPI_Send(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c);
         }
     }
@@ -84,9 +88,9 @@ static double pingpong(int lead, int peer, char *buf, size_t m, int n, MPI_Comm 
 }
 
 /* K sends timed by the sender, the receives posted first. */
-static double send_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Request *rq,
-                         MPI_Comm c)
+static double send_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
 {
+    MPI_Request rq[BURST];
     double t = 0;
     if (lead) {
         ctl_recv(peer, c);
@@ -108,9 +112,9 @@ static double send_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Req
 
 /* K receives timed by the receiver, the messages sent before it posts
  * them (the control message follows them). The lead is the receiver. */
-static double recv_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Request *rq,
-                         MPI_Comm c)
+static double recv_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
 {
+    MPI_Request rq[BURST];
     double t = 0;
     if (lead) {
         ctl_recv(peer, c);
@@ -132,9 +136,9 @@ static double recv_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Req
 
 /* k back-to-back messages and the receiver's acknowledgement, seen by
  * the sender (the lead); the receives are posted before it starts. */
-static double stream_k(int lead, int peer, char *buf, size_t m, int k, MPI_Request *rq,
-                       MPI_Comm c)
+static double stream_k(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
 {
+    MPI_Request rq[BURST];
     double t = 0;
     if (lead) {
         ctl_recv(peer, c);
@@ -176,12 +180,12 @@ static void emit(const sink *s, const char *route, const char *kind, size_t m,
 static void measure_route(const char *route, int lead, int peer, const options *o,
                           const sink *s, MPI_Comm c)
 {
-    size_t cap = 1;
-    for (size_t m = o->min ? o->min : 1; m <= o->max; m *= 2)
-        if ((size_t)burst_for(m) * m > cap)
-            cap = (size_t)burst_for(m) * m;
+    size_t cap = 1;   /* a burst's receives, or a ping-pong's two buffers */
+    for (size_t m = o->min ? o->min : 1; m <= o->max; m *= 2) {
+        size_t need = (size_t)burst_for(m) * m > 2 * m ? (size_t)burst_for(m) * m : 2 * m;
+        cap = need > cap ? need : cap;
+    }
     char *buf = calloc(cap, 1);
-    MPI_Request rq[BURST];
     double v[MAX_REPS], w[MAX_REPS];
     if (!buf) {
         fprintf(stderr, "calibench: out of memory (%zu bytes)\n", cap);
@@ -195,16 +199,16 @@ static void measure_route(const char *route, int lead, int peer, const options *
         if (lead)
             emit(s, route, "pingpong", m, v, o->reps, n);
         for (int r = 0; r < o->reps; r++)
-            v[r] = send_burst(lead, peer, buf, m, k, rq, c);
+            v[r] = send_burst(lead, peer, buf, m, k, c);
         if (lead)
             emit(s, route, "send", m, v, o->reps, k);
         for (int r = 0; r < o->reps; r++)
-            v[r] = recv_burst(lead, peer, buf, m, k, rq, c);
+            v[r] = recv_burst(lead, peer, buf, m, k, c);
         if (lead)
             emit(s, route, "recv", m, v, o->reps, k);
         for (int r = 0; r < o->reps; r++) {
-            w[r] = stream_k(lead, peer, buf, m, 1, rq, c);
-            v[r] = stream_k(lead, peer, buf, m, k, rq, c);
+            w[r] = stream_k(lead, peer, buf, m, 1, c);
+            v[r] = stream_k(lead, peer, buf, m, k, c);
         }
         qsort(w, (size_t)o->reps, sizeof *w, cmp_double);
         for (int r = 0; r < o->reps; r++)   /* less the median single message */

@@ -67,8 +67,9 @@ def parser():
                     help=f"the check's bytes per rank ({CHECK_SIZES})")
     ap.add_argument("--iters", type=int, default=200, help="the check's repetitions (200)")
     ap.add_argument("--launches", type=int, default=3,
-                    help="the check's real launches per collective; the best median of "
-                    "each case counts (3)")
+                    help="real launches of each measurement (calibench, node_sync, the "
+                    "check's collectives); per point the best counts (3): a machine whose "
+                    "cores move (a VM) can take half again as long in one launch")
     return ap
 
 
@@ -125,24 +126,36 @@ def measure(args, out):
         ns = os.path.join(src, "node_sync.csv")
         sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
         about = read_about(src)
-        for name in ("calibench.csv", "node_sync.csv", "layout.txt", "about.txt"):
+        for name in ("calibench.csv", "node_sync.csv", "layout.txt", "about.txt"):   # the inputs
             s, d = os.path.join(src, name), os.path.join(out, name)
             if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
                 with open(s) as fi, open(d, "w") as fo:
                     fo.write(fi.read())
         return meas.Measured(rows, sync), layout, about
     where = Where(launch=args.launch)
-    say(f"messages, copies: calibench -m {args.sizes} on {where.describe()}")
+    n = max(args.launches, 1)
+    say(f"messages, copies: calibench -m {args.sizes} on {where.describe()}, {n} launches")
     csv = os.path.join(out, "calibench.csv")
-    text = where.calibench(csv, args.sizes, args.reps)
+    runs = []
+    for k in range(n):   # the best of n, as the check takes its cases
+        path = os.path.join(out, f"calibench.{k + 1}.csv")
+        text = where.calibench(path, args.sizes, args.reps)
+        runs.append(meas.read_calibench(path))
+    write_rows(csv, list(runs[0][0]), meas.best_rows(runs))
     layout = Layout(text)
     with open(os.path.join(out, "layout.txt"), "w") as f:
         f.write(layout.line() + "\n")
     sync = {}
     if layout.on_node > 0:
-        say("the node's flags, collx's work per call: node_sync")
+        say(f"the node's flags, collx's work per call: node_sync, {n} launches")
         ns = os.path.join(out, "node_sync.csv")
-        where.node_sync(ns)
+        syncs = []
+        for k in range(n):
+            path = os.path.join(out, f"node_sync.{k + 1}.csv")
+            where.node_sync(path)
+            syncs.append(read_rows(path))
+        write_rows(ns, list(syncs[0][0]), meas.best_rows(syncs, ("metric", "ranks"),
+                                                          "seconds"))
         sync = meas.read_node_sync(ns)
     about = {"launch": args.launch, "mpi": where.target.mpi_version() or where.mpi,
              "host": os.uname().nodename, "cpu": cpu_model(), "date": plat.today()}
@@ -339,9 +352,10 @@ def run_check(args, xml, layout, out):
             sizes = [int(s) for s in args.check_sizes.split(",")]
             say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
                 f"({args.launches} launches)")
-            real_rows = best_of([real.collbench(coll, algs, sizes, args.iters,
+            real_rows = meas.best_rows([real.collbench(coll, algs, sizes, args.iters,
                                                 max(args.iters // 10, 2))
-                                 for _ in range(max(args.launches, 1))])
+                                 for _ in range(max(args.launches, 1))],
+                                       ("coll", "alg", "size_bytes"), "median_us")
             say(f"check {coll}: simulated")
             sim_rows = sim.collbench(coll, algs, sizes, 3, 1)
             got = checkmod.pair(real_rows, sim_rows)
@@ -357,18 +371,6 @@ def run_check(args, xml, layout, out):
     rewrite_header(xml, rec)
     say("check: " + checkmod.line(rec["check"]["summary"]))
     say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
-
-
-def best_of(launches):
-    """Per case the row with the least median of several launches' rows
-    (one launch on a shared machine can be a third slower throughout)."""
-    best = {}
-    for rows in launches:
-        for r in rows:
-            key = (r["coll"], r["alg"], r["size_bytes"])
-            if key not in best or float(r["median_us"]) < float(best[key]["median_us"]):
-                best[key] = r
-    return list(best.values())
 
 
 def rewrite_header(xml, record):

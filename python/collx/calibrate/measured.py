@@ -67,6 +67,12 @@ class Measured:
         """NotFittable unless there is a route with sizes to fit and no
         route is too noisy."""
         routes = self.routes()
+        for r in ROUTES:
+            lacks = [k for k in KINDS if (r, k) not in self.median]
+            if r not in routes and len(lacks) < len(KINDS):
+                raise NotFittable(f"route {r} lacks {', '.join(lacks)}: the measurements "
+                                  "are cut (calibench stopped early, or the file was cut); "
+                                  "measure again")
         if not routes:
             raise NotFittable("calibench measured no message route: the launch needs at "
                               "least two ranks on one node (or one rank on each of two "
@@ -86,6 +92,18 @@ class Measured:
                     "rank per core, bound (mpirun --bind-to core), or with more "
                     "repetitions (--reps)")
         return routes
+
+
+def best_rows(launches, key=("route", "kind", "bytes"), value="median_s"):
+    """The rows of several launches' CSVs with, per key, the launch whose
+    value is least (in the first launch's order)."""
+    best = {}
+    for rows in launches:
+        for r in rows:
+            k = tuple(r[f] for f in key)
+            if k not in best or float(r[value]) < float(best[k][value]):
+                best[k] = r
+    return list(best.values())
 
 
 def read_calibench(path):
