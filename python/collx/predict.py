@@ -49,8 +49,9 @@ import subprocess
 import sys
 import time
 
+from collx.calibrate.platform import validation
 from collx.tune import profile as profmod
-from collx.tune.target import Smpi
+from collx.tune.target import ROOT, Smpi
 NOTE_EVERY = 30.0   # seconds between "still running" lines
 DEADLOCK = "Deadlock detected"   # SimGrid's words for a run that cannot go on
 SLOWER = 1.01   # tuned slower than native by more than this: each rule left out
@@ -109,6 +110,10 @@ class Predictor:
         self.t0 = time.time()
         self.runs = []
         self.calls_whole = None   # rank 0's collective calls in the native run
+        xml = a.platform if a.platform.endswith(".xml") or "/" in a.platform else \
+            os.path.join(ROOT, "sim", "platforms", a.platform + ".xml")
+        self.model = validation(os.path.abspath(xml))
+        self.say(f"the model's error: {self.model}")
 
     def say(self, msg):
         s = int(time.time() - self.t0)
@@ -312,6 +317,7 @@ class Predictor:
 
     def report(self):
         doc = {"platform": self.a.platform, "ranks": self.a.n, "compute": self.a.compute,
+               "model": self.model,
                "program": self.a.program, "hostfile": self.a.hostfile,
                "smpi_options": smpi_options(),
                "tune_host_seconds": getattr(self, "tune_seconds", None),
@@ -362,6 +368,8 @@ def markdown(doc):
                 if doc.get("smpi_options") else "")
              + f"{doc['host_seconds']:.0f} s of host time in all (tune: "
              f"{doc['tune_host_seconds'] or 0:.0f} s).", "",
+             f"**The model's error:** {doc.get('model') or 'not known'}. A speed-up here is "
+             "a ratio of two such predictions.", "",
              "| run | simulated time | in collectives | share | vs native | own time | "
              "check | host s |", "|---|---|---|---|---|---|---|---|"]
     singles = [r for r in runs if r["label"] not in ("native", "tuned") and r.get("seconds")

@@ -7,8 +7,11 @@ SMPI charges a message of m bytes on route r
     o_r(m)  on the receiver (smpi/or),
 
 where lat_r and bw_r are the route's in the platform (a node's loopback
-link; two nodes' links) and o_s, o_r, lf, bf are piecewise in m and
-global: SimGrid has one set for every route. So:
+link; two nodes' links), and (SimGrid 3.32) no overhead at all to a
+blocking message of smpi/send-is-detached-thresh bytes or more. SimGrid's
+own options make o_s, o_r, lf and bf one function for every route; its
+callbacks, which collx registers for a program linked with it
+(src/core/util/smpi_routes.cpp), take them per route. So:
 
 1. Per route, the overheads are what the sender and the receiver
    measured for a burst (calibench `send`, `recv`) at the sizes where a
@@ -17,21 +20,19 @@ global: SimGrid has one set for every route. So:
    bandwidth, a rendezvous), the last such overheads go on, and the rest
    is the transfer's, so that a network's bandwidth stays in its links,
    where messages share it. Never more than leaves the transfer a tenth
-   of the ping-pong.
-2. Where two routes were measured (or one measured and one taken from a
-   base platform), the global overheads are the smaller route's at each
-   size, and the other route keeps the rest in its transfer: its ping-pong
-   stays right, its bursts get cheaper than they are (SimGrid cannot say
-   that a TCP message costs its sender more CPU than a shared-memory one;
-   docs/guide/calibrate.md says what that costs).
-3. Each route's transfer target x_r(m) = ping-pong - o_s - o_r; its
+   of the ping-pong; none from DETACHED bytes up, where SMPI charges none.
+2. Each route's transfer target x_r(m) = ping-pong - o_s - o_r; its
    latency is x_r at the smallest size, its bandwidth the slope at the
-   largest sizes; per size the factors lf(m), bf(m) solve
-   lat_r * lf + (m / bw_r) / bf = x_r for every route (exactly where two
-   routes allow it, least relative squares where not, never negative).
-4. What SMPI then does differently (its own thresholds) is measured by
-   simulating calibench on the platform: `corrections` add the
-   difference to the targets, and the fit runs again (main.py).
+   largest sizes; per size its own factors lf_r(m), bf_r(m) make
+   lat_r * lf_r + (m / bw_r) / bf_r = x_r exactly (bf_r = 1 where the
+   latency can take the rest).
+3. A program without collx gets SimGrid's global options: factors 1 and
+   per size the overheads that keep both routes' relative errors least
+   (SimGrid cannot say that a TCP message costs its sender more CPU than
+   a shared-memory one); docs/guide/calibrate.md says what that costs.
+4. What SMPI then does differently is measured by simulating calibench
+   on the platform: `corrections` add the difference to the routes'
+   one-way times, and the fit runs again (main.py).
 
 Everything here is pure: measurements in, numbers out (the unit tests
 feed it recorded measurements)."""
@@ -41,6 +42,11 @@ import math
 TRANSFER_SHARE = 0.1
 # a burst whose gap is at most this share of the ping-pong is overhead's
 OVERHEAD_BOUND = 0.5
+# a burst's gap over a lone message's ping-pong by this: the sustained rate counts
+SUSTAINED_RATIO = 1.25
+# SMPI's smpi/send-is-detached-thresh (the platforms write it): a blocking
+# message of this size or more is charged no overhead, only its transfer
+DETACHED = 65536
 # 1 / bf at least this (bf at most 1000: the bandwidth part never vanishes)
 U_MIN = 1e-3
 
@@ -58,6 +64,15 @@ def route_overheads(T, S, R):
         return s, max(0.0, budget - s)
     r = min(r, budget)
     return max(0.0, budget - r), r
+
+
+def sustained(T, G):
+    """{bytes: seconds} where a burst's gap G passes a lone message's
+    ping-pong T by more than SUSTAINED_RATIO: the network cannot keep up a
+    lone message's rate (a token bucket lets one message through at the
+    line's peak, a busy link), and a collective's messages, which follow
+    each other, see the gap. Those sizes' one-way target is G."""
+    return {m: G[m] for m in T if m in G and G[m] > SUSTAINED_RATIO * T[m]}
 
 
 def overhead_series(sizes, T, S, R, G):
@@ -131,56 +146,92 @@ def solve_factors(m, routes):
 
 
 class Fit:
-    """The fitted model: sizes, per size o_s, o_r, lf, bf; each route's
-    (lat, bw) and its transfer targets."""
+    """The fitted model: sizes; per size the global o_s, o_r (what a
+    program without collx gets, with factors 1); per route its (lat, bw),
+    transfer targets and its own overheads and factors (route_os,
+    route_or, route_lf, route_bf: what a program linked with collx gets,
+    src/core/util/smpi_routes.cpp)."""
 
-    def __init__(self, sizes, o_s, o_r, lf, bf, geo, targets):
-        self.sizes, self.o_s, self.o_r, self.lf, self.bf = sizes, o_s, o_r, lf, bf
-        self.geo, self.targets = geo, targets
+    def __init__(self, sizes, geo, targets):
+        self.sizes, self.geo, self.targets = sizes, geo, targets
+        self.o_s, self.o_r = [], []
+        self.route_os, self.route_or, self.route_lf, self.route_bf = {}, {}, {}, {}
 
-    def predict(self, route, m):
-        """The model's ping-pong for route at a fitted size (seconds), by
-        the formula (what SMPI does besides is in the corrections)."""
+    def predict(self, route, m, routes=True):
+        """The model's one-way ping-pong for route at a fitted size
+        (seconds), by the formula (what SMPI does besides is in the
+        corrections): with the route's own overheads and factors, or
+        (routes=False) the global overheads and factors 1. SMPI charges
+        no overhead to a blocking message of DETACHED bytes or more."""
         i = self.sizes.index(m)
         lat, bw = self.geo[route]
-        return self.o_s[i] + self.o_r[i] + lat * self.lf[i] + m / (bw * self.bf[i])
+        if routes:
+            o = self.route_os[route][i] + self.route_or[route][i]
+            x = lat * self.route_lf[route][i] + m / (bw * self.route_bf[route][i])
+        else:
+            o, x = self.o_s[i] + self.o_r[i], lat + m / bw
+        return (o if m < DETACHED else 0.0) + x
+
+
+def compromise(T, x, weights):
+    """The global overheads' sum at one size for programs without the
+    routes' own: the o minimizing sum_r w_r ((o + x_r - T_r) / T_r)^2 (the
+    smaller route's relative error weighs as much as the larger's), not
+    below 0. T, x: {route: seconds}."""
+    num = sum(weights.get(r, 1.0) * (T[r] - x[r]) / T[r] ** 2 for r in T)
+    den = sum(weights.get(r, 1.0) / T[r] ** 2 for r in T)
+    return max(num / den, 0.0)
 
 
 def fit(pingpong, send, recv, stream, corrections=None, geo=None, weights=None):
     """The Fit of routes' measurements: pingpong, send, recv, stream as
     {route: {bytes: seconds}} at the same sizes; corrections {route:
-    {bytes: seconds}} added to the transfer targets; geo {route: (lat,
-    bw)} where a route's geometry is fixed (a platform given; None: derived
-    from its targets, as a route not named is); weights {route: w} in
-    the factors' least squares (1 where not named: a route taken from a
-    base platform weighs less than the measured ones)."""
+    {bytes: seconds}} added to a route's one-way time (what SMPI does
+    besides the formula, measured by simulating); geo {route: (lat, bw)}
+    where a route's geometry is fixed (a platform given; None: derived
+    from its targets, as a route not named is); weights {route: w} in the
+    global compromise (1 where not named: a route taken from a base
+    platform weighs less than the measured)."""
     routes = list(pingpong)
+    weights, corrections = weights or {}, corrections or {}
     sizes = sorted(set.intersection(*(set(pingpong[r]) for r in routes)))
     if len(sizes) < 2:
         raise ValueError("the routes share fewer than two sizes")
-    per = {r: overhead_series(sizes, pingpong[r], send[r], recv[r], stream[r])
-           for r in routes}
-    o_s = [min(per[r][0][i] for r in routes) for i in range(len(sizes))]
-    o_r = [min(per[r][1][i] for r in routes) for i in range(len(sizes))]
-    corrections = corrections or {}
-    targets = {}
-    for r in routes:
-        targets[r] = {}
-        for i, m in enumerate(sizes):
-            x = pingpong[r][m] - o_s[i] - o_r[i] + corrections.get(r, {}).get(m, 0.0)
-            targets[r][m] = max(x, TRANSFER_SHARE * pingpong[r][m])
-    given, geo = dict(geo or {}), {}
+    over = {}
+    for r in routes:   # SMPI charges none at DETACHED and above: the transfer takes it
+        os_, or_ = overhead_series(sizes, pingpong[r], send[r], recv[r], stream[r])
+        over[r] = ([o if m < DETACHED else 0.0 for o, m in zip(os_, sizes)],
+                   [o if m < DETACHED else 0.0 for o, m in zip(or_, sizes)])
+    T = {r: {m: pingpong[r][m] + corrections.get(r, {}).get(m, 0.0) for m in sizes}
+         for r in routes}
+    targets = {r: {m: max(T[r][m] - over[r][0][i] - over[r][1][i],
+                          TRANSFER_SHARE * pingpong[r][m]) for i, m in enumerate(sizes)}
+               for r in routes}
+    given, F = dict(geo or {}), None
+    geo = {}
     for r in routes:   # a given geometry may leave its latency (None) to the targets
         lat, bw = geometry(sizes, targets[r])
         g = given.get(r, (None, None))
         geo[r] = (lat if g[0] is None else g[0], bw if g[1] is None else g[1])
-    lf, bf = [], []
-    for m in sizes:
-        f, u = solve_factors(m, [(geo[r][0], geo[r][1], targets[r][m],
-                                  (weights or {}).get(r, 1.0)) for r in routes])
-        lf.append(f)
-        bf.append(1.0 / u)
-    return Fit(sizes, o_s, o_r, lf, bf, geo, targets)
+    F = Fit(sizes, geo, targets)
+    for r in routes:
+        F.route_os[r], F.route_or[r] = over[r]
+        lat, bw = geo[r]
+        pairs = [solve_factors(m, [(lat, bw, targets[r][m], 1.0)]) for m in sizes]
+        F.route_lf[r] = [f for f, _ in pairs]
+        F.route_bf[r] = [1.0 / u for _, u in pairs]
+    for i, m in enumerate(sizes):
+        if m >= DETACHED:
+            F.o_s.append(0.0)
+            F.o_r.append(0.0)
+            continue
+        x = {r: geo[r][0] + m / geo[r][1] for r in routes}
+        total = compromise({r: pingpong[r][m] for r in routes}, x, weights)
+        own = sum(over[r][0][i] + over[r][1][i] for r in routes)
+        share = sum(over[r][0][i] for r in routes) / own if own > 0 else 0.5
+        F.o_s.append(total * share)
+        F.o_r.append(total * (1 - share))
+    return F
 
 
 def _g(v):

@@ -26,6 +26,8 @@ CHECK_SIZES = "8,64,512,4096,32768,262144,1048576"
 T0 = time.time()
 BASE_WEIGHT = 0.25   # a route taken from a base platform, in the factors' fit
 CORRECTION_STEP = 0.6   # of a round's residual added to the next round's targets
+DRIFT = checkmod.DRIFT   # the machine's ping-pong this far from the calibration's: said
+WAIT_STEP = 5   # seconds between probes while the machine is not as calibrated
 
 
 def say(msg):
@@ -43,6 +45,10 @@ def parser():
     ap.add_argument("--from", dest="from_dir", metavar="DIR",
                     help="fit the measurements an earlier calibrate wrote into DIR "
                     "(calibench.csv, node_sync.csv, layout.txt) instead of measuring")
+    ap.add_argument("--add", action="append", metavar="DIR",
+                    help="routes an earlier calibrate measured (its --out DIR) that these "
+                    "measurements lack, fitted with them: the node's from a launch of two "
+                    "ranks on one node, the network's from one rank per node (repeatable)")
     ap.add_argument("--out", required=True, metavar="DIR", help="where the platform goes")
     ap.add_argument("--name", default="calibrated", help="the platform's name (calibrated)")
     ap.add_argument("--base", help="the platform whose network between nodes to take "
@@ -66,6 +72,11 @@ def parser():
     ap.add_argument("--check-sizes", default=CHECK_SIZES,
                     help=f"the check's bytes per rank ({CHECK_SIZES})")
     ap.add_argument("--iters", type=int, default=200, help="the check's repetitions (200)")
+    ap.add_argument("--wait", type=int, default=60,
+                    help="seconds each collective of the check may wait in all for a machine "
+                    "that is not as it was calibrated (its small ping-pong, probed before and "
+                    "after each launch, off by a quarter: a VM's cores moved); a launch "
+                    "between such probes is done again (60)")
     ap.add_argument("--launches", type=int, default=3,
                     help="real launches of each measurement (calibench, node_sync, the "
                     "check's collectives); per point the best counts (3): a machine whose "
@@ -116,6 +127,28 @@ def resolve_platform(name):
 
 
 def measure(args, out):
+    """The measurements (measured here, or --from), with the routes --add
+    brings that they lack; returns (Measured, Layout, what ran)."""
+    m, layout, about = measure_one(args, out)
+    for d in args.add or ():
+        rows = meas.read_calibench(os.path.join(d, "calibench.csv"))
+        have = {r["route"] for r in m.rows}
+        new = [r for r in rows if r["route"] not in have]
+        if not new:
+            raise ValueError(f"--add {d}: no route these measurements lack")
+        m.rows += new
+        ns = os.path.join(d, "node_sync.csv")
+        sync = m.sync or (meas.read_node_sync(ns) if os.path.exists(ns) else {})
+        routes = sorted({r["route"] for r in new})
+        about[f"added ({', '.join(routes)})"] = read_about(d).get("launch", d)
+        m = meas.Measured(m.rows, sync)
+        say(f"--add {d}: routes {', '.join(routes)} from its measurements")
+    if args.add:
+        write_rows(os.path.join(out, "calibench.fitted.csv"), list(m.rows[0]), m.rows)
+    return m, layout, about
+
+
+def measure_one(args, out):
     """Runs calibench and node_sync on the launch (or reads --from);
     returns (Measured, Layout, what ran)."""
     if args.from_dir:
@@ -172,14 +205,15 @@ def read_about(d):
         return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
 
 
-def simulate_calibench(xml, hosts, sizes, reps, directory, nodes=2, slots=2):
+def simulate_calibench(xml, hosts, sizes, reps, directory, nodes=2, slots=2, routes=True):
     """calibench's rows simulated on the platform: slots ranks on each of
     its first nodes (both routes: rank 1 on rank 0's node, rank slots on
-    the next)."""
+    the next); routes=False: without the routes' own overheads (what a
+    program that does not link collx gets)."""
     hf = hostfile(hosts, nodes, slots, directory)
     where = Where(platform=xml, p=nodes * slots, hostfile=hf)
     csv = os.path.join(directory, "sim-calibench.csv")
-    where.calibench(csv, sizes, reps=1)
+    where.calibench(csv, sizes, reps=1, env=None if routes else {"COLLX_SMPI_ROUTES": "0"})
     return meas.Measured(meas.read_calibench(csv))
 
 
@@ -198,6 +232,13 @@ class Model:
                                      self.base.hosts, args.sizes, 1, work, slots=1)
             for k in meas.KINDS:
                 self.kinds[k]["net"] = sim.series("net", k)
+        for r in m.routes():
+            sus = fitmod.sustained(self.kinds["pingpong"][r], self.kinds["stream"][r])
+            if sus:
+                say(f"route {r}: a burst is slower than a lone message at "
+                    f"{min(sus)}-{max(sus)} B (a shaper's bucket, a busy link): the "
+                    "sustained rate is fitted there")
+                self.kinds["pingpong"][r] = {**self.kinds["pingpong"][r], **sus}
         self.geo = {"net": (None, self.base.route[1])} if self.base else {}
         # what was measured outweighs a base's guess where the two disagree
         self.weights = {"net": BASE_WEIGHT} if self.base else {}
@@ -237,17 +278,42 @@ def platform_files(args, model, F, m, layout, about, residuals=None):
     record = {"name": args.name, "collx": __version__, "measured": about, "routes": routes,
               "layout": {"p": layout.p, "ppn": layout.ppn, "nodes": layout.nodes},
               "estimated": estimated, "fit": residuals or {}, "check": None,
+              "probe": probe_of(m, layout),
               "parameters": {"node": node, "net": net, "copy_bw": rates[0],
                              "reduce_bw": rates[1], "sync": sync, "sync_rank": sync_rank,
                              "call": call}}
-    options = [("os", fitmod.overhead_option(F.sizes, F.o_s)),
-               ("ois", fitmod.overhead_option(F.sizes, F.o_s)),
-               ("or", fitmod.overhead_option(F.sizes, F.o_r)),
-               ("lat-factor", fitmod.factor_option(F.sizes, F.lf)),
-               ("bw-factor", fitmod.factor_option(F.sizes, F.bf))]
+    # SimGrid's options, what every program gets: factors 1 (network model
+    # CM02 with SMPI's weight-S, as SimGrid refuses factor options beside
+    # the routes' factor callbacks), the overheads' compromise
+    options = [("network/model", "CM02"), ("network/weight-S", "8775"),
+               ("smpi/send-is-detached-thresh", str(fitmod.DETACHED)),
+               ("smpi/os", fitmod.overhead_option(F.sizes, F.o_s)),
+               ("smpi/ois", fitmod.overhead_option(F.sizes, F.o_s)),
+               ("smpi/or", fitmod.overhead_option(F.sizes, F.o_r))]
     collx = [("copy_bw", rates[0]), ("reduce_bw", rates[1]), ("sync", sync),
              ("sync_rank", sync_rank), ("call", call)]
+    # each route's own costs, what a program linked with collx gets (sim/run:
+    # COLLX_SMPI_ROUTE_NODE/_NET; src/core/util/smpi_routes.cpp)
+    for r in sorted(F.route_os):
+        collx.append((f"route_{r}", "|".join((
+            "os=" + fitmod.overhead_option(F.sizes, F.route_os[r]),
+            "or=" + fitmod.overhead_option(F.sizes, F.route_or[r]),
+            "lat=" + fitmod.factor_option(F.sizes, F.route_lf[r]),
+            "bw=" + fitmod.factor_option(F.sizes, F.route_bf[r])))))
     return xml, hosts, plat.cfg_text(header(record), options, collx), record
+
+
+def cfg_body(cfg):
+    """(options, collx lines) of a .cfg's text (its comments dropped)."""
+    options, collx = [], []
+    for line in cfg.splitlines():
+        if line.startswith("--cfg="):
+            k, _, v = line[len("--cfg="):].partition(":")
+            options.append((k, v))
+        elif line.startswith("collx:"):
+            k, _, v = line[len("collx:"):].partition("=")
+            collx.append((k, v))
+    return options, collx
 
 
 def header(record):
@@ -260,10 +326,12 @@ def header(record):
            f"{about.get('cpu', '?')}",
            "  routes: " + ", ".join(f"{k} {v}" for k, v in record["routes"].items()),
            "  estimated, not measured: " + (", ".join(record["estimated"]) or "nothing")]
-    for route, s in sorted(record.get("fit", {}).items()):
-        out.append(f"  fit, {route}: " + "; ".join(
-            f"{k} median |error| {100 * v[0]:.1f} %, worst {100 * v[1]:.1f} %"
-            for k, v in sorted(s.items())))
+    for key, who in (("fit", "with collx linked (the routes' own overheads)"),
+                     ("fit_without_collx", "without collx (the global compromise)")):
+        for route, s in sorted((record.get(key) or {}).items()):
+            out.append(f"  fit {who}, {route}: " + "; ".join(
+                f"{k} median |error| {100 * v[0]:.1f} %, worst {100 * v[1]:.1f} %"
+                for k, v in sorted(s.items())))
     chk = record.get("check")
     out.append("  check: " + (f"{chk['against']}: {checkmod.line(chk['summary'])}"
                               if chk else "none yet (collx calibrate --check)"))
@@ -275,6 +343,8 @@ def residuals(m, model, sim):
     the simulated calibench against the measured (or the base's)."""
     out, rows = {}, []
     for r in sim.routes():
+        if r not in model.kinds["pingpong"]:
+            continue
         out[r] = {}
         for k in ("pingpong", "stream"):
             want, got = model.kinds[k][r], sim.series(r, k)
@@ -318,7 +388,7 @@ def calibrate(args, out):
                 best = (score(res, model.weights), rnd, F, res, rows)
             # what SMPI does besides the formula, added to the targets (damped:
             # where the routes pull apart, the corrections must not chase each other)
-            for r in sim.routes():
+            for r in set(sim.routes()) & set(model.kinds["pingpong"]):
                 c = corrections.setdefault(r, {})
                 got = sim.series(r, "pingpong")
                 for b, want in model.kinds["pingpong"][r].items():
@@ -326,11 +396,70 @@ def calibrate(args, out):
                         c[b] = c.get(b, 0.0) + CORRECTION_STEP * (want - got[b])
         _, rnd, F, res, rows = best
         xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res)
+        path = plat.write(work, args.name, xml, hosts, cfg, record)
+        bare, _ = residuals(m, model, simulate_calibench(path, hosts, args.sizes, 1, work,
+                                                         routes=False))
+        say("without collx (SimGrid's global overheads, the compromise): " + "; ".join(
+            f"{r} ping-pong median |error| {100 * v['pingpong'][0]:.1f} %, worst "
+            f"{100 * v['pingpong'][1]:.1f} %" for r, v in bare.items()))
+        record["fit_without_collx"] = bare
+        cfg = plat.cfg_text(header(record), *cfg_body(cfg))
     path = plat.write(out, args.name, xml, hosts, cfg, record)
     write_rows(os.path.join(out, "fit.csv"), ["route", "kind", "bytes", "target_s",
                                               "simulated_s", "error"], rows)
     say(f"kept round {rnd}; wrote {path} (+ .hostfile, .cfg, .calibration.json), fit.csv")
     return path, layout
+
+
+def probe_of(m, layout):
+    """What the check compares the machine with before each collective:
+    the launch's own route's one-way 8-B ping-pong when calibrated."""
+    route = "node" if layout.on_node > 0 else "net"
+    pp = m.series(route, "pingpong")
+    size = min((b for b in pp if b >= 8), default=None)
+    return {"route": route, "bytes": size, "seconds": pp[size]} if size else None
+
+
+def drift(real, probe, work):
+    """The machine's ping-pong now against the calibration's (a ratio), or
+    None where there is nothing to compare: a VM whose cores moved, a
+    loaded machine, another MPI setting since the platform was fitted."""
+    if not probe:
+        return None
+    csv = os.path.join(work, "probe.csv")
+    real.run("calibench", ["-m", f"{probe['bytes']}:{probe['bytes']}", "--reps", "5",
+                           "--csv", csv, "-q"])
+    now = meas.Measured(meas.read_calibench(csv)).series(probe["route"], "pingpong")
+    return now[probe["bytes"]] / probe["seconds"] if probe["bytes"] in now else None
+
+
+def steady_launches(real, probe, work, args, n, launch):
+    """n results of launch(), each between two probes of the machine; a
+    launch whose probes are off the calibration by more than DRIFT is
+    done again (a VM's cores can move in seconds), waiting up to
+    args.wait seconds in all. Returns (results, the worst probe ratio of
+    the results kept, None without a probe)."""
+    kept, worst, waited = [], None, 0
+
+    def off(r):
+        return r is not None and abs(r - 1) > DRIFT
+    while len(kept) < n:
+        before = drift(real, probe, work)
+        if off(before) and waited < args.wait:
+            time.sleep(WAIT_STEP)
+            waited += WAIT_STEP
+            continue
+        got = launch()
+        after = drift(real, probe, work)
+        if (off(before) or off(after)) and waited < args.wait:
+            waited += WAIT_STEP   # done again, once the machine is back
+            time.sleep(WAIT_STEP)
+            continue
+        kept.append(got)
+        for r in (before, after):
+            if r is not None and (worst is None or abs(r - 1) > abs(worst - 1)):
+                worst = r
+    return kept, worst
 
 
 def run_check(args, xml, layout, out):
@@ -343,7 +472,8 @@ def run_check(args, xml, layout, out):
         sim = Where(platform=xml, p=layout.p, hostfile=hf)
         reg_real = dict(real.target.registry())
         reg_sim = dict(sim.target.registry())
-        points = []
+        points, drifts = [], {}
+        probe = (plat.read_record(xml) or {}).get("probe")
         for coll in args.colls.split(","):
             algs = args.algs.split(",") if args.algs else \
                 [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
@@ -352,10 +482,18 @@ def run_check(args, xml, layout, out):
             sizes = [int(s) for s in args.check_sizes.split(",")]
             say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
                 f"({args.launches} launches)")
-            real_rows = meas.best_rows([real.collbench(coll, algs, sizes, args.iters,
-                                                max(args.iters // 10, 2))
-                                 for _ in range(max(args.launches, 1))],
-                                       ("coll", "alg", "size_bytes"), "median_us")
+            launches, ratio = steady_launches(
+                real, probe, work, args, max(args.launches, 1),
+                lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2)))
+            if ratio is not None:
+                drifts[coll] = ratio
+                if abs(ratio - 1) > DRIFT:
+                    say(f"check {coll}: the machine is not as it was calibrated: its "
+                        f"{probe['bytes']}-B ping-pong ({probe['route']}) took {ratio:.2f}x "
+                        f"what was fitted around these runs (after {args.wait} s of waiting); "
+                        "this collective's errors are the machine's too (calibrate again, "
+                        "then check at once)")
+            real_rows = meas.best_rows(launches, ("coll", "alg", "size_bytes"), "median_us")
             say(f"check {coll}: simulated")
             sim_rows = sim.collbench(coll, algs, sizes, 3, 1)
             got = checkmod.pair(real_rows, sim_rows)
@@ -363,13 +501,18 @@ def run_check(args, xml, layout, out):
             points += got
     against = f"{args.launch} ({real.target.mpi_version() or real.mpi})"
     checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
-                   against, os.path.basename(xml))
+                   against, os.path.basename(xml), drifts)
     rec = plat.read_record(xml) or {}
-    rec["check"] = {"against": against, "date": plat.today(),
-                    "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points)}
+    steady = [p for p in points if abs(drifts.get(p["coll"], 1.0) - 1) <= DRIFT]
+    rec["check"] = {"against": against, "date": plat.today(), "drift": drifts,
+                    "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points),
+                    "steady_summary": checkmod.summary(steady) if steady else {"cases": 0}}
     plat.write_record(xml, {k: v for k, v in rec.items() if k != "schema"})
     rewrite_header(xml, rec)
     say("check: " + checkmod.line(rec["check"]["summary"]))
+    if len(steady) < len(points):
+        say("check, the collectives run with the machine as calibrated: "
+            + checkmod.line(rec["check"]["steady_summary"]))
     say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
 
 

@@ -24,6 +24,7 @@ class Measured:
     local rates' rows, the node's synchronization."""
 
     def __init__(self, rows, sync=None):
+        self.rows = list(rows)
         self.median, self.min = {}, {}
         for r in rows:
             key = (r["route"], r["kind"])

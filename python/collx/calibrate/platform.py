@@ -95,8 +95,8 @@ def cluster_text(name, nodes, cores, node, net, about):
 def cfg_text(header, options, collx):
     """NAME.cfg: comment lines, SMPI options, collx's lines."""
     lines = [f"# {h}" for h in header]
-    lines += [f"--cfg=smpi/{k}:{v}" for k, v in options]
-    lines += [f"collx:{k}={v:.6g}" for k, v in collx]
+    lines += [f"--cfg={k}:{v}" for k, v in options]
+    lines += [f"collx:{k}={v if isinstance(v, str) else format(v, '.6g')}" for k, v in collx]
     return "\n".join(lines) + "\n"
 
 
@@ -139,6 +139,33 @@ def read_record(xml):
     if rec.get("schema") != SCHEMA:
         raise BadPlatform(f"{path}: schema {rec.get('schema')!r}, not {SCHEMA}")
     return rec
+
+
+def validation(xml):
+    """One line on how far a platform's predictions were found to be off:
+    the check's figures from its calibration record, or that it was never
+    checked (no record, or a record without a check)."""
+    try:
+        rec = read_record(xml)
+    except BadPlatform as e:
+        return f"not validated: {e}"
+    name = os.path.basename(xml)
+    if rec is None:
+        return (f"not validated: {name} has no calibration record, so no prediction on it "
+                "has been compared with a real run (collx calibrate --check writes one)")
+    chk = rec.get("check")
+    if not chk:
+        return (f"calibrated to {rec['measured'].get('launch')} on "
+                f"{rec['measured'].get('date')}, not checked against real runs yet "
+                "(collx calibrate --check-only)")
+    s = chk["summary"]
+    if not s.get("cases"):
+        return f"checked against {chk['against']}: no case ran on both sides"
+    return (f"checked against {chk['against']} on {chk['date']}: per collective call, "
+            f"median |predicted/measured - 1| {100 * s['median_abs_error']:.0f} %, worst "
+            f"{100 * s['worst_abs_error']:.0f} % ({s['cases']} cases); the fastest "
+            f"algorithm predicted right (within 5 %) at {s.get('fastest_right', 0)} of "
+            f"{s.get('fastest_cases', 0)} points")
 
 
 def today():

@@ -21,8 +21,29 @@
 #include "smpi_hooks.h"
 
 #ifdef SMPI_H
+#include <stdio.h>
+#include "../util/knobs.h"
+#include "../util/smpi_routes.h"
+
+/* A calibrated platform's per-route costs (sim/run: COLLX_SMPI_ROUTE_*),
+ * registered with SimGrid before any message of this rank. A table that
+ * does not parse stops the simulation: its figures would be another
+ * platform's. */
+static void routes_install(void)
+{
+    char err[256] = "";
+    if (!cx_knob_int(CX_KNOB_SMPI_ROUTES))
+        return;
+    if (cx_smpi_routes_install(cx_knob_str(CX_KNOB_SMPI_ROUTE_NODE),
+                               cx_knob_str(CX_KNOB_SMPI_ROUTE_NET), err, sizeof err) < 0) {
+        fprintf(stderr, "collx: %s (the platform's collx:route_node, collx:route_net)\n", err);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 void cx_smpi_at_init(void)
 {
+    routes_install();
     cx_stats_report_at_finalize();
     cx_online_start();
 }
