@@ -22,8 +22,7 @@
 
 #ifdef SMPI_H
 #include <stdio.h>
-#include "../util/knobs.h"
-#include "../util/smpi_routes.h"
+#include "../util/util.h"
 
 /* A calibrated platform's per-route costs (sim/run: COLLX_SMPI_ROUTE_*),
  * registered with SimGrid before any message of this rank. A table that
