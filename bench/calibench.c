@@ -15,6 +15,8 @@
  *   stream    time per message of K back-to-back messages, from the
  *             first send to the receiver's acknowledgement, less that
  *             of one (the gap: the larger of the overheads and m / bw)
+ *   exchange  both send to the other at once (MPI_Sendrecv): what a step
+ *             of recursive doubling or a ring costs
  *
  * and, on a real MPI only (SMPI does not time local work), on rank 0
  * alone (route "local") memcpy and MPI_Reduce_local (doubles, MPI_SUM),
@@ -134,6 +136,19 @@ static double recv_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Com
     return t;
 }
 
+/* One batch of exchanges: both send m bytes to the other at once
+ * (MPI_Sendrecv), as a step of recursive doubling or a ring does; seconds
+ * per exchange. On shared memory each core then copies in and out, where
+ * a ping-pong's message is copied by the two cores at once. */
+static double exchange(int peer, char *buf, size_t m, int n, MPI_Comm c)
+{
+    double t = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+        MPI_Sendrecv(buf, (int)m, MPI_BYTE, peer, TAG_DATA, buf + m, (int)m, MPI_BYTE, peer,
+                     TAG_DATA, c, MPI_STATUS_IGNORE);
+    return (MPI_Wtime() - t) / n;
+}
+
 /* k back-to-back messages and the receiver's acknowledgement, seen by
  * the sender (the lead); the receives are posted before it starts. */
 static double stream_k(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
@@ -198,6 +213,11 @@ static void measure_route(const char *route, int lead, int peer, const options *
             v[r] = pingpong(lead, peer, buf, m, n, c);
         if (lead)
             emit(s, route, "pingpong", m, v, o->reps, n);
+        exchange(peer, buf, m, n / 4 + 1, c);   /* warm-up */
+        for (int r = 0; r < o->reps; r++)
+            v[r] = exchange(peer, buf, m, n, c);
+        if (lead)
+            emit(s, route, "exchange", m, v, o->reps, n);
         for (int r = 0; r < o->reps; r++)
             v[r] = send_burst(lead, peer, buf, m, k, c);
         if (lead)

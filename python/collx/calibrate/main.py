@@ -223,14 +223,15 @@ class Model:
 
     def __init__(self, args, m, work):
         self.base = None
-        self.kinds = {k: {r: m.series(r, k) for r in m.routes()} for k in meas.KINDS}
+        self.kinds = {k: {r: m.series(r, k) for r in m.routes()}
+                      for k in meas.KINDS + ("exchange",)}
         if "net" not in m.routes():
             self.base = plat.Base(resolve_platform(args.base or DEFAULT_BASE))
             say(f"one node measured: the network between nodes is {self.base.name}'s "
                 "(simulated calibench between two of its nodes)")
             sim = simulate_calibench(resolve_platform(args.base or DEFAULT_BASE),
                                      self.base.hosts, args.sizes, 1, work, slots=1)
-            for k in meas.KINDS:
+            for k in self.kinds:
                 self.kinds[k]["net"] = sim.series("net", k)
         for r in m.routes():
             sus = fitmod.sustained(self.kinds["pingpong"][r], self.kinds["stream"][r])
@@ -346,8 +347,8 @@ def residuals(m, model, sim):
         if r not in model.kinds["pingpong"]:
             continue
         out[r] = {}
-        for k in ("pingpong", "stream"):
-            want, got = model.kinds[k][r], sim.series(r, k)
+        for k in ("pingpong", "stream", "exchange"):
+            want, got = model.kinds.get(k, {}).get(r, {}), sim.series(r, k)
             errs = []
             for b in sorted(set(want) & set(got)):
                 e = got[b] / want[b] - 1
