@@ -25,6 +25,8 @@ CHECK_COLLS = "bcast,allreduce,allgather,alltoall,reduce"
 CHECK_SIZES = "8,64,512,4096,32768,262144,1048576"
 T0 = time.time()
 BASE_WEIGHT = 0.25   # a route taken from a base platform, in the factors' fit
+BARRIER_ITERS = 500   # repetitions of the barrier that gives a call's own cost
+REFERENCE_PROBES = 3   # quick ping-pongs that set the machine's state to calibrate in
 CORRECTION_STEP = 0.6   # of a round's residual added to the next round's targets
 DRIFT = checkmod.DRIFT   # the machine's ping-pong this far from the calibration's: said
 WAIT_STEP = 5   # seconds between probes while the machine is not as calibrated
@@ -159,42 +161,82 @@ def measure_one(args, out):
         ns = os.path.join(src, "node_sync.csv")
         sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
         about = read_about(src)
-        for name in ("calibench.csv", "node_sync.csv", "layout.txt", "about.txt"):   # the inputs
+        for name in ("calibench.csv", "node_sync.csv", "barrier.csv", "layout.txt",
+                     "about.txt"):   # the inputs
             s, d = os.path.join(src, name), os.path.join(out, name)
             if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
                 with open(s) as fi, open(d, "w") as fo:
                     fo.write(fi.read())
-        return meas.Measured(rows, sync), layout, about
+        m = meas.Measured(rows, sync)
+        bar = os.path.join(src, "barrier.csv")
+        if os.path.exists(bar):
+            m.barrier = float(read_rows(bar)[0]["median_us"]) * 1e-6
+        return m, layout, about
     where = Where(launch=args.launch)
     n = max(args.launches, 1)
+    layout, probe = reference(where, out)
     say(f"messages, copies: calibench -m {args.sizes} on {where.describe()}, {n} launches")
     csv = os.path.join(out, "calibench.csv")
-    runs = []
-    for k in range(n):   # the best of n, as the check takes its cases
-        path = os.path.join(out, f"calibench.{k + 1}.csv")
-        text = where.calibench(path, args.sizes, args.reps)
-        runs.append(meas.read_calibench(path))
+    count = iter(range(1, 1000))
+
+    def calibench():
+        path = os.path.join(out, f"calibench.{next(count)}.csv")
+        where.calibench(path, args.sizes, args.reps)
+        return meas.read_calibench(path)
+    runs, _ = steady_launches(where, probe, args, n, calibench)
     write_rows(csv, list(runs[0][0]), meas.best_rows(runs))
-    layout = Layout(text)
-    with open(os.path.join(out, "layout.txt"), "w") as f:
-        f.write(layout.line() + "\n")
     sync = {}
     if layout.on_node > 0:
         say(f"the node's flags, collx's work per call: node_sync, {n} launches")
         ns = os.path.join(out, "node_sync.csv")
-        syncs = []
-        for k in range(n):
-            path = os.path.join(out, f"node_sync.{k + 1}.csv")
+        count = iter(range(1, 1000))
+
+        def node_sync():
+            path = os.path.join(out, f"node_sync.{next(count)}.csv")
             where.node_sync(path)
-            syncs.append(read_rows(path))
+            return read_rows(path)
+        syncs, _ = steady_launches(where, probe, args, n, node_sync)
         write_rows(ns, list(syncs[0][0]), meas.best_rows(syncs, ("metric", "ranks"),
                                                           "seconds"))
         sync = meas.read_node_sync(ns)
+    say(f"a collective call's own cost: collbench --coll barrier, {n} launches")
+    bars, _ = steady_launches(where, probe, args, n, lambda: where.collbench(
+        "barrier", ["native"], [8], BARRIER_ITERS, BARRIER_ITERS // 10))
+    rows = meas.best_rows(bars, ("coll", "alg"), "median_us")
+    write_rows(os.path.join(out, "barrier.csv"), list(rows[0]), rows)
     about = {"launch": args.launch, "mpi": where.target.mpi_version() or where.mpi,
              "host": os.uname().nodename, "cpu": cpu_model(), "date": plat.today()}
     with open(os.path.join(out, "about.txt"), "w") as f:
         f.writelines(f"{k}={v}\n" for k, v in about.items())
-    return meas.Measured(meas.read_calibench(csv), sync), layout, about
+    m = meas.Measured(meas.read_calibench(csv), sync)
+    m.barrier = float(rows[0]["median_us"]) * 1e-6
+    return m, layout, about
+
+
+def reference(where, out):
+    """(Layout, probe): the launch's layout and the machine's state every
+    measurement is taken in: the fastest small ping-pong of REFERENCE_PROBES
+    quick launches a second apart (a VM's cores can sit where a message
+    takes three times as long for seconds to minutes; every measurement is
+    then bracketed by probes and done again outside a quarter of it)."""
+    best = None
+    for k in range(REFERENCE_PROBES):
+        if k:
+            time.sleep(1)
+        path = os.path.join(out, "probe.csv")
+        layout = Layout(where.calibench(path, "8:8", reps=5))
+        route = "node" if layout.on_node > 0 else "net"
+        got = meas.Measured(meas.read_calibench(path)).series(route, "pingpong").get(8)
+        if got and (best is None or got < best["seconds"]):
+            best = {"route": route, "bytes": 8, "seconds": got}
+    os.remove(os.path.join(out, "probe.csv"))
+    with open(os.path.join(out, "layout.txt"), "w") as f:
+        f.write(layout.line() + "\n")
+    if best:
+        say(f"the machine's state: {best['route']} 8-B ping-pong {best['seconds'] * 1e6:.3f} us "
+            f"(the fastest of {REFERENCE_PROBES} probes); measurements off it by a quarter "
+            "are taken again")
+    return layout, best
 
 
 def read_about(d):
@@ -250,8 +292,9 @@ class Model:
                           self.weights)
 
 
-def platform_files(args, model, F, m, layout, about, residuals=None):
-    """(xml text, hostfile lines, cfg text, record)."""
+def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.0):
+    """(xml text, hostfile lines, cfg text, record); mpi_call: seconds of a
+    collective call's own work (collx:mpi_call)."""
     node = F.geo.get("node") or (2e-7, 8e9)
     net = F.geo["net"] if "net" in F.geo else None
     # a node phase copies what another core wrote: its rate, else one core's own
@@ -282,7 +325,7 @@ def platform_files(args, model, F, m, layout, about, residuals=None):
               "probe": probe_of(m, layout),
               "parameters": {"node": node, "net": net, "copy_bw": rates[0],
                              "reduce_bw": rates[1], "sync": sync, "sync_rank": sync_rank,
-                             "call": call}}
+                             "call": call, "mpi_call": mpi_call}}
     # SimGrid's options, what every program gets: factors 1 (network model
     # CM02 with SMPI's weight-S, as SimGrid refuses factor options beside
     # the routes' factor callbacks), the overheads' compromise
@@ -292,7 +335,7 @@ def platform_files(args, model, F, m, layout, about, residuals=None):
                ("smpi/ois", fitmod.overhead_option(F.sizes, F.o_s)),
                ("smpi/or", fitmod.overhead_option(F.sizes, F.o_r))]
     collx = [("copy_bw", rates[0]), ("reduce_bw", rates[1]), ("sync", sync),
-             ("sync_rank", sync_rank), ("call", call)]
+             ("sync_rank", sync_rank), ("call", call), ("mpi_call", mpi_call)]
     # each route's own costs, what a program linked with collx gets (sim/run:
     # COLLX_SMPI_ROUTE_NODE/_NET; src/core/util/smpi_routes.cpp)
     for r in sorted(F.route_os):
@@ -361,6 +404,23 @@ def residuals(m, model, sim):
     return out, rows
 
 
+def call_cost(m, xml, hosts, layout, work):
+    """Seconds a collective call costs on this machine beyond its messages
+    (the MPI's entry, its progress, the benchmark loop's clocks), which SMPI
+    does not see: the real barrier's median less the platform's without it
+    (collx:mpi_call 0), not below 0; None where no barrier was measured."""
+    if getattr(m, "barrier", None) is None:
+        return None
+    sim = Where(platform=xml, p=layout.p, hostfile=hostfile(hosts, layout.nodes, layout.ppn,
+                                                            work))
+    rows = sim.collbench("barrier", ["native"], [8], 5, 1)
+    simulated = float(rows[0]["median_us"]) * 1e-6
+    cost = max(m.barrier - simulated, 0.0)
+    say(f"a collective call's own cost: barrier {m.barrier * 1e6:.3f} us real, "
+        f"{simulated * 1e6:.3f} us simulated: collx:mpi_call={cost * 1e6:.3f} us")
+    return cost
+
+
 def score(res, weights):
     """One number for a round's ping-pong residuals (lower is better):
     each route's mean of its median and worst |error|, weighted."""
@@ -398,6 +458,12 @@ def calibrate(args, out):
         _, rnd, F, res, rows = best
         xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res)
         path = plat.write(work, args.name, xml, hosts, cfg, record)
+        mpi_call = call_cost(m, path, hosts, layout, work)
+        xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res,
+                                                 mpi_call or 0.0)
+        if mpi_call is None:
+            record["estimated"].append("mpi_call")
+        path = plat.write(work, args.name, xml, hosts, cfg, record)
         bare, _ = residuals(m, model, simulate_calibench(path, hosts, args.sizes, 1, work,
                                                          routes=False))
         say("without collx (SimGrid's global overheads, the compromise): " + "; ".join(
@@ -421,20 +487,21 @@ def probe_of(m, layout):
     return {"route": route, "bytes": size, "seconds": pp[size]} if size else None
 
 
-def drift(real, probe, work):
+def drift(real, probe):
     """The machine's ping-pong now against the calibration's (a ratio), or
     None where there is nothing to compare: a VM whose cores moved, a
     loaded machine, another MPI setting since the platform was fitted."""
     if not probe:
         return None
-    csv = os.path.join(work, "probe.csv")
-    real.run("calibench", ["-m", f"{probe['bytes']}:{probe['bytes']}", "--reps", "5",
-                           "--csv", csv, "-q"])
-    now = meas.Measured(meas.read_calibench(csv)).series(probe["route"], "pingpong")
+    with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as work:
+        csv = os.path.join(work, "probe.csv")
+        real.run("calibench", ["-m", f"{probe['bytes']}:{probe['bytes']}", "--reps", "5",
+                               "--csv", csv, "-q"])
+        now = meas.Measured(meas.read_calibench(csv)).series(probe["route"], "pingpong")
     return now[probe["bytes"]] / probe["seconds"] if probe["bytes"] in now else None
 
 
-def steady_launches(real, probe, work, args, n, launch):
+def steady_launches(real, probe, args, n, launch):
     """n results of launch(), each between two probes of the machine; a
     launch whose probes are off the calibration by more than DRIFT is
     done again (a VM's cores can move in seconds), waiting up to
@@ -445,13 +512,13 @@ def steady_launches(real, probe, work, args, n, launch):
     def off(r):
         return r is not None and abs(r - 1) > DRIFT
     while len(kept) < n:
-        before = drift(real, probe, work)
+        before = drift(real, probe)
         if off(before) and waited < args.wait:
             time.sleep(WAIT_STEP)
             waited += WAIT_STEP
             continue
         got = launch()
-        after = drift(real, probe, work)
+        after = drift(real, probe)
         if (off(before) or off(after)) and waited < args.wait:
             waited += WAIT_STEP   # done again, once the machine is back
             time.sleep(WAIT_STEP)
@@ -484,7 +551,7 @@ def run_check(args, xml, layout, out):
             say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
                 f"({args.launches} launches)")
             launches, ratio = steady_launches(
-                real, probe, work, args, max(args.launches, 1),
+                real, probe, args, max(args.launches, 1),
                 lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2)))
             if ratio is not None:
                 drifts[coll] = ratio

@@ -32,6 +32,7 @@ class Measured:
             self.median.setdefault(key, {})[m] = float(r["median_s"])
             self.min.setdefault(key, {})[m] = float(r["min_s"])
         self.sync = dict(sync or {})
+        self.barrier = None   # a barrier's median r, seconds (collbench), where measured
 
     def routes(self):
         """The message routes measured (node, net), in that order."""

@@ -161,8 +161,7 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
         return err;
     cx_count_call(alg, a);
     CX_PHASE(CX_PH_SELECT);
-    if (alg->build)
-        cx_charge_call();   /* SMPI: collx's own work, which it does not see */
+    cx_charge_call(alg->build != NULL);   /* SMPI: the work it does not see */
     double since = a->tune ? PMPI_Wtime() : 0;
     err = alg->build ? run_schedule(a, alg, a->cc, o) : run_native(a, o);
     if (a->tune)   /* a timed trial of online tuning */

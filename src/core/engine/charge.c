@@ -54,14 +54,15 @@ void cx_charge_sync(int ranks)
     cx_charge(&t);
 }
 
-void cx_charge_call(void)
+void cx_charge_call(int collx_algorithm)
 {
-    double t = cx_knob_real(CX_KNOB_SMPI_CALL);
+    double t = cx_knob_real(CX_KNOB_SMPI_MPI_CALL) +
+               (collx_algorithm ? cx_knob_real(CX_KNOB_SMPI_CALL) : 0);
     cx_charge(&t);
 }
 #else
 void cx_charge_sync(int ranks) { (void)ranks; }
-void cx_charge_call(void) {}
+void cx_charge_call(int collx_algorithm) { (void)collx_algorithm; }
 void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
 double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
 double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }

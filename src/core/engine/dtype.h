@@ -61,7 +61,10 @@ void cx_charge_copy(MPI_Count bytes);
  * COLLX_SMPI_SYNC_RANK), and collx's own work in a call it serves
  * (COLLX_SMPI_CALL). Charged at once; nothing on a real MPI. */
 void cx_charge_sync(int ranks);
-void cx_charge_call(void);
+/* SMPI: a collective call's own work, which SMPI does not see: the MPI's
+ * (collx:mpi_call, every call), and collx's (collx:call) where one of its
+ * algorithms serves it. */
+void cx_charge_call(int collx_algorithm);
 /* cx_copy outside the executor, charged at once (SMPI). */
 int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
                     MPI_Aint dcount, MPI_Datatype dt);

@@ -75,11 +75,15 @@ struct Table {
         return !sections.empty();
     }
 
+    /* The first section also serves size 0 (SimGrid's own smpi/os gives an
+     * empty message no overhead at all, where real ones cost what 1 B does:
+     * a barrier is made of them). */
     double operator()(double size, double none) const
     {
         double v = none;
-        for (const Section &sec : sections) {
-            if (from_start ? size < sec.start : size <= sec.start)
+        for (size_t i = 0; i < sections.size(); i++) {
+            const Section &sec = sections[i];
+            if (i > 0 && (from_start ? size < sec.start : size <= sec.start))
                 break;
             v = sec.base + sec.per_byte * size;
         }
