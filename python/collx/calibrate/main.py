@@ -25,8 +25,11 @@ CHECK_COLLS = "bcast,allreduce,allgather,alltoall,reduce"
 CHECK_SIZES = "8,64,512,4096,32768,262144,1048576"
 T0 = time.time()
 BASE_WEIGHT = 0.25   # a route taken from a base platform, in the factors' fit
-BARRIER_ITERS = 500   # repetitions of the barrier that gives a call's own cost
-REFERENCE_PROBES = 3   # quick ping-pongs that set the machine's state to calibrate in
+# a call's own cost: the MPI's 8-B gather, a collective the check does not
+# run (a barrier was tried first: MPICH 4.0's takes 1.4 us at p = 2, six
+# times its gather, and charged every call that much)
+CALL_COLL, CALL_ITERS = "gather", 500
+REFERENCE_PROBES = 5   # quick ping-pongs that set the machine's state to calibrate in
 CORRECTION_STEP = 0.6   # of a round's residual added to the next round's targets
 DRIFT = checkmod.DRIFT   # the machine's ping-pong this far from the calibration's: said
 WAIT_STEP = 5   # seconds between probes while the machine is not as calibrated
@@ -79,9 +82,9 @@ def parser():
                     "that is not as it was calibrated (its small ping-pong, probed before and "
                     "after each launch, off by a quarter: a VM's cores moved); a launch "
                     "between such probes is done again (60)")
-    ap.add_argument("--launches", type=int, default=3,
+    ap.add_argument("--launches", type=int, default=5,
                     help="real launches of each measurement (calibench, node_sync, the "
-                    "check's collectives); per point the best counts (3): a machine whose "
+                    "check's collectives); per point the best counts (5): a machine whose "
                     "cores move (a VM) can take half again as long in one launch")
     return ap
 
@@ -161,16 +164,16 @@ def measure_one(args, out):
         ns = os.path.join(src, "node_sync.csv")
         sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
         about = read_about(src)
-        for name in ("calibench.csv", "node_sync.csv", "barrier.csv", "layout.txt",
+        for name in ("calibench.csv", "node_sync.csv", "call.csv", "layout.txt",
                      "about.txt"):   # the inputs
             s, d = os.path.join(src, name), os.path.join(out, name)
             if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
                 with open(s) as fi, open(d, "w") as fo:
                     fo.write(fi.read())
         m = meas.Measured(rows, sync)
-        bar = os.path.join(src, "barrier.csv")
-        if os.path.exists(bar):
-            m.barrier = float(read_rows(bar)[0]["median_us"]) * 1e-6
+        call = os.path.join(src, "call.csv")
+        if os.path.exists(call):
+            m.call = float(read_rows(call)[0]["median_us"]) * 1e-6
         return m, layout, about
     where = Where(launch=args.launch)
     n = max(args.launches, 1)
@@ -199,27 +202,29 @@ def measure_one(args, out):
         write_rows(ns, list(syncs[0][0]), meas.best_rows(syncs, ("metric", "ranks"),
                                                           "seconds"))
         sync = meas.read_node_sync(ns)
-    say(f"a collective call's own cost: collbench --coll barrier, {n} launches")
+    say(f"a collective call's own cost: collbench --coll {CALL_COLL} -m 8, {n} launches")
     bars, _ = steady_launches(where, probe, args, n, lambda: where.collbench(
-        "barrier", ["native"], [8], BARRIER_ITERS, BARRIER_ITERS // 10))
+        CALL_COLL, ["native"], [8], CALL_ITERS, CALL_ITERS // 10))
     rows = meas.best_rows(bars, ("coll", "alg"), "median_us")
-    write_rows(os.path.join(out, "barrier.csv"), list(rows[0]), rows)
+    write_rows(os.path.join(out, "call.csv"), list(rows[0]), rows)
     about = {"launch": args.launch, "mpi": where.target.mpi_version() or where.mpi,
              "host": os.uname().nodename, "cpu": cpu_model(), "date": plat.today()}
     with open(os.path.join(out, "about.txt"), "w") as f:
         f.writelines(f"{k}={v}\n" for k, v in about.items())
     m = meas.Measured(meas.read_calibench(csv), sync)
-    m.barrier = float(rows[0]["median_us"]) * 1e-6
+    m.call = float(rows[0]["median_us"]) * 1e-6
     return m, layout, about
 
 
 def reference(where, out):
     """(Layout, probe): the launch's layout and the machine's state every
     measurement is taken in: the fastest small ping-pong of REFERENCE_PROBES
-    quick launches a second apart (a VM's cores can sit where a message
-    takes three times as long for seconds to minutes; every measurement is
-    then bracketed by probes and done again outside a quarter of it)."""
-    best = None
+    quick launches a second apart. This VM's two cores sit, for seconds to
+    minutes (Open MPI) or launch by launch (MPICH), where a small message
+    takes three to five times as long: every measurement is the best of
+    --launches, each bracketed by probes and done again outside a quarter
+    of the fastest, as long as --wait allows."""
+    seen = []
     for k in range(REFERENCE_PROBES):
         if k:
             time.sleep(1)
@@ -227,16 +232,19 @@ def reference(where, out):
         layout = Layout(where.calibench(path, "8:8", reps=5))
         route = "node" if layout.on_node > 0 else "net"
         got = meas.Measured(meas.read_calibench(path)).series(route, "pingpong").get(8)
-        if got and (best is None or got < best["seconds"]):
-            best = {"route": route, "bytes": 8, "seconds": got}
+        if got:
+            seen.append(got)
     os.remove(os.path.join(out, "probe.csv"))
     with open(os.path.join(out, "layout.txt"), "w") as f:
         f.write(layout.line() + "\n")
-    if best:
-        say(f"the machine's state: {best['route']} 8-B ping-pong {best['seconds'] * 1e6:.3f} us "
-            f"(the fastest of {REFERENCE_PROBES} probes); measurements off it by a quarter "
-            "are taken again")
-    return layout, best
+    if not seen:
+        return layout, None
+    seen.sort()
+    probe = {"route": route, "bytes": 8, "seconds": seen[0]}
+    say(f"the machine's state: {route} 8-B ping-pong {probe['seconds'] * 1e6:.3f} us, the "
+        f"fastest of {len(seen)} probes ({', '.join(f'{v * 1e6:.3f}' for v in seen)}); "
+        "measurements off it by a quarter are taken again")
+    return layout, probe
 
 
 def read_about(d):
@@ -321,15 +329,24 @@ def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.
         hosts = [f"{args.name}-{i}:{cores}" for i in range(max(args.nodes, layout.nodes))]
     record = {"name": args.name, "collx": __version__, "measured": about, "routes": routes,
               "layout": {"p": layout.p, "ppn": layout.ppn, "nodes": layout.nodes},
+              "native": f"SMPI's {selector(about)} selector",
               "estimated": estimated, "fit": residuals or {}, "check": None,
               "probe": probe_of(m, layout),
               "parameters": {"node": node, "net": net, "copy_bw": rates[0],
                              "reduce_bw": rates[1], "sync": sync, "sync_rank": sync_rank,
                              "call": call, "mpi_call": mpi_call}}
+    # native: the calibrated MPI's own algorithms as SMPI's selector for it
+    # picks them (over sim/run's Open MPI selector and its tree barrier,
+    # chosen for host time at hundreds of ranks); not bcast, which stays
+    # sim/run's binomial tree: the ompi selector's split binary tree at p = 2
+    # sends two halves at once through a node's loopback, which SimGrid does
+    # not share, and took 17 us for a 1-MiB bcast that takes Open MPI 68.
     # SimGrid's options, what every program gets: factors 1 (network model
     # CM02 with SMPI's weight-S, as SimGrid refuses factor options beside
     # the routes' factor callbacks), the overheads' compromise
-    options = [("network/model", "CM02"), ("network/weight-S", "8775"),
+    sel = selector(about)
+    options = [("smpi/coll-selector", sel), ("smpi/barrier", sel),
+               ("network/model", "CM02"), ("network/weight-S", "8775"),
                ("smpi/send-is-detached-thresh", str(fitmod.DETACHED)),
                ("smpi/os", fitmod.overhead_option(F.sizes, F.o_s)),
                ("smpi/ois", fitmod.overhead_option(F.sizes, F.o_s)),
@@ -345,6 +362,13 @@ def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.
             "lat=" + fitmod.factor_option(F.sizes, F.route_lf[r]),
             "bw=" + fitmod.factor_option(F.sizes, F.route_bf[r])))))
     return xml, hosts, plat.cfg_text(header(record), options, collx), record
+
+
+def selector(about):
+    """SMPI's collective selector for the MPI the launch ran: its native
+    algorithms are that MPI's (ompi, mpich, impi; ompi where unknown)."""
+    mpi = about.get("mpi", "")
+    return "mpich" if "MPICH" in mpi else "impi" if "Intel" in mpi else "ompi"
 
 
 def cfg_body(cfg):
@@ -407,16 +431,16 @@ def residuals(m, model, sim):
 def call_cost(m, xml, hosts, layout, work):
     """Seconds a collective call costs on this machine beyond its messages
     (the MPI's entry, its progress, the benchmark loop's clocks), which SMPI
-    does not see: the real barrier's median less the platform's without it
-    (collx:mpi_call 0), not below 0; None where no barrier was measured."""
-    if getattr(m, "barrier", None) is None:
+    does not see: the real 8-B gather's median less the platform's without
+    it (collx:mpi_call 0), not below 0; None where it was not measured."""
+    if getattr(m, "call", None) is None:
         return None
     sim = Where(platform=xml, p=layout.p, hostfile=hostfile(hosts, layout.nodes, layout.ppn,
                                                             work))
-    rows = sim.collbench("barrier", ["native"], [8], 5, 1)
+    rows = sim.collbench(CALL_COLL, ["native"], [8], 5, 1)
     simulated = float(rows[0]["median_us"]) * 1e-6
-    cost = max(m.barrier - simulated, 0.0)
-    say(f"a collective call's own cost: barrier {m.barrier * 1e6:.3f} us real, "
+    cost = max(m.call - simulated, 0.0)
+    say(f"a collective call's own cost: 8-B {CALL_COLL} {m.call * 1e6:.3f} us real, "
         f"{simulated * 1e6:.3f} us simulated: collx:mpi_call={cost * 1e6:.3f} us")
     return cost
 
@@ -580,7 +604,8 @@ def run_check(args, xml, layout, out):
     say("check: " + checkmod.line(rec["check"]["summary"]))
     if len(steady) < len(points):
         say("check, the collectives run with the machine as calibrated: "
-            + checkmod.line(rec["check"]["steady_summary"]))
+            + (checkmod.line(rec["check"]["steady_summary"]) if steady else
+               "none (calibrate again when the machine is steady)"))
     say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
 
 

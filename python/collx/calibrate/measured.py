@@ -32,7 +32,7 @@ class Measured:
             self.median.setdefault(key, {})[m] = float(r["median_s"])
             self.min.setdefault(key, {})[m] = float(r["min_s"])
         self.sync = dict(sync or {})
-        self.barrier = None   # a barrier's median r, seconds (collbench), where measured
+        self.call = None   # the MPI's 8-B gather, median r in seconds, where measured
 
     def routes(self):
         """The message routes measured (node, net), in that order."""

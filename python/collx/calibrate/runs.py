@@ -13,14 +13,6 @@ from collx.tune import launcher, limits
 from collx.tune.target import Real, Smpi
 
 
-# sim/run forces a tree barrier (cheap to simulate at hundreds of ranks);
-# at p = 2 its last message leaves one rank a latency behind the other,
-# which every repetition of collbench (a barrier, then the call) measures.
-# The MPIs' own barrier at small p is symmetric (Open MPI's two_procs,
-# MPICH's dissemination): so SMPI's selector picks it here.
-SMPI_BARRIER = "--cfg=smpi/barrier:ompi"
-
-
 class RunFailed(RuntimeError):
     """A run did not give its results; the text says which and why."""
 
@@ -62,9 +54,7 @@ class Where:
         RunFailed with the launcher's message where it fails."""
         argv, env0 = self.target.command(self.p, list(args), program=self.program(name),
                                          env=env)
-        if self.mpi == "smpi":   # the MPI's own barrier before each repetition (below)
-            env0 = {**env0, "SMPI_FLAGS": (os.environ.get("SMPI_FLAGS", "") + " " +
-                                           SMPI_BARRIER).strip()}
+
         with tempfile.NamedTemporaryFile("r", prefix="collx-calibrate.", suffix=".out") as f:
             try:
                 out = limits.run(argv, {**env0, **(env or {})}, timeout=timeout,
