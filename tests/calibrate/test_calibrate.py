@@ -6,7 +6,7 @@ ping-pong is what was recorded; the check of it against 2 real ranks
 machine too busy to measure, the refusal that says so, with no platform
 written); and bad input, each with one message, a non-zero exit and no
 platform: a launch that fails, a cut calibench CSV, a base platform that
-is not there, a check of a platform that was never calibrated.
+is not there, a check of a platform that is not there.
 
     test_calibrate.py REPO_ROOT MPIEXEC [FLAGS...]"""
 import json
@@ -121,10 +121,10 @@ def bad_input(d):
                         "--out", os.path.join(d, "c"))
     cases.append(("a base platform that is not there", rc, out, "missing",
                   os.path.join(d, "c")))
-    rc, out = calibrate("--check-only", "--platform", "fattree-256x16", "--launch", launch(),
-                        "--out", os.path.join(d, "e"))
-    cases.append(("a check of a platform never calibrated", rc, out,
-                  "no calibration record", os.path.join(d, "e")))
+    rc, out = calibrate("--check-only", "--platform", os.path.join(d, "gone.xml"), "--launch",
+                        launch(), "--out", os.path.join(d, "e"))
+    cases.append(("a check of a platform that is not there", rc, out, "gone.xml missing",
+                  os.path.join(d, "e")))
     for what, rc, out, said, where in cases:
         lines = [line for line in out.strip().splitlines() if line.startswith("collx calibrate:")]
         expect(rc == 1 and lines and said in out and not platform_written(where),

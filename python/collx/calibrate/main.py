@@ -146,7 +146,8 @@ def measure(args, out):
         sync = m.sync or (meas.read_node_sync(ns) if os.path.exists(ns) else {})
         routes = sorted({r["route"] for r in new})
         about[f"added ({', '.join(routes)})"] = read_about(d).get("launch", d)
-        m = meas.Measured(m.rows, sync)
+        call, m = m.call, meas.Measured(m.rows, sync)
+        m.call = call
         say(f"--add {d}: routes {', '.join(routes)} from its measurements")
     if args.add:
         write_rows(os.path.join(out, "calibench.fitted.csv"), list(m.rows[0]), m.rows)
@@ -594,7 +595,11 @@ def run_check(args, xml, layout, out):
     against = f"{args.launch} ({real.target.mpi_version() or real.mpi})"
     checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
                    against, os.path.basename(xml), drifts)
-    rec = plat.read_record(xml) or {}
+    rec = plat.read_record(xml)
+    if rec is None:   # a platform never calibrated: its check stays in out
+        say("check: " + checkmod.line(checkmod.summary(points)))
+        say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
+        return
     steady = [p for p in points if abs(drifts.get(p["coll"], 1.0) - 1) <= DRIFT]
     rec["check"] = {"against": against, "date": plat.today(), "drift": drifts,
                     "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points),
@@ -625,15 +630,22 @@ def main(argv=None):
             if not (args.platform and args.launch):
                 raise ValueError("--check-only needs --platform XML and --launch")
             xml = resolve_platform(args.platform)
+            for f in plat.files_of(xml):
+                if not os.path.exists(f):
+                    raise ValueError(f"platform {args.platform}: {f} missing")
             rec = plat.read_record(xml)
-            if rec is None:
-                raise ValueError(f"{xml}: no calibration record beside it (write one with "
-                                 "collx calibrate)")
-            lay = rec["layout"]
-            layout = Layout(f"calibench: {lay['p']} ranks; partner on rank 0's node: "
-                            f"{1 if lay['ppn'] > 1 else -1}, on another node: "
-                            f"{lay['ppn'] if lay['nodes'] > 1 else -1}")
             os.makedirs(args.out, exist_ok=True)
+            if rec is None:   # any platform, as it is: the layout from the launch
+                say(f"{os.path.basename(xml)} has no calibration record: checked as it is "
+                    "(no drift probes; the record is not written)")
+                with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as d:
+                    layout = Layout(Where(launch=args.launch).calibench(
+                        os.path.join(d, "probe.csv"), "8:8", reps=1))
+            else:
+                lay = rec["layout"]
+                layout = Layout(f"calibench: {lay['p']} ranks; partner on rank 0's node: "
+                                f"{1 if lay['ppn'] > 1 else -1}, on another node: "
+                                f"{lay['ppn'] if lay['nodes'] > 1 else -1}")
             run_check(args, xml, layout, args.out)
             return 0
         if not (args.launch or args.from_dir):
