@@ -12,6 +12,8 @@ import json
 import os
 import re
 
+from collx import tools
+
 UNITS_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
 UNITS_BW = {"Bps": 1.0, "kBps": 1e3, "KBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
             "bps": 1 / 8, "kbps": 1e3 / 8, "Kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
@@ -166,6 +168,29 @@ def validation(xml):
             f"{100 * s['worst_abs_error']:.0f} % ({s['cases']} cases); the fastest "
             f"algorithm predicted right (within 5 %) at {s.get('fastest_right', 0)} of "
             f"{s.get('fastest_cases', 0)} points")
+
+
+def hostfile(hosts, nodes, slots, directory):
+    """A hostfile of the first nodes of hosts ('name:slots' lines), slots
+    each; its path (in directory)."""
+    names = [h.partition(":")[0] for h in hosts[:nodes]]
+    if len(names) < nodes:
+        raise ValueError(f"the platform has {len(hosts)} nodes, {nodes} wanted")
+    path = os.path.join(directory, f"{nodes}x{slots}.hostfile")
+    with open(path, "w") as f:
+        f.writelines(f"{n}:{slots}\n" for n in names)
+    return path
+
+
+def resolve_platform(name):
+    """The XML path of a platform name (sim/platforms) or path."""
+    if name.endswith(".xml") or os.sep in name:
+        return os.path.abspath(name if name.endswith(".xml") else name + ".xml")
+    root = tools.checkout()
+    if not root:
+        raise BadPlatform(f"platform '{name}': give its XML's path (sim/platforms is "
+                               "in a collx checkout)")
+    return os.path.join(root, "sim", "platforms", name + ".xml")
 
 
 def today():

@@ -6,11 +6,21 @@ SMPI is sim/run on a platform file (tune/target.Smpi)."""
 import os
 import shlex
 import tempfile
+import time
 
 from collx import tools
 from collx.csvio import read_rows, time_rows
 from collx.tune import launcher, limits
 from collx.tune.target import Real, Smpi
+
+
+T0 = time.time()
+
+
+def say(msg):
+    """A progress line, with the time since calibrate started."""
+    t = int(time.time() - T0)
+    print(f"[calibrate {t // 60}:{t % 60:02d}] {msg}", flush=True)
 
 
 class RunFailed(RuntimeError):

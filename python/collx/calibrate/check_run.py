@@ -1,0 +1,80 @@
+"""The check run: collbench on the launch (the best of --launches, each
+between probes of the machine) and on the platform with the launch's
+layout, side by side; check.csv and check.md written, the record's
+check and the .cfg's header updated (check.py is the arithmetic)."""
+import os
+import tempfile
+
+from collx.calibrate import check as checkmod, measured as meas
+from collx.calibrate import platform as plat
+from collx.calibrate.measure import DRIFT, steady_launches
+from collx.calibrate.model import header
+from collx.calibrate.runs import Where, say
+
+
+def run_check(args, xml, layout, out):
+    """The check: collbench on the launch and on the platform, side by
+    side; writes check.csv and check.md and the record's check."""
+    real = Where(launch=args.launch)
+    hosts = [h for h in open(plat.files_of(xml)[1]).read().split() if h]
+    with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as work:
+        hf = plat.hostfile(hosts, layout.nodes, layout.ppn, work)
+        sim = Where(platform=xml, p=layout.p, hostfile=hf)
+        reg_real = dict(real.target.registry())
+        reg_sim = dict(sim.target.registry())
+        points, drifts = [], {}
+        probe = (plat.read_record(xml) or {}).get("probe")
+        for coll in args.colls.split(","):
+            algs = args.algs.split(",") if args.algs else \
+                [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
+            if not algs:
+                raise ValueError(f"no algorithm of '{coll}' on both sides")
+            sizes = [int(s) for s in args.check_sizes.split(",")]
+            say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
+                f"({args.launches} launches)")
+            launches, ratio = steady_launches(
+                real, probe, args, max(args.launches, 1),
+                lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2)))
+            if ratio is not None:
+                drifts[coll] = ratio
+                if abs(ratio - 1) > DRIFT:
+                    say(f"check {coll}: the machine is not as it was calibrated: its "
+                        f"{probe['bytes']}-B ping-pong ({probe['route']}) took {ratio:.2f}x "
+                        f"what was fitted around these runs (after {args.wait} s of waiting); "
+                        "this collective's errors are the machine's too (calibrate again, "
+                        "then check at once)")
+            real_rows = meas.best_rows(launches, ("coll", "alg", "size_bytes"), "median_us")
+            say(f"check {coll}: simulated")
+            sim_rows = sim.collbench(coll, algs, sizes, 3, 1)
+            got = checkmod.pair(real_rows, sim_rows)
+            say(f"check {coll}: " + checkmod.line(checkmod.summary(got)))
+            points += got
+    against = f"{args.launch} ({real.target.mpi_version() or real.mpi})"
+    checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
+                   against, os.path.basename(xml), drifts)
+    rec = plat.read_record(xml)
+    if rec is None:   # a platform never calibrated: its check stays in out
+        say("check: " + checkmod.line(checkmod.summary(points)))
+        say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
+        return
+    steady = [p for p in points if abs(drifts.get(p["coll"], 1.0) - 1) <= DRIFT]
+    rec["check"] = {"against": against, "date": plat.today(), "drift": drifts,
+                    "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points),
+                    "steady_summary": checkmod.summary(steady) if steady else {"cases": 0}}
+    plat.write_record(xml, {k: v for k, v in rec.items() if k != "schema"})
+    rewrite_header(xml, rec)
+    say("check: " + checkmod.line(rec["check"]["summary"]))
+    if len(steady) < len(points):
+        say("check, the collectives run with the machine as calibrated: "
+            + (checkmod.line(rec["check"]["steady_summary"]) if steady else
+               "none (calibrate again when the machine is steady)"))
+    say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
+
+
+def rewrite_header(xml, record):
+    """The .cfg's comment lines again, from the record (the check added)."""
+    cfg = plat.files_of(xml)[2]
+    with open(cfg) as f:
+        body = [line for line in f if not line.startswith("#")]
+    with open(cfg, "w") as f:
+        f.write("".join(f"# {h}\n" for h in header(record)) + "".join(body))
