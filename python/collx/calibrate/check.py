@@ -48,6 +48,18 @@ def fastest(points):
     return out
 
 
+def speedups(points, alg="selected"):
+    """[(coll, bytes, predicted, measured native / alg)] where both ran."""
+    by = {(p["coll"], p["bytes"], p["alg"]): p for p in points}
+    out = []
+    for (c, m, a), p in sorted(by.items()):
+        n = by.get((c, m, "native"))
+        if a == alg and n:
+            out.append((c, m, n["predicted_us"] / p["predicted_us"],
+                        n["measured_us"] / p["measured_us"]))
+    return out
+
+
 def summary(points):
     """{cases, median_abs_error, worst_abs_error, worst_case, fastest_right,
     fastest_cases}: the check's figures."""
@@ -105,6 +117,12 @@ def markdown(points, against, platform, drifts=None):
                    f"{100 * s['worst_abs_error']:.1f} % ({s['worst_case']}) | "
                    f"{s.get('fastest_right', 0)} / {s.get('fastest_cases', 0)} | "
                    + (f"{d:.2f}x" if d is not None else "") + " |")
+    tuned = speedups(points)
+    if tuned:
+        out += ["", "Tuned (the rules as `selected`) over native, per point:", "",
+                "| collective | bytes | predicted speed-up | measured speed-up |",
+                "|---|---|---|---|"]
+        out += [f"| {c} | {m} | {p:.3f}x | {q:.3f}x |" for c, m, p, q in tuned]
     miss = [f for f in fastest(points) if f[4] > FASTEST_TOLERANCE]
     if miss:
         out += ["", "Where the predicted fastest is not (within "

@@ -29,12 +29,17 @@ def run_check(args, xml, layout, out):
                 [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
             if not algs:
                 raise ValueError(f"no algorithm of '{coll}' on both sides")
+            env = None
+            if args.rules:   # the tuned rules, as "selected", beside native
+                algs = [a for a in algs if a != "selected"] + ["selected"]
+                env = {"COLLX_RULES": os.path.abspath(args.rules)}
             sizes = [int(s) for s in args.check_sizes.split(",")]
             say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
                 f"({args.launches} launches)")
             launches, ratio = steady_launches(
                 real, probe, args, max(args.launches, 1),
-                lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2)))
+                lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2),
+                                       env=env))
             if ratio is not None:
                 drifts[coll] = ratio
                 if abs(ratio - 1) > DRIFT:
@@ -45,7 +50,7 @@ def run_check(args, xml, layout, out):
                         "then check at once)")
             real_rows = meas.best_rows(launches, ("coll", "alg", "size_bytes"), "median_us")
             say(f"check {coll}: simulated")
-            sim_rows = sim.collbench(coll, algs, sizes, 3, 1)
+            sim_rows = sim.collbench(coll, algs, sizes, 3, 1, env=env)
             got = checkmod.pair(real_rows, sim_rows)
             say(f"check {coll}: " + checkmod.line(checkmod.summary(got)))
             points += got

@@ -61,6 +61,10 @@ def parser():
     ap.add_argument("--check-sizes", default=CHECK_SIZES,
                     help=f"the check's bytes per rank ({CHECK_SIZES})")
     ap.add_argument("--iters", type=int, default=200, help="the check's repetitions (200)")
+    ap.add_argument("--rules", metavar="FILE",
+                    help="the check also runs these rules (COLLX_RULES, e.g. what collx tune "
+                    "--platform wrote for the calibrated platform) as algorithm 'selected': "
+                    "the tuned speed-up over native predicted and measured")
     ap.add_argument("--wait", type=int, default=60,
                     help="seconds each collective of the check may wait in all for a machine "
                     "that is not as it was calibrated (its small ping-pong, probed before and "
