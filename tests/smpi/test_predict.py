@@ -4,7 +4,8 @@ ib-6x8, 12 ranks on 2 nodes, 5 iterations of an alltoallv and an
 allreduce with 300 us of computation each (a busy loop on this host's
 CPU). One predict with --compute host: it must exit 0, write
 predict.md and predict.json with the runs native, tuned and one per
-alltoallv algorithm, every run's own check passed (exit 0 and its last
+algorithm of native's main collective (alltoallv or allreduce, about
+even), every run's own check passed (exit 0 and its last
 line), the profile's collectives named, the rules file there. The
 computation must be in its simulated times: native's is at least 1.2 ms
 (5 x 300 us, 80 %) above the same program's with --compute none (a plain
@@ -52,9 +53,15 @@ def main():
     runs = {r["label"]: r for r in doc["runs"]}
     expect(os.path.exists(os.path.join(out, "predict.md")), "predict.md written")
     expect(os.path.exists(os.path.join(out, "rules.json")), "rules.json written")
-    singles = [k for k in runs if k.startswith("alltoallv-")]
+    # the collective with the most time in native's profile: alltoallv and
+    # allreduce take about as long here, and the computation's host time
+    # (noisy under load) decides which leads
+    spent = runs.get("native", {}).get("collectives") or {"?": 0}
+    top = max(spent, key=spent.get)
+    singles = [k for k in runs if k.startswith(f"{top}-")]
     expect({"native", "tuned"} <= set(runs) and len(singles) >= 2,
-           f"runs: native, tuned, alltoallv's algorithms forced (got {sorted(runs)})")
+           f"runs: native, tuned, the algorithms of native's main collective ({top}) "
+           f"forced (got {sorted(runs)})")
     expect(all(r["verified"] for r in runs.values()), "every run's check passed")
     native = runs.get("native", {})
     expect(set(native.get("collectives", {})) >= {"alltoallv", "allreduce"},
