@@ -89,27 +89,49 @@ static double pingpong(int lead, int peer, char *buf, size_t m, int n, MPI_Comm 
     return (MPI_Wtime() - t) / (2.0 * n);
 }
 
-/* K sends timed by the sender, the receives posted first. */
-static double send_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
+/* k messages of m bytes to or from peer, nonblocking (receives into k
+ * consecutive blocks of buf, sends all from its start). */
+static void post(int recv, MPI_Request *rq, char *buf, size_t m, int k, int peer, MPI_Comm c)
+{
+    for (int i = 0; i < k; i++) {
+        if (recv)
+            MPI_Irecv(buf + (size_t)i * m, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
+        else
+            MPI_Isend(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
+    }
+}
+
+/* The k requests done. (Real statuses: GCC 12 reads MPICH's access
+ * attributes as MPI_STATUSES_IGNORE being an array of none.) */
+static void wait_all(MPI_Request *rq, int k)
+{
+    MPI_Status st[BURST];
+    MPI_Waitall(k, rq, st);
+}
+
+/* k back-to-back messages from the lead, the receives posted before it
+ * starts. The lead's seconds until its sends completed (*sent: the
+ * sender's time) and until the receiver's acknowledgement (*acked: the
+ * burst's whole time, whose growth with k is the gap). */
+static void sender_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c,
+                         double *sent, double *acked)
 {
     MPI_Request rq[BURST];
-    double t = 0;
     if (lead) {
         ctl_recv(peer, c);
-        t = MPI_Wtime();
-        for (int i = 0; i < k; i++)
-            MPI_Isend(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
-        t = (MPI_Wtime() - t) / k;
+        double t = MPI_Wtime();
+        post(0, rq, buf, m, k, peer, c);
+        wait_all(rq, k);
+        *sent = MPI_Wtime() - t;
         ctl_recv(peer, c);
+        *acked = MPI_Wtime() - t;
     } else {
-        for (int i = 0; i < k; i++)
-            MPI_Irecv(buf + (size_t)i * m, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
+        post(1, rq, buf, m, k, peer, c);
         ctl_send(peer, c);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
+        wait_all(rq, k);
         ctl_send(peer, c);
+        *sent = *acked = 0;
     }
-    return t;
 }
 
 /* K receives timed by the receiver, the messages sent before it posts
@@ -121,16 +143,14 @@ static double recv_burst(int lead, int peer, char *buf, size_t m, int k, MPI_Com
     if (lead) {
         ctl_recv(peer, c);
         t = MPI_Wtime();
-        for (int i = 0; i < k; i++)
-            MPI_Irecv(buf + (size_t)i * m, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
+        post(1, rq, buf, m, k, peer, c);
+        wait_all(rq, k);
         t = (MPI_Wtime() - t) / k;
         ctl_send(peer, c);
     } else {
-        for (int i = 0; i < k; i++)
-            MPI_Isend(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
+        post(0, rq, buf, m, k, peer, c);
         ctl_send(peer, c);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
+        wait_all(rq, k);
         ctl_recv(peer, c);
     }
     return t;
@@ -147,30 +167,6 @@ static double exchange(int peer, char *buf, size_t m, int n, MPI_Comm c)
         MPI_Sendrecv(buf, (int)m, MPI_BYTE, peer, TAG_DATA, buf + m, (int)m, MPI_BYTE, peer,
                      TAG_DATA, c, MPI_STATUS_IGNORE);
     return (MPI_Wtime() - t) / n;
-}
-
-/* k back-to-back messages and the receiver's acknowledgement, seen by
- * the sender (the lead); the receives are posted before it starts. */
-static double stream_k(int lead, int peer, char *buf, size_t m, int k, MPI_Comm c)
-{
-    MPI_Request rq[BURST];
-    double t = 0;
-    if (lead) {
-        ctl_recv(peer, c);
-        t = MPI_Wtime();
-        for (int i = 0; i < k; i++)
-            MPI_Isend(buf, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
-        ctl_recv(peer, c);
-        t = MPI_Wtime() - t;
-    } else {
-        for (int i = 0; i < k; i++)
-            MPI_Irecv(buf + (size_t)i * m, (int)m, MPI_BYTE, peer, TAG_DATA, c, &rq[i]);
-        ctl_send(peer, c);
-        MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
-        ctl_send(peer, c);
-    }
-    return t;
 }
 
 typedef struct {
@@ -201,7 +197,7 @@ static void measure_route(const char *route, int lead, int peer, const options *
         cap = need > cap ? need : cap;
     }
     char *buf = calloc(cap, 1);
-    double v[MAX_REPS], w[MAX_REPS];
+    double v[MAX_REPS], w[MAX_REPS], x[MAX_REPS];
     if (!buf) {
         fprintf(stderr, "calibench: out of memory (%zu bytes)\n", cap);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -218,23 +214,23 @@ static void measure_route(const char *route, int lead, int peer, const options *
             v[r] = exchange(peer, buf, m, n, c);
         if (lead)
             emit(s, route, "exchange", m, v, o->reps, n);
-        for (int r = 0; r < o->reps; r++)
-            v[r] = send_burst(lead, peer, buf, m, k, c);
+        for (int r = 0; r < o->reps; r++) {   /* one message, then a burst of k */
+            double one_sent;
+            sender_burst(lead, peer, buf, m, 1, c, &one_sent, &w[r]);
+            sender_burst(lead, peer, buf, m, k, c, &v[r], &x[r]);
+            v[r] /= k;
+        }
         if (lead)
             emit(s, route, "send", m, v, o->reps, k);
         for (int r = 0; r < o->reps; r++)
             v[r] = recv_burst(lead, peer, buf, m, k, c);
         if (lead)
             emit(s, route, "recv", m, v, o->reps, k);
-        for (int r = 0; r < o->reps; r++) {
-            w[r] = stream_k(lead, peer, buf, m, 1, c);
-            v[r] = stream_k(lead, peer, buf, m, k, c);
-        }
         qsort(w, (size_t)o->reps, sizeof *w, cmp_double);
         for (int r = 0; r < o->reps; r++)   /* less the median single message */
-            v[r] = (v[r] - w[o->reps / 2]) / (k - 1);
+            x[r] = (x[r] - w[o->reps / 2]) / (k - 1);
         if (lead)
-            emit(s, route, "stream", m, v, o->reps, k);
+            emit(s, route, "stream", m, x, o->reps, k);
         if (m == 0 && o->max == 0)
             break;
     }

@@ -36,8 +36,6 @@ callbacks, which collx registers for a program linked with it
 
 Everything here is pure: measurements in, numbers out (the unit tests
 feed it recorded measurements)."""
-import math
-
 # the transfer keeps at least this share of a ping-pong (step 1)
 TRANSFER_SHARE = 0.1
 # a burst whose gap is at most this share of the ping-pong is overhead's
@@ -279,7 +277,3 @@ def sync_values(node_sync, default_rank=3e-8):
         rank = default_rank
         estimated.append("sync_rank")
     return ex[2], rank, max(node_sync["call"], 0.0), estimated
-
-
-def relative_error(pred, meas):
-    return pred / meas - 1 if meas > 0 else math.nan

@@ -56,13 +56,11 @@ void cx_charge_sync(int ranks)
 
 void cx_charge_call(int collx_algorithm)
 {
-    double t = cx_knob_real(CX_KNOB_SMPI_MPI_CALL) +
-               (collx_algorithm ? cx_knob_real(CX_KNOB_SMPI_CALL) : 0);
+    double t = cx_knob_real(collx_algorithm ? CX_KNOB_SMPI_CALL : CX_KNOB_SMPI_MPI_CALL);
     cx_charge(&t);
 }
 #else
 void cx_charge_sync(int ranks) { (void)ranks; }
-void cx_charge_call(int collx_algorithm) { (void)collx_algorithm; }
 void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
 double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
 double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }

@@ -62,9 +62,14 @@ void cx_charge_copy(MPI_Count bytes);
  * (COLLX_SMPI_CALL). Charged at once; nothing on a real MPI. */
 void cx_charge_sync(int ranks);
 /* SMPI: a collective call's own work, which SMPI does not see: the MPI's
- * (collx:mpi_call, every call), and collx's (collx:call) where one of its
- * algorithms serves it. */
+ * (collx:mpi_call) where the MPI serves it, collx's (collx:call) where one
+ * of its algorithms does (its messages pay their own overheads). On a real
+ * MPI nothing, inline: every call passes here, native ones too. */
+#ifdef SMPI_H
 void cx_charge_call(int collx_algorithm);
+#else
+static inline void cx_charge_call(int collx_algorithm) { (void)collx_algorithm; }
+#endif
 /* cx_copy outside the executor, charged at once (SMPI). */
 int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
                     MPI_Aint dcount, MPI_Datatype dt);
