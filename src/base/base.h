@@ -32,6 +32,8 @@ int cx_base_allreduce_rabenseifner(const cx_args *a, cx_sched *s);
 int cx_base_allreduce_rabenseifner_far(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_pairwise(const cx_args *a, cx_sched *s);
 int cx_base_alltoall_bruck(const cx_args *a, cx_sched *s);
+int cx_base_alltoall_scattered(const cx_args *a, cx_sched *s);
+int cx_base_alltoall_smpi_throttles(const cx_args *a, const char *selector);
 int cx_base_scan_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_exscan_rdoubling(const cx_args *a, cx_sched *s);
 int cx_base_scan_linear(const cx_args *a, cx_sched *s);

@@ -3,6 +3,8 @@
 
 /* The pipelined bcast's tree: its fan-out. */
 #define FANOUT(f) .family_data = &(const int){f}
+/* The scattered alltoall: how many exchanges are in flight. */
+#define IN_FLIGHT(n) .family_data = &(const int){n}
 
 static const cx_algorithm algorithms[] = {
     CX_ALG(BARRIER, "dissemination", cx_base_barrier_dissemination, 0,
@@ -48,6 +50,9 @@ static const cx_algorithm algorithms[] = {
            "pairwise exchange, p-1 rounds"),
     CX_ALG(ALLTOALL, "bruck", cx_base_alltoall_bruck, 0,
            "Bruck: ceil(log2 p) rounds of packed blocks (small blocks)"),
+    CX_ALG(ALLTOALL, "scattered", cx_base_alltoall_scattered, 0,
+           "exchanges posted 4 at a time, partners spread (MVAPICH2's scatter-destination)",
+           IN_FLIGHT(4), .smpi_native = cx_base_alltoall_smpi_throttles),
     CX_ALG(ALLTOALLV, "pairwise", cx_base_alltoall_pairwise, 0,
            "pairwise exchange, p-1 rounds"),
     CX_ALG(ALLTOALLW, "pairwise", cx_base_alltoall_pairwise, 0,
@@ -72,10 +77,10 @@ static const cx_algorithm algorithms[] = {
            "recursive doubling, ceil(log2 p) rounds (any op)"),
     CX_ALG(SCAN, "linear", cx_base_scan_linear, 0,
            "chain: the prefix passes from rank to rank, p-1 steps (Open MPI's own; any op)",
-           .smpi_native = 1),
+           .smpi_native = cx_smpi_always),
     CX_ALG(EXSCAN, "linear", cx_base_exscan_linear, 0,
            "chain: the prefix passes from rank to rank, p-1 steps (Open MPI's own; any op)",
-           .smpi_native = 1),
+           .smpi_native = cx_smpi_always),
     CX_ALG_END};
 
 /* Its schedules run again as built: persistent calls replay them. */

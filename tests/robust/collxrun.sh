@@ -91,6 +91,13 @@ expect err.rules 2 '--rules .*cannot read it' -- \
   "$collxrun" --rules /nonexistent.json -- "${run[@]}" 2 "$app"
 expect err.rules_dir 2 '--rules .*: a directory, not a rules file' -- \
   "$collxrun" --rules "$tmp" -- "${run[@]}" 2 "$app"
+# The MPI's own tuning file a rules file was decided with, cut short: the
+# MPI would run without it and say nothing, so collxrun stops and says where.
+printf '# cut\n1\n2    # allreduce\n1\n2\n' >"$tmp/ompi_cut.txt"
+printf '{"version": 1, "rules": [], "provenance": {"mpi_tuning": {"file": "%s", "env": {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll_tuned_dynamic_rules_filename": "%s"}}}}\n' \
+  "$tmp/ompi_cut.txt" "$tmp/ompi_cut.txt" >"$tmp/rules_cut.json"
+expect err.rules_mpi_file_cut 2 'ompi_cut.txt, is broken: the file ends where the count of message sizes should be' -- \
+  "$collxrun" --rules "$tmp/rules_cut.json" -- "${run[@]}" 2 "$app"
 expect err.set 2 "'FOO' is not a collx setting" -- "$collxrun" --set FOO=1 -- "${run[@]}" 2 "$app"
 printf 'COLLX_VERBOSE=1\nverbose\n' >"$tmp/bad.conf"
 expect err.config 2 'bad.conf:2: want COLLX_NAME=VALUE' -- \

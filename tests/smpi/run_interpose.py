@@ -31,6 +31,11 @@ stats    cost_app (allreduce only) at 1024 ranks with COLLX_STATS: the
 scans    plain_app's scans alone at 1024 ranks with COLLX_STATS: native's
          stand-in (Open MPI's chain) serves them in seconds of host time
          (SMPI's own: minutes each), results right
+alltoall plain_app's alltoalls (1 KiB blocks) at 256 ranks: native's
+         stand-in (the same exchanges, 32 at a time) ends in seconds of
+         host time where SMPI's own (all at once) takes over 30 minutes;
+         with smpi/coll-selector:mpich SMPI's own serves (COLLX_VERBOSE
+         says which), results right either way
 """
 import argparse
 import json
@@ -238,6 +243,17 @@ def case_scans(a, bad):
                    ("reduce", "native", "blocking"): 1}, bad)
 
 
+def case_alltoall(a, bad):
+    for selector, took in (("ompi", "scattered"), ("mpich", "SMPI's own")):
+        rc, out, host = run(a, a.app, {"COLLX_VERBOSE": "2"}, args=("alltoall",),
+                            flags=f"--cfg=smpi/coll-selector:{selector}")
+        print(f"{selector}: {a.np} ranks, two alltoalls: {host:.1f} s of host time")
+        checks_passed(out, rc, bad)
+        said = f"collx: MPI_Alltoall: native in SMPI runs {took}"
+        if out.count(said) != 2:
+            bad.append(f"{selector}: COLLX_VERBOSE did not say '{said}' for both calls")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sim-run", required=True)
@@ -247,7 +263,8 @@ def main():
     ap.add_argument("--app", required=True)
     ap.add_argument("--native-app")
     ap.add_argument("--case", required=True,
-                    choices=["c", "fortran", "fallback", "rules", "nothing", "stats", "scans"])
+                    choices=["c", "fortran", "fallback", "rules", "nothing", "stats", "scans",
+                             "alltoall"])
     a = ap.parse_args()
     bad = []
     if a.case == "c":

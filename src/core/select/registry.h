@@ -95,6 +95,9 @@ unsigned cx_select_generation(void);
  * where it has one, as a child). The steps go into the
  * current round (a child: that round and the next). */
 int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
+/* The same with the MPI's own call, never a stand-in (a stand-in's way
+ * to SMPI's own where it does not stand in). */
+int cx_sched_mpi_collective(cx_sched *s, const cx_args *a);
 
 /* Rules file (rules.c). */
 int cx_rules_broken(void);

@@ -91,17 +91,52 @@ static int servable(const cx_algorithm *alg, const cx_args *a)
     return commute && !alg->check;
 }
 
-int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
+static subcoll *subcoll_of(cx_sched *s, const cx_args *a)
 {
     subcoll *x = cx_sched_alloc(s, sizeof *x);
     if (!x)
-        return MPI_ERR_NO_MEM;
+        return NULL;
     x->a = *a;
     PMPI_Comm_rank(a->comm, &x->a.rank);
     PMPI_Comm_size(a->comm, &x->a.size);
     x->a.pcomm = a->comm;
     x->a.order = NULL;
     x->a.cc = NULL;
+    return x;
+}
+
+static int mpi_step(cx_sched *s, subcoll *x)
+{
+    const cx_args *a = &x->a;
+    if (!a->nonblocking && !blocking_crashes(a))
+        return cx_sched_start(s, run_native, x);
+#ifdef SMPI_H
+    /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong
+     * elements above ~10^4 ints (its blocking call and the
+     * out-of-place one are right): reduce from a copy instead. */
+    if (a->coll == CX_COLL_ALLREDUCE && a->sbuf == MPI_IN_PLACE && a->rcount > 0) {
+        void *in = cx_sched_alloc_typed(s, a->rcount, a->rtype);
+        int err = in ? cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, in, a->rcount,
+                                     a->rtype) : MPI_ERR_NO_MEM;
+        if (err || (err = cx_sched_barrier(s)))
+            return err;
+        x->a.sbuf = in;
+    }
+#endif
+    return cx_sched_start(s, start_native, x);
+}
+
+int cx_sched_mpi_collective(cx_sched *s, const cx_args *a)
+{
+    subcoll *x = subcoll_of(s, a);
+    return x ? mpi_step(s, x) : MPI_ERR_NO_MEM;   /* counted as the call */
+}
+
+int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
+{
+    subcoll *x = subcoll_of(s, a);
+    if (!x)
+        return MPI_ERR_NO_MEM;
     if (!alg)   /* the MPI's own: in SMPI a stand-in for a few (registry.c) */
         alg = cx_native(a->coll);
     /* one the call cannot serve (an operation that does not commute) runs
@@ -110,24 +145,8 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg)
         alg = alg->fallback ? cx_algorithm_find(a->coll, alg->fallback) : NULL;
     int own = alg && alg->build;
     cx_count_inner(own ? alg : cx_native(a->coll));
-    if (!own) {
-        if (!a->nonblocking && !blocking_crashes(&x->a))
-            return cx_sched_start(s, run_native, x);
-#ifdef SMPI_H
-        /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong
-         * elements above ~10^4 ints (its blocking call and the
-         * out-of-place one are right): reduce from a copy instead. */
-        if (a->coll == CX_COLL_ALLREDUCE && a->sbuf == MPI_IN_PLACE && a->rcount > 0) {
-            void *in = cx_sched_alloc_typed(s, a->rcount, a->rtype);
-            int err = in ? cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, in, a->rcount,
-                                         a->rtype) : MPI_ERR_NO_MEM;
-            if (err || (err = cx_sched_barrier(s)))
-                return err;
-            x->a.sbuf = in;
-        }
-#endif
-        return cx_sched_start(s, start_native, x);
-    }
+    if (!own)
+        return mpi_step(s, x);
     x->alg = alg;
     x->a.alg = alg;
     int err = cx_sched_start(s, start_child, x);

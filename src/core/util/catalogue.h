@@ -39,9 +39,13 @@ typedef struct cx_algorithm {
      * build what the hook learned (hier: the node's size exchange). */
     int (*blocking_first)(const cx_args *a, int *done);
     /* In SMPI "native" runs this algorithm's schedule instead of SMPI's
-     * own, which no MPI runs (registry.c says why); one per collective. */
-    int smpi_native;
+     * own where this says so (registry.c says why; one per collective):
+     * selector is what SMPI's own follows (util/smpi_selector.h). */
+    int (*smpi_native)(const cx_args *a, const char *selector);
 } cx_algorithm;
+
+/* A stand-in for every call (.smpi_native = cx_smpi_always). */
+int cx_smpi_always(const cx_args *a, const char *selector);
 
 /* A table entry: CX_ALG(GATHER, "name", build, requires, "summary"
  * [, .fallback = "name", .shm_bytes = fn, .check = fn]). */

@@ -1,6 +1,7 @@
 /* The lowest room of the core (docs/design/layers.md): the collectives'
  * names and shapes, the catalogue as data, the knobs, the JSON reader, the
- * SMPI build's per-route message costs (smpi_routes.cpp), and how collx speaks (COLLX_VERBOSE, messages, errors through the
+ * SMPI build's per-route message costs and its selector (smpi_routes.cpp,
+ * smpi_selector.cpp), and how collx speaks (COLLX_VERBOSE, messages, errors through the
  * communicator's handler). It includes nothing of the rooms above. */
 #ifndef CX_UTIL_H
 #define CX_UTIL_H
@@ -12,6 +13,7 @@
 #include "json.h"
 #include "knobs.h"
 #include "smpi_routes.h"
+#include "smpi_selector.h"
 
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);

@@ -110,6 +110,24 @@ def test_openmpi_check_catches():
         assert any(want in p for p in probs), f"{want!r} not said of {text!r}: {probs}"
 
 
+def test_cut_files_named():
+    """A cut MPI tuning file fails `collx rules check` with its place, and so
+    does a rules file that names it (provenance.mpi_tuning): the MPI would
+    run without it, and without a word."""
+    whole = mpifile.openmpi_text({"allreduce": {2: [(0, 3), (1024, 4)]}}, ["h"])
+    with tempfile.TemporaryDirectory() as d:
+        for cut, want in ((whole[:whole.index("\n") + 1], "nothing but comments"),
+                          (whole[:whole.index("1024 4")], "ends where a message size"),
+                          ("# h\n1\nfoo\n", "line 3: 'foo' is not a number")):
+            path = os.path.join(d, "ompi.txt")
+            open(path, "w").write(cut)
+            kind, probs, _ = mpifile.check(path)
+            assert probs and want in probs[0], f"{want!r} not said of {cut!r}: {probs}"
+            _, _, errors = rulesfile.mpi_tuning_lines({"mpi_tuning": {
+                "mpi": mpifile.OPENMPI, "file": path, "env": {}}})
+            assert errors and want in errors[0], f"the rules naming it: {errors}"
+
+
 DEFAULT = {"collective=allreduce": {"comm_type=intra": {"avg_msg_size<=8": {
     "algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}, "avg_msg_size=any": {
     "algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather": {}}},
@@ -227,9 +245,9 @@ def test_smpi_file():
         kind, probs, lines = mpifile.check(f)
         assert kind == mpifile.SMPI and not probs and "mpich selector" in lines[0], lines
         assert mpifile.env_for(kind, f) == {"SMPI_OPTIONS_FILE": f}
-        lines, warn = rulesfile.mpi_tuning_lines(
+        lines, warn, errors = rulesfile.mpi_tuning_lines(
             {"mpi_tuning": {"file": f, "mpi": "smpi", "env": mpifile.env_for(kind, f)}})
-        assert not warn and "sim/run" in lines[0] and "collxrun" not in lines[0], \
+        assert not warn and not errors and "sim/run" in lines[0] and "collxrun" not in lines[0], \
             f"rules check: SMPI's file is applied by sim/run, not collxrun: {lines}"
 
 
