@@ -395,5 +395,20 @@ def check(path):
                          if key != "coll-selector" else
                          f"every collective not named: the {name} selector")
         return kind, probs, lines
-    return None, ["neither an Open MPI rules file, an MPICH selection JSON nor SMPI "
-                  "options"], []
+    return None, [not_a_tuning_file(text)], []
+
+
+def not_a_tuning_file(text):
+    """Why text is none of the MPI tuning files, naming where it stops
+    looking like one (a file cut before its first number is only its
+    header comments)."""
+    words = numbers(text)
+    if not words:
+        return ("nothing but comments: an Open MPI rules file cut before its first number, "
+                "or an empty file")
+    for w, line in words:
+        if not re.fullmatch(r"\d+", w):
+            return (f"line {line}: '{w[:40]}' is not a number: neither an Open MPI rules file "
+                    "(numbers and # comments), an MPICH selection JSON nor SMPI options "
+                    "(--cfg=smpi/...)")
+    return "neither an Open MPI rules file, an MPICH selection JSON nor SMPI options"

@@ -704,9 +704,23 @@ def check_file(path, reg):
     return Check(path, reg).run()
 
 
+def looks_like_json(path):
+    """Whether the file starts as JSON does (a collx rules file): the rest
+    are checked as the MPIs' tuning files, whose errors name their line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(4096).lstrip()[:1] in ("{", "[")
+    except (OSError, UnicodeDecodeError):
+        return True   # check_file says why it cannot be read
+
+
 def check_mpi_file(path, quiet=False):
     """Prints the check of an MPI's own tuning file; 1 if it has problems."""
     kind, probs, lines = mpifile.check(path)
+    if kind is None:
+        print(f"{path}: FAILED, not a rules file collx or an MPI reads")
+        print(f"  ERROR {probs[0]}")
+        return 1
     what = {mpifile.OPENMPI: "Open MPI coll/tuned dynamic rules (coll_tuned_dynamic_rules_"
             "filename)", mpifile.MPICH: "MPICH selection JSON (MPIR_CVAR_COLL_SELECTION_"
             "TUNING_JSON_FILE)", mpifile.SMPI: "SMPI options (sim/run's SMPI_OPTIONS_FILE; "
@@ -723,22 +737,28 @@ def check_mpi_file(path, quiet=False):
 
 
 def mpi_tuning_lines(prov):
-    """What a rules file says of the MPI's own tuning file it was decided
-    against (provenance.mpi_tuning), and whether that file is there."""
+    """(lines, warnings, errors): what a rules file says of the MPI's own
+    tuning file it was decided against (provenance.mpi_tuning), whether
+    that file is there, and whether the MPI can read it (a cut file: the
+    MPI would run without it and without a word)."""
     mt = prov.get("mpi_tuning") if isinstance(prov, dict) else None
     if not isinstance(mt, dict):
-        return [], []
+        return [], [], []
     f = mt.get("file")
     if not f or not os.path.exists(f):
-        return [], [f"provenance.mpi_tuning: the MPI's own tuning file {f} is not there: "
+        return [], [], [f"provenance.mpi_tuning: the MPI's own tuning file {f} is not there: "
                     "collxrun --rules refuses to run without it (collx's rules were decided "
                     "against native tuned by it)"]
+    kind, probs, _ = mpifile.check(f)
+    if probs:
+        return [], [], [f"provenance.mpi_tuning: the MPI's own tuning file {f}: {p}"
+                        for p in probs]
     if mt.get("mpi") == mpifile.SMPI:   # no collxrun in SMPI: sim/run reads the file
         return [f"decided against SMPI tuned by {f}; run both with " +
                 " ".join(f"{k}={v}" for k, v in mt.get("env", {}).items()) +
-                " COLLX_RULES=<this file> sim/run ..."], []
+                " COLLX_RULES=<this file> sim/run ..."], [], []
     return [f"decided against the MPI tuned by {f} ({mt.get('mpi')}); collxrun --rules "
-            "sets " + ", ".join(mt.get("env", {}))], []
+            "sets " + ", ".join(mt.get("env", {}))], [], []
 
 
 USAGE = """Checks rules files (COLLX_RULES) as collx would load them, and says what
@@ -770,13 +790,18 @@ def main(argv):
               + reg.why.replace("\n", "\n  "), file=sys.stderr)
     bad = 0
     for path in a.files:
-        if mpifile.kind_of(path):   # the MPI's own tuning file (collx tune --mpi-file)
-            bad += check_mpi_file(path, a.quiet)
+        if mpifile.kind_of(path) or not looks_like_json(path):
+            bad += check_mpi_file(path, a.quiet)   # the MPI's own (collx tune --mpi-file)
             continue
         ch = check_file(path, reg)
         if ch.skipped:
             print(f"{path}: skipped: {ch.skipped}")
             continue
+        prov = ch.doc.get("provenance") if isinstance(ch.doc, dict) else None
+        mt_lines, mt_warn, mt_errors = mpi_tuning_lines(prov)
+        ch.warnings += mt_warn
+        ch.errors += mt_errors
+        ch.serves = mt_lines + ch.serves
         bad += bool(ch.errors)
         n = len(ch.doc["rules"]) if isinstance(ch.doc, dict) and \
             isinstance(ch.doc.get("rules"), list) else 0
@@ -785,10 +810,6 @@ def main(argv):
             print(f"{path}: FAILED, {len(ch.errors)} problem{'s' if len(ch.errors) > 1 else ''}")
         else:
             print(f"{path}: OK, format version {version}, {n} rule{'s' if n != 1 else ''}")
-        prov = ch.doc.get("provenance") if isinstance(ch.doc, dict) else None
-        mt_lines, mt_warn = mpi_tuning_lines(prov)
-        ch.warnings += mt_warn
-        ch.serves = mt_lines + ch.serves
         for e in ch.errors:
             print(f"  ERROR {e}")
         for w in ch.warnings:
