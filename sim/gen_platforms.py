@@ -22,10 +22,13 @@ cfg      extra --cfg options for sim/run: LogGP-style per-message CPU
          COLLX_SMPI_SYNC, _SYNC_RANK, _CALL), or SMPI shows node phases
          for free (issue 61; sim/README.md, "Node synchronization").
 """
+import json
 import os
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "platforms")
+ROOT = os.path.dirname(HERE)
 
 # LogGP overheads (seconds, seconds/byte) by message size.
 # Eager messages (<= 8 KiB) are copied through bounce buffers (per-byte
@@ -48,8 +51,23 @@ TCP_OVH = {"os": "0:6e-6:0;65536:10e-6:2e-10",
            "ois": "0:6e-6:0;65536:10e-6:2e-10",
            "or": "0:8e-6:0;65536:12e-6:2e-10"}
 UNIT = ["--cfg=smpi/lat-factor:0:1", "--cfg=smpi/bw-factor:0:1"]
+# The same factors (1) where the node route has factor tables of its own:
+# SimGrid refuses factor options beside factor callbacks, and its SMPI
+# model's defaults are GigE's, so the plain model (CM02, factors 1) with
+# SMPI's weight-S.
+UNIT_WITH_ROUTES = ["--cfg=network/model:CM02", "--cfg=network/weight-S:8775"]
 # SimGrid's default factors were fitted on a GigE cluster: keep them there.
 GIGE = []
+
+# One node's costs from real cores (issue 74): the platforms for
+# predictions at scale (node=CALIBRATED) take their node from a collx
+# calibrate record of real cores here: the loopback, the node route's
+# overheads and factors (collx:route_node, which a program linked with
+# collx registers with SimGrid), collx's local rates and synchronization.
+# Their network stays as published (the global smpi/os, or, the links),
+# which also serves SMPI alone. The papers' platforms keep the node fitted
+# to the paper's measured tables (their machines are not here to measure).
+CALIBRATED = "docs/results/calibrate/openmpi-p2/calibrated"
 
 PLATFORMS = {
     "tryton-1gbe-48": dict(
@@ -85,19 +103,19 @@ PLATFORMS = {
         doc="Hierarchical paper scale: 256 nodes x 16 cores (4096 ranks), 2-level full-bisection fat tree, 100 Gbps",
         clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
                        topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
-        lo=("8GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
+        lo=("8GBps", "0.2us"), ovh=IB_FAST_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9), node=CALIBRATED),
     "fattree-256x16-slowcore": dict(
         doc="fattree-256x16 where one core injects at most 4 GB/s (a third of the node link): several senders per node",
         clusters=[dict(id="ft", n=256, cores=16, bw="12GBps", lat="0.5us",
                        topo=("FAT_TREE", "2;16,16;1,16;1,1"))],
-        lo=("8GBps", "0.2us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9)),
+        lo=("8GBps", "0.2us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=16, mem=(10e9, 10e9), node=CALIBRATED),
     # Held out from the tuner's development (issue 52): its targets are
     # checked here, on a machine the tuner never saw while it was written.
     "roce-torus-32x8": dict(
         doc="held-out check platform: 32 nodes x 8 cores, 25 GbE RoCE, 4x8 2-D torus (not used to develop the tuner)",
         clusters=[dict(id="rt", n=32, cores=8, bw="3.1GBps", lat="1.5us",
                        topo=("TORUS", "4,8"))],
-        lo=("6GBps", "0.3us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=8, mem=(6e9, 6e9)),
+        lo=("6GBps", "0.3us"), ovh=IB_SLOW_CORE_OVH, factors=UNIT, ppn=8, mem=(6e9, 6e9), node=CALIBRATED),
     # The second held-out platform (issue 52): roce-torus-32x8 taught the
     # decision rule one fix, so the targets are checked again on a machine
     # the tuner has not seen: 12 ranks per node (none before), TCP
@@ -106,7 +124,7 @@ PLATFORMS = {
         doc="held-out check platform: 48 nodes x 12 cores, 10 GbE with TCP overheads, fat tree of 4 leaf switches of 12 nodes, 6 uplinks each (2:1) (not used to develop the tuner)",
         clusters=[dict(id="ef", n=48, cores=12, bw="1.25GBps", lat="4us",
                        topo=("FAT_TREE", "2;12,4;1,6;1,1"))],
-        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=12, mem=(5e9, 5e9)),
+        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=12, mem=(5e9, 5e9), node=CALIBRATED),
     # An Ethernet cluster of 1024 ranks (issue 63: programs nobody here wrote
     # at 256 and 1024 ranks on a fat tree and on Ethernet): eth10g-ft-48x12's
     # network and overheads, 64 nodes of 16 cores, 4 leaf switches of 16
@@ -115,8 +133,38 @@ PLATFORMS = {
         doc="Ethernet cluster for programs at 1024 ranks: 64 nodes x 16 cores, 10 GbE with TCP overheads, fat tree of 4 leaf switches of 16 nodes, 8 uplinks each (2:1)",
         clusters=[dict(id="eg", n=64, cores=16, bw="1.25GBps", lat="4us",
                        topo=("FAT_TREE", "2;16,4;1,8;1,1"))],
-        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=16, mem=(5e9, 5e9)),
+        lo=("5GBps", "0.4us"), ovh=TCP_OVH, factors=UNIT, ppn=16, mem=(5e9, 5e9), node=CALIBRATED),
 }
+
+
+
+
+def calibrated_node(base):
+    """What a calibration record fixes of one node: {lo, mem, node,
+    route_node, source}."""
+    path = os.path.join(ROOT, base)
+    with open(path + ".cfg") as f:
+        opts = dict(line.strip()[len("collx:"):].split("=", 1) for line in f
+                    if line.startswith("collx:"))
+    with open(path + ".xml") as f:
+        xml = f.read()
+    with open(path + ".calibration.json") as f:
+        rec = json.load(f)
+    lo = (re.search(r'loopback_bw="([^"]+)"', xml).group(1),
+          re.search(r'loopback_lat="([^"]+)"', xml).group(1))
+    check = rec["check"]
+    return dict(lo=lo, mem=(float(opts["copy_bw"]), float(opts["reduce_bw"])),
+                node={k: float(opts[k]) for k in ("sync", "sync_rank", "call", "mpi_call")},
+                route_node=opts["route_node"],
+                source=dict(dir=os.path.dirname(base), against=check["against"],
+                            date=check["date"], summary=check["summary"]))
+
+
+def errors(summary):
+    return ("median |error| %.1f %%, worst %.0f %% (%s), the fastest right at %d of %d points"
+            % (100 * summary["median_abs_error"], 100 * summary["worst_abs_error"],
+               summary.get("worst_case", "?"), summary.get("fastest_right", 0),
+               summary.get("fastest_cases", 0)))
 
 
 def cluster_xml(c, lo, ind="  "):
@@ -140,6 +188,10 @@ NODE = {"sync": 2.2e-7, "sync_rank": 3e-8, "call": 1.5e-7}
 
 
 def write(name, P):
+    node = calibrated_node(P["node"]) if P.get("node") else None
+    if node:
+        P = dict(P, lo=node["lo"], mem=node["mem"],
+                 factors=UNIT_WITH_ROUTES if P["factors"] == UNIT else P["factors"])
     head = ("<?xml version='1.0'?>\n"
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
             "<!-- generated by sim/gen_platforms.py: %s -->\n"
@@ -164,15 +216,42 @@ def write(name, P):
         for c in cl:
             for i in range(c["n"]):
                 f.write("%s-%d:%d\n" % (c["id"], i, P["ppn"]))
+    record = os.path.join(OUT, name + ".calibration.json")
+    old = {}
+    if node and os.path.exists(record):
+        with open(record) as f:
+            old = json.load(f)
     with open(os.path.join(OUT, name + ".cfg"), "w") as f:
         f.write("# generated by sim/gen_platforms.py; one option per line\n")
+        if node:
+            f.write("# one node: collx calibrate on %s (%s), checked there on %s: %s\n"
+                    % (node["source"]["against"], node["source"]["dir"],
+                       node["source"]["date"], errors(node["source"]["summary"])))
+            if "check" in old:   # collx calibrate --check-only of this platform
+                f.write("# this platform checked against %s on %s: %s\n"
+                        % (old["check"]["against"], old["check"]["date"],
+                           errors(old["check"]["summary"])))
+            f.write("# between nodes: as published (sim/README.md), never compared with a "
+                    "real network\n")
         for k in ("os", "ois", "or"):
             f.write("--cfg=smpi/%s:%s\n" % (k, P["ovh"][k]))
         for o in P["factors"]:
             f.write(o + "\n")
-        f.write("collx:copy_bw=%.3g\ncollx:reduce_bw=%.3g\n" % P["mem"])
-        for k in ("sync", "sync_rank", "call"):
-            f.write("collx:%s=%.3g\n" % (k, NODE[k]))
+        f.write("collx:copy_bw=%.6g\ncollx:reduce_bw=%.6g\n" % P["mem"])
+        consts = node["node"] if node else NODE
+        for k in consts:
+            f.write("collx:%s=%.6g\n" % (k, consts[k]))
+        if node:
+            f.write("collx:route_node=%s\n" % node["route_node"])
+    if node:   # what collx predict says of the platform (calibrate/platform.py)
+        rec = {"schema": "collx-calibration/1", "name": name, "node_from": node["source"]}
+        if "check" in old:   # collx calibrate --check-only of this platform
+            rec["check"] = old["check"]
+        with open(record, "w") as f:
+            json.dump(rec, f, indent=1, sort_keys=True)
+            f.write("\n")
+    elif os.path.exists(record):
+        os.remove(record)
 
 
 def write_placements(name, P):

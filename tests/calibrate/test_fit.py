@@ -196,5 +196,26 @@ def test_check_summary():
     assert "predicted fastest within 5 %" in check.line(s)
 
 
+def test_published_platforms_say_what_is_calibrated():
+    """The published platforms for predictions at scale take their node from
+    a calibration (sim/gen_platforms.py): collx predict says which, with
+    its error, and that the network is not validated; a paper's platform
+    says it is not validated at all."""
+    root = os.path.join(HERE, "..", "..")
+    fat = os.path.join(root, "sim", "platforms", "fattree-256x16.xml")
+    line = platform.validation(fat)
+    rec = platform.read_record(fat)
+    src = os.path.join(root, rec["node_from"]["dir"], "calibrated.calibration.json")
+    assert os.path.exists(src), f"the node's calibration is committed: {src}"
+    assert "one node's costs from collx calibrate" in line and \
+        "never compared with a real network" in line and "17 %" in line, line
+    with open(os.path.join(root, "sim", "platforms", "fattree-256x16.cfg")) as f:
+        cfg = f.read()
+    assert "collx:route_node=" in cfg and "network/model:CM02" in cfg and \
+        "smpi/lat-factor" not in cfg, "node route beside factor callbacks: no factor options"
+    paper = platform.validation(os.path.join(root, "sim", "platforms", "ib-qdr-36x16.xml"))
+    assert paper.startswith("not validated"), paper
+
+
 if __name__ == "__main__":
     helpers.run_module(dict(globals()))

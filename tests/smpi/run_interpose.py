@@ -25,6 +25,9 @@ nothing  cost_app built with collx-smpicc, nothing chosen, against the same
          program built with smpicc: the same simulated seconds, the
          program's and SimGrid's to the end; with COLLX_STATS the
          program's the same, and the report's own simulated time printed
+         (the platform's calibrated node route and MPI call cost off: SMPI
+         alone has neither; on, the program takes less: a node's messages
+         cost less)
 stats    cost_app (allreduce only) at 1024 ranks with COLLX_STATS: the
          report is written, with the job's ranks and nodes, in seconds of
          host time
@@ -198,11 +201,22 @@ def seconds(out):
 
 def case_nothing(a, bad):
     flags = "--cfg=smpi/display-timing:yes --log=smpi_utils.thres:info"
+    # The platform's node route (collx:route_node, calibrated) and the MPI
+    # call's own cost (collx:mpi_call) are what a program linked with collx
+    # adds to SMPI's model; SMPI alone cannot: off here.
+    off = {"COLLX_SMPI_ROUTES": "0", "COLLX_SMPI_MPI_CALL": "0"}
     rc0, out0, h0 = run(a, a.native_app, {}, flags=flags)
-    rc1, out1, h1 = run(a, a.app, {}, flags=flags)
+    rc1, out1, h1 = run(a, a.app, off, flags=flags)
     with tempfile.TemporaryDirectory() as d:
-        rc2, out2, h2 = run(a, a.app, {"COLLX_STATS": os.path.join(d, "s.json")}, flags=flags)
+        rc2, out2, h2 = run(a, a.app, {"COLLX_STATS": os.path.join(d, "s.json"), **off},
+                            flags=flags)
+    rc3, out3, h3 = run(a, a.app, {}, flags=flags)
     (p0, t0), (p1, t1), (p2, t2) = seconds(out0), seconds(out1), seconds(out2)
+    p3, _ = seconds(out3)
+    print(f"... the node route on:       program {p3} s ({h3:.1f} s host)")
+    if rc3 or p3 is None or p0 is None or not p3 < p0:
+        bad.append(f"the platform's node route: the program took {p3} s simulated (exit "
+                   f"{rc3}), SMPI alone {p0} s: a node's messages should cost less")
     print(f"SMPI alone:                  program {p0} s, to the end {t0} s ({h0:.1f} s host)")
     print(f"collx, nothing chosen:       program {p1} s, to the end {t1} s ({h1:.1f} s host)")
     print(f"... and COLLX_STATS:         program {p2} s, to the end {t2} s ({h2:.1f} s host)")

@@ -89,7 +89,7 @@ def main(argv=None):
                     raise ValueError(f"platform {args.platform}: {f} missing")
             rec = plat.read_record(xml)
             os.makedirs(args.out, exist_ok=True)
-            if rec is None:   # any platform, as it is: the layout from the launch
+            if rec is None or "layout" not in rec:   # as it is: the layout from the launch
                 say(f"{os.path.basename(xml)} has no calibration record: checked as it is "
                     "(no drift probes; the record is not written)")
                 with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as d:

@@ -152,6 +152,8 @@ def validation(xml):
     except BadPlatform as e:
         return f"not validated: {e}"
     name = os.path.basename(xml)
+    if rec is not None and "node_from" in rec:
+        return published_validation(rec)
     if rec is None:
         return (f"not validated: {name} has no calibration record, so no prediction on it "
                 "has been compared with a real run (collx calibrate --check writes one)")
@@ -168,6 +170,27 @@ def validation(xml):
             f"{100 * s['worst_abs_error']:.0f} % ({s['cases']} cases); the fastest "
             f"algorithm predicted right (within 5 %) at {s.get('fastest_right', 0)} of "
             f"{s.get('fastest_cases', 0)} points")
+
+
+def check_words(chk):
+    s = chk["summary"]
+    return (f"median |predicted/measured - 1| {100 * s['median_abs_error']:.0f} %, worst "
+            f"{100 * s['worst_abs_error']:.0f} % ({s['cases']} cases), the fastest predicted "
+            f"right at {s.get('fastest_right', 0)} of {s.get('fastest_cases', 0)} points")
+
+
+def published_validation(rec):
+    """A published platform (sim/gen_platforms.py) whose node is another
+    platform's calibration and whose network is as published."""
+    src = rec["node_from"]
+    words = (f"one node's costs from collx calibrate on {src['against']} "
+             f"({src['dir']}; checked there on {src['date']}: {check_words(src)})")
+    if rec.get("check", {}).get("summary", {}).get("cases"):
+        chk = rec["check"]
+        words += f"; this platform checked against {chk['against']} on {chk['date']}: " + \
+            check_words(chk)
+    return words + ("; between nodes as published (sim/README.md), never compared with a "
+                    "real network: a speed-up that involves the network is not validated")
 
 
 def hostfile(hosts, nodes, slots, directory):
