@@ -6,6 +6,9 @@
  *   collx_info --version        collx's version and the MPI it was built for
  *   collx_info --list           the catalogue: coll.alg per line (no MPI_Init;
  *                               under a launcher, rank 0 prints: launcher_rank.h)
+ *   collx_info --where          where each algorithm is: "coll alg family
+ *                               builder" per line (no MPI_Init; tools/
+ *                               gen_reference.sh adds the builder's file)
  *   collx_info --man            the collx(7) manual page (roff)
  *   collx_info --vars [--json]  every COLLX_* variable (every knobs.def of src/):
  *                               its value now, default, what it takes, whether a
@@ -51,6 +54,23 @@ static void list_pairs(void)
         for (int i = 0; i < CX_Algorithm_count(CX_Collective_name(c)); i++)
             printf("%s.%s\n", CX_Collective_name(c),
                    CX_Algorithm_name(CX_Collective_name(c), i));
+}
+
+/* --where: each algorithm's family and the function that builds its
+ * schedule (native: the MPI's own call), in the catalogue's order. */
+static void where(void)
+{
+    for (int c = 0; c < CX_Collective_count(); c++) {
+        const char *coll = CX_Collective_name(c);
+        for (int i = 0; i < cx_algorithm_total(); i++) {
+            const cx_algorithm *a = cx_algorithm_at(i);
+            if (strcmp(cx_coll_name(a->coll), coll))
+                continue;
+            int f = cx_algorithm_family(a);
+            printf("%s %s %s %s\n", coll, a->name, f < 0 ? "native" : cx_families[f]->name,
+                   a->build && a->builder ? a->builder : "PMPI");
+        }
+    }
 }
 
 /* Where the value comes from, in words. */
@@ -226,10 +246,12 @@ static int mpi_cvars(const char *part)
 }
 
 static const char usage[] =
-    "usage: collx_info [--version | --list | --vars [--json] | --mpi-cvars TEXT | --man |\n"
-    "                   --builtin-rules | --help]\n"
+    "usage: collx_info [--version | --list | --where | --vars [--json] | --mpi-cvars TEXT |\n"
+    "                   --man | --builtin-rules | --help]\n"
     "  (no option)     every collective, its algorithms, what each needs\n"
     "  --list          the catalogue: coll.alg per line (native first)\n"
+    "  --where         per algorithm its family and the function that builds it:\n"
+    "                  coll alg family builder (docs/reference/algorithms.md adds files)\n"
     "  --version       collx's version and the MPI it was built for\n"
     "  --vars          every COLLX_* variable: value now, default, meaning\n"
     "  --vars --json   the same as JSON\n"
@@ -245,6 +267,7 @@ int main(int argc, char **argv)
     int quiet = cb_launcher_rank() != 0;   /* before MPI_Init: rank 0 of a launch prints */
     for (int i = 1; i < argc; i++) {
         if (quiet && (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--list") ||
+                      !strcmp(argv[i], "--where") ||
                       !strcmp(argv[i], "--man") || !strcmp(argv[i], "--help") ||
                       !strcmp(argv[i], "--builtin-rules") ||
                       !strcmp(argv[i], "-h") || !strcmp(argv[i], "--mpi-cvars")))
@@ -261,6 +284,10 @@ int main(int argc, char **argv)
             char v[CX_MAX_LIBRARY_VERSION_STRING];
             CX_Get_library_version(v, sizeof v, NULL);
             printf("%s\n", v);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--where")) {   /* the registry's data: no MPI_Init */
+            where();
             return 0;
         }
         if (!strcmp(argv[i], "--list")) {   /* the registry's data: no MPI_Init */

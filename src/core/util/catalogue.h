@@ -25,6 +25,7 @@ typedef struct cx_algorithm {
     cx_coll coll;
     const char *name;
     cx_build_fn build;    /* NULL = native (PMPI_) */
+    const char *builder;  /* build's name, for the index by collective */
     unsigned requires;
     const char *summary;
     const char *fallback; /* what runs when a requirement fails; NULL = native */
@@ -50,7 +51,7 @@ int cx_smpi_always(const cx_args *a, const char *selector);
 /* A table entry: CX_ALG(GATHER, "name", build, requires, "summary"
  * [, .fallback = "name", .shm_bytes = fn, .check = fn]). */
 #define CX_ALG(c, n, b, r, ...)                                                 \
-    {.coll = CX_COLL_##c, .name = n, .build = b, .requires = r,                 \
+    {.coll = CX_COLL_##c, .name = n, .build = b, .builder = #b, .requires = r, \
      .summary = __VA_ARGS__}
 #define CX_ALG_END {.name = NULL}
 
