@@ -14,7 +14,9 @@ Checks, and fails naming every breach:
 - links (with OBJECT_DIR, the build's CMakeFiles/collx_objs.dir/src): a
   room's objects call no function defined in a room above, and a family's
   none above select (its API face: call), so an extern declaration cannot
-  go round the headers;
+  go round the headers; no room uses any symbol (function or data) a
+  family defines: the core reaches the families only through the table
+  generated above it (cx_families, cmake/catalogue.cmake);
 - a call's decision stays in select: no room above it calls the steps of
   the decision (DECISION_STEPS); they ask cx_decide_call, and online
   tuning answers through the policy hook it registers.
@@ -122,6 +124,7 @@ def check_links(src, objdir, problems):
             if f.endswith(".o") and os.path.exists(os.path.join(src, *rel)[:-len(".o")]):
                 objs[os.path.join(dirpath, f)] = rel
     owner = {}
+    family_owner = {}   # what the families define (functions and data)
     table = {}
     for p, rel in objs.items():
         defined, used = symbols(p)
@@ -129,6 +132,9 @@ def check_links(src, objdir, problems):
         if rel[0] == "core":
             for s in defined:
                 owner[s] = rel[1]
+        elif rel[0] != "pmpi":
+            for s in defined:
+                family_owner[s] = rel[0]
     checked = 0
     for p, rel in sorted(objs.items()):
         if rel[0] == "pmpi":
@@ -140,6 +146,12 @@ def check_links(src, objdir, problems):
             top = FAMILY_API_TOP if rel[-1].startswith("api_") else FAMILY_TOP
             what = "a family"
         for s in sorted(table[p]):
+            if rel[0] == "core" and s in family_owner:
+                checked += 1
+                problems.append(f"src/{name}: room {rel[1]} uses {s} of family "
+                                f"{family_owner[s]}: the core reaches a family only through "
+                                "its descriptor in the generated table (cx_families)")
+                continue
             room = owner.get(s)
             if room is None:
                 continue

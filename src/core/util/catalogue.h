@@ -61,7 +61,8 @@ int cx_smpi_always(const cx_args *a, const char *selector);
 
 /* A family of algorithms as the core sees it: its catalogue, and the hooks
  * on the state it keeps per communicator. A new family is one descriptor
- * (in its register.c) and one name in CX_FAMILIES (families.c); the core
+ * (in its register.c) and one name in COLLX_FAMILIES (CMakeLists.txt, whence
+ * cx_families is generated); the core
  * never looks into a family's state. */
 typedef struct cx_family {
     const char *name;

@@ -1,20 +1,8 @@
-/* The families of algorithms (util/catalogue.h): add a family by adding its name
- * here; its register.c defines cx_<name>_family. */
+/* The families of algorithms (util/catalogue.h): their table, cx_families,
+ * is generated from CMakeLists.txt's COLLX_FAMILIES (cmake/catalogue.cmake),
+ * above the core, which names no family; here, what the core keeps of it. */
 #include <pthread.h>
 #include "util.h"
-
-#define CX_FAMILIES(X) X(base) X(irregular) X(pap) X(hier) X(rma) X(topo)
-
-#define CX_DECLARE(name) extern const cx_family cx_##name##_family;
-CX_FAMILIES(CX_DECLARE)
-#undef CX_DECLARE
-
-#define CX_ENTRY(name) &cx_##name##_family,
-const cx_family *const cx_families[] = {CX_FAMILIES(CX_ENTRY) NULL};
-#undef CX_ENTRY
-
-_Static_assert(sizeof cx_families / sizeof *cx_families <= CX_MAX_FAMILIES + 1, /* + NULL */
-               "raise CX_MAX_FAMILIES");
 
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
