@@ -67,7 +67,7 @@ static void where(void)
             if (strcmp(cx_coll_name(a->coll), coll))
                 continue;
             int f = cx_algorithm_family(a);
-            printf("%s %s %s %s\n", coll, a->name, f < 0 ? "native" : cx_families[f]->name,
+            printf("%s %s %s %s\n", coll, a->name, f < 0 ? "native" : cx_family_name(f),
                    a->build && a->builder ? a->builder : "PMPI");
         }
     }
@@ -83,7 +83,7 @@ static const char *source(cx_knob k)
                                           : "environment unusable: unset";
     if (cx_knob_env(k))
         return "environment";
-    return cx_knob_decls[k].def ? "default" : "unset";
+    return cx_knob_entry((cx_knob)k)->def ? "default" : "unset";
 }
 
 static void vars_text(void)
@@ -91,7 +91,7 @@ static void vars_text(void)
     printf("# COLLX_* variables: value now (source), default, what it takes, per call = "
            "a rule's \"params\" may set it (COLLX_RULES)\n");
     for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = &cx_knob_decls[k];
+        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
         char value[256], range[700];
         cx_knob_format((cx_knob)k, cx_knob_call(NULL, (cx_knob)k), value, sizeof value);
         cx_knob_range((cx_knob)k, range, sizeof range);
@@ -129,7 +129,7 @@ static void vars_json(void)
 {
     printf("{\"vars\": [");
     for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = &cx_knob_decls[k];
+        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
         const cx_knob_value *v = cx_knob_call(NULL, (cx_knob)k);
         char value[256], range[700];
         cx_knob_format((cx_knob)k, v, value, sizeof value);

@@ -27,7 +27,7 @@ static void roff(const char *s)
 static void variables(void)
 {
     for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = &cx_knob_decls[k];
+        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
         char range[700];
         cx_knob_range((cx_knob)k, range, sizeof range);
         printf(".TP\n.B %s\n", d->name);

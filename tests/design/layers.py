@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The core's rooms depend one way (docs/design/layers.md).
 
-    layers.py SRC_DIR [OBJECT_DIR]
+    layers.py SRC_DIR [OBJECT_DIR [PROGRAMS_OBJECT_DIR]]
 
 Checks, and fails naming every breach:
 - every file of src/core lies in a room (src/core/<room>/);
@@ -20,6 +20,11 @@ Checks, and fails naming every breach:
 - a call's decision stays in select: no room above it calls the steps of
   the decision (DECISION_STEPS); they ask cx_decide_call, and online
   tuning answers through the policy hook it registers.
+- programs (PROGRAMS_OBJECT_DIR: bench/'s objects, collx_info and the
+  benchmarks) use no data symbol of the library, only functions: a
+  program that copies a table of the library into its own data
+  (a copy relocation) crashes once the library is rebuilt with a larger
+  one ("Symbol cx_knob_decls has different size").
 Prints the rooms with their files and lines, what each may include, and
 the number of includes and calls checked.
 """
@@ -165,6 +170,31 @@ def check_links(src, objdir, problems):
     return checked, len(objs)
 
 
+def check_programs(objdir, progdir, problems):
+    """Programs' undefined cx_ symbols that the library defines as data."""
+    data = set()
+    for dirpath, _, files in os.walk(objdir):
+        for f in files:
+            if f.endswith(".o"):
+                out = subprocess.run(["nm", os.path.join(dirpath, f)], capture_output=True,
+                                     text=True, check=True).stdout
+                data.update(p[2] for p in (line.split() for line in out.splitlines())
+                            if len(p) == 3 and p[1] in "DBRC")
+    checked = 0
+    for dirpath, _, files in os.walk(progdir):
+        for f in files:
+            if not f.endswith(".o"):
+                continue
+            _, used = symbols(os.path.join(dirpath, f))
+            for s in sorted(used):
+                if s.startswith(("cx_", "CX_")):
+                    checked += 1
+                    if s in data:
+                        problems.append(f"{os.path.relpath(os.path.join(dirpath, f), progdir)}:"
+                                        f" uses the library's data symbol {s}; ask a function")
+    return checked
+
+
 def summary(src):
     core = os.path.join(src, "core")
     print(f"{'room':8} {'files':>5} {'lines':>6}  may include")
@@ -185,6 +215,9 @@ def main():
     if len(sys.argv) > 2:
         calls, nobj = check_links(src, sys.argv[2], problems)
         print(f"{calls} calls into core rooms checked in {nobj} objects")
+    if len(sys.argv) > 3:
+        n = check_programs(sys.argv[2], sys.argv[3], problems)
+        print(f"{n} uses of the library by programs checked")
     for p in problems:
         print("LAYERS:", p)
     print("OK" if not problems else f"{len(problems)} breaches")

@@ -93,6 +93,8 @@ typedef struct cx_family {
 
 /* Every family, NULL-terminated, in a fixed order. */
 extern const cx_family *const cx_families[];
+/* The name of family f (its index in cx_families), for programs. */
+const char *cx_family_name(int f);
 #define CX_MAX_FAMILIES 16
 
 /* Where the family whose slot variable is `slot` keeps its state on c

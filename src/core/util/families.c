@@ -30,3 +30,8 @@ void cx_families_init(void)
 {
     pthread_once(&slots_once, number_slots);
 }
+
+const char *cx_family_name(int f)
+{
+    return f >= 0 && f < CX_MAX_FAMILIES ? cx_families[f]->name : NULL;
+}

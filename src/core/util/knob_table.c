@@ -32,3 +32,8 @@ const cx_knob_decl cx_knob_decls[CX_KNOB_COUNT] = {
     CX_COLLECTIVES(CX_KNOB_ALG_DECL)
 #undef CX_KNOB_ALG_DECL
 };
+
+const cx_knob_decl *cx_knob_entry(cx_knob k)
+{
+    return &cx_knob_decls[k];
+}

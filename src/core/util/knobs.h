@@ -100,6 +100,11 @@ typedef struct cx_knob_params {
 
 /* The table (knob_table.c), CX_KNOB_COUNT entries in cx_knob order. */
 extern const cx_knob_decl cx_knob_decls[];
+/* Its entry k, for programs (collx_info): a function, so that a program
+ * never copies the library's table into its own data (a copy relocation
+ * breaks when the library is rebuilt with more knobs and the program
+ * is not). */
+const cx_knob_decl *cx_knob_entry(cx_knob k);
 
 /* The knob named name, -1 if none. */
 int cx_knob_find(const char *name);
