@@ -19,6 +19,8 @@
 
 #if defined(MPICH) && MPI_VERSION >= 4
 #define INIT(N) MPI_##N##_init
+#elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5  /* MPI_VERSION 3 */
+#define INIT(N) MPI_##N##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define INIT(N) MPIX_##N##_init
 #endif

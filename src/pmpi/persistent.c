@@ -1,6 +1,6 @@
 /* Persistent collectives through the interposer: MPI-4's MPI_<Name>_init
- * (MPICH 4) or Open MPI 4.1's MPIX_<Name>_init (mpi-ext.h, pcollreq), as
- * the MPI declares them, plus MPI_Start, MPI_Startall and
+ * (MPICH 4, Open MPI 5) or Open MPI 4.1's MPIX_<Name>_init (mpi-ext.h,
+ * pcollreq), as the MPI declares them, plus MPI_Start, MPI_Startall and
  * MPI_Request_free, which must tell collx's persistent requests (persist.c)
  * from the MPI's own. With nothing selected the init is the MPI's own
  * (PMPI_), and with no persistent request of collx alive MPI_Start is
@@ -16,6 +16,10 @@
 #endif
 
 #if defined(MPICH) && MPI_VERSION >= 4
+#define CX_INIT_NAME(N) MPI_##N##_init
+#define CX_PMPI_INIT_NAME(N) PMPI_##N##_init
+#elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+/* Open MPI 5 declares MPI-4's names while its MPI_VERSION is still 3 */
 #define CX_INIT_NAME(N) MPI_##N##_init
 #define CX_PMPI_INIT_NAME(N) PMPI_##N##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)

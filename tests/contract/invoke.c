@@ -18,6 +18,8 @@
 #endif
 #if defined(MPICH) && MPI_VERSION >= 4
 #define PERSISTENT_INIT(N) MPI_##N##_init
+#elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5  /* MPI_VERSION 3 */
+#define PERSISTENT_INIT(N) MPI_##N##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define PERSISTENT_INIT(N) MPIX_##N##_init
 #endif

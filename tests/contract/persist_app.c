@@ -31,6 +31,8 @@
 
 #if defined(MPICH) && MPI_VERSION >= 4
 #define INIT(name) MPI_##name##_init
+#elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5  /* MPI_VERSION 3 */
+#define INIT(name) MPI_##name##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define INIT(name) MPIX_##name##_init
 #endif
