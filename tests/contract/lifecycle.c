@@ -86,6 +86,34 @@ static void op_lifecycle(int it)
     }
 }
 
+/* A call like the last one of its collective on a communicator keeps
+ * the decision made for that one (issue 76), but a CX_Algorithm_set
+ * between two such calls takes effect on the second: what ran is counted
+ * per algorithm (CX_Algorithm_calls), and the results are right. */
+static void decision_follows_set(int it)
+{
+    static const char *const algs[] = {"recursive_doubling", "reduce_bcast", "native",
+                                       "recursive_doubling"};
+    for (int k = 0; k < 4; k++) {
+        CX_Algorithm_set("allreduce", algs[k]);
+        long before = CX_Algorithm_calls("allreduce", algs[k]);
+        for (int i = 0; i < 3; i++) {
+            double x = rank + i, y = -1;
+            int err = CX_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            if (err || y != size * (size - 1) / 2.0 + size * i)
+                fail(it, "CX_Allreduce after CX_Algorithm_set: wrong result", err);
+        }
+        long ran = CX_Algorithm_calls("allreduce", algs[k]) - before;
+        if (ran != 3) {
+            char what[160];
+            snprintf(what, sizeof what, "CX_Algorithm_set(\"allreduce\", \"%s\") between two "
+                     "identical calls: it ran %ld of 3 of the calls after it", algs[k], ran);
+            fail(it, what, 0);
+        }
+    }
+    CX_Algorithm_set("allreduce", "rabenseifner");
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
@@ -144,6 +172,8 @@ int main(int argc, char **argv)
             intercomm_allgather(it);
         if (it % 10 == 5)
             op_lifecycle(it);
+        if (it % 100 == 7)
+            decision_follows_set(it);
     }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -559,7 +559,8 @@ static void decide_shm(void)
 static int decide_call(cx_args *a, cx_comm *c, const char *asked, const char *runs)
 {
     cx_decision d;
-    int rc = cx_decide(a, c, alg(a->coll, asked), NULL, &d);
+    int steady;
+    int rc = cx_decide(a, c, alg(a->coll, asked), NULL, &d, &steady);
     EXPECT(d.alg && !strcmp(d.alg->name, runs), "cx_decide %s: %s runs, expected %s", asked,
            d.alg ? d.alg->name : "nothing", runs);
     return rc;

@@ -154,9 +154,10 @@ int cx_fell_back(const cx_args *a, const cx_algorithm *asked, const cx_algorithm
 
 /* The decision for asked on call a, from c's cache or made (and cached). */
 static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
-                   const cx_knob_params *params, cx_decision *d)
+                   const cx_knob_params *params, cx_decision *d, int *steady)
 {
     int cacheable, err;
+    *steady = 0;
     cx_select_comm *st = cx_select_of(c);
     if (!st)
         return MPI_ERR_NO_MEM;
@@ -169,6 +170,7 @@ static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
     if (k->valid && k->d.asked == asked && k->d.params == params && k->commute == commute &&
         k->nonblocking == nb && (!k->shm || asked->shm_bytes(a) <= cx_shm_max())) {
         *d = k->d;
+        *steady = 1;   /* a segment's fit is the same for the same arguments */
         return MPI_SUCCESS;
     }
     if ((err = decide_now(a, c, asked, params, d, &cacheable)))
@@ -179,13 +181,14 @@ static int decided(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
     int shm = !cacheable && !d->why && d->alg == asked && !asked->check;
     *k = (cx_decision_cache){.valid = cacheable || shm, .shm = shm, .d = *d,
                              .commute = commute, .nonblocking = nb};
+    *steady = cacheable || shm;
     return MPI_SUCCESS;
 }
 
 int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
-              const cx_knob_params *params, cx_decision *d)
+              const cx_knob_params *params, cx_decision *d, int *steady)
 {
-    int err = decided(a, c, asked, params, d);
+    int err = decided(a, c, asked, params, d, steady);
     if (err)
         return err;
     return d->why ? cx_fell_back(a, d->asked, d->alg, d->unmet, d->why) : MPI_SUCCESS;
@@ -195,7 +198,8 @@ int cx_decide_serves(const cx_args *a, cx_comm *c, const cx_algorithm *alg,
                      const cx_knob_params *params, int *err)
 {
     cx_decision d;
-    *err = decided(a, c, alg, params, &d);
+    int steady;
+    *err = decided(a, c, alg, params, &d, &steady);
     return !*err && !d.why;
 }
 

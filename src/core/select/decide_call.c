@@ -46,6 +46,72 @@ static const cx_algorithm *policy_pick(const cx_select_policy *pol, cx_args *a, 
     return pick;
 }
 
+/* A call decided before (issue 76): the same collective on the same
+ * communicator with the same counts, predefined types and operation,
+ * root, use of MPI_IN_PLACE and blocking mode as the last call, nothing
+ * chosen by the caller, no policy (online tuning) looking at it, the
+ * settings the same on every rank and no CX_Algorithm_set since (all
+ * checked before it): every input of the selection, the argument checks
+ * and the fallback walk is the same, so is their answer. Kept only for an
+ * answer that needed no fallback and looks at nothing else of the call
+ * (a v or w collective's arrays, a segment's size: decide.c's cache
+ * says). */
+static int in_place(const cx_args *a)
+{
+    return (a->sbuf == MPI_IN_PLACE) | (a->rbuf == MPI_IN_PLACE) << 1;
+}
+
+static int memo_same(const cx_call_memo *m, const cx_args *a)
+{
+    return m->valid && m->generation == cx_select_generation() &&
+           m->scount == a->scount && m->rcount == a->rcount && m->stype == a->stype &&
+           m->rtype == a->rtype && m->op == a->op && m->root == a->root &&
+           m->nonblocking == a->nonblocking && m->in_place == in_place(a);
+}
+
+static int memo_hit(cx_args *a, const cx_algorithm **run)
+{
+    cx_comm *c = cx_comm_recent(a->comm);
+    cx_select_comm *st;
+    if (!c || !(st = *cx_comm_room(c, CX_ROOM_SELECT)) || !memo_same(&st->memo[a->coll], a))
+        return 0;
+    const cx_call_memo *m = &st->memo[a->coll];
+    a->rank = c->rank;
+    a->size = c->size;
+    a->cc = c;
+    a->pcomm = c->priv;
+    a->params = m->params;
+    *run = m->run;
+    if (m->beyond.k)   /* counted per call, as the rules' own pick is */
+        cx_rules_beyond_call(a, m->beyond.k, m->beyond.cl);
+    return 1;
+}
+
+static int type_keyable(MPI_Datatype t)
+{
+    return t == (MPI_Datatype)0 || t == MPI_DATATYPE_NULL || cx_type_builtin(t);
+}
+
+static void memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, int steady,
+                      cx_rules_beyond beyond)
+{
+    cx_select_comm *st = *cx_comm_room(c, CX_ROOM_SELECT);
+    if (!st)
+        return;
+    cx_call_memo *m = &st->memo[a->coll];
+    m->valid = steady && !d->why && !a->tune && !a->scratch_arrays && !a->shared_out &&
+               !(cx_coll_shape(a->coll) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) &&
+               type_keyable(a->stype) && type_keyable(a->rtype) &&
+               (a->op == (MPI_Op)0 || a->op == MPI_OP_NULL || cx_op_builtin(a->op));
+    if (!m->valid)
+        return;
+    *m = (cx_call_memo){.valid = 1, .generation = cx_select_generation(),
+                        .scount = a->scount, .rcount = a->rcount, .root = a->root,
+                        .nonblocking = a->nonblocking, .in_place = in_place(a),
+                        .stype = a->stype, .rtype = a->rtype, .op = a->op, .run = d->alg,
+                        .params = d->params, .beyond = beyond};
+}
+
 int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
     int err = MPI_SUCCESS, inter = 0;
@@ -71,6 +137,8 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
         *run = alg;
         return MPI_SUCCESS;
     }
+    if (!want && !tune && memo_hit(a, run))
+        return MPI_SUCCESS;
     /* A communicator this thread called on last needs no MPI call to know */
     cx_comm *c = cx_comm_recent(a->comm);
     if (c) {
@@ -102,15 +170,19 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     a->cc = c;
     a->pcomm = c->priv;
     const cx_knob_params *params = NULL;
-    if (!alg && !(alg = cx_select_rules(a, c, &params, &err)))
+    cx_rules_beyond beyond = {NULL, NULL};
+    if (!alg && !(alg = cx_select_rules(a, c, &params, &err, &beyond)))
         return cx_error(a->comm, err, "%s: cannot select an algorithm", what);
     if (tune && !(alg = policy_pick(tune, a, c, alg, &params, &err)))
         return cx_error(a->comm, err, "%s: online tuning failed", what);
     cx_decision d;
-    if ((err = cx_decide(a, c, alg, params, &d)))
+    int steady = 0;
+    if ((err = cx_decide(a, c, alg, params, &d, &steady)))
         return cx_error(a->comm, err, d.why ? "%s: %s %s (COLLX_FALLBACK=error)"
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
     a->params = d.params;   /* the families read per-call knobs through it */
     *run = d.alg;
+    if (!want)
+        memo_keep(a, c, &d, steady, beyond);
     return MPI_SUCCESS;
 }

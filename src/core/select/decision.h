@@ -56,6 +56,29 @@ typedef struct cx_rules_cache {
     int said;                  /* a call beyond the rules was seen here */
 } cx_rules_cache;
 
+/* A call the rules file served beyond its rules (select.c): its cache
+ * and class, for counting each such call (COLLX_STATS) again. */
+typedef struct cx_rules_beyond {
+    cx_rules_cache *k;
+    const cx_rules_class *cl;
+} cx_rules_beyond;
+
+/* A call that repeats the last one of its collective on a communicator
+ * (decide_call.c): what decided it, kept with the arguments it was made
+ * for, so that the same arguments skip selection, validation and the
+ * fallback walk while nothing that decides has changed (generation:
+ * CX_Algorithm_set's count). */
+typedef struct cx_call_memo {
+    int valid;
+    unsigned generation;
+    int scount, rcount, root, nonblocking, in_place;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    const struct cx_algorithm *run;
+    const struct cx_knob_params *params;
+    cx_rules_beyond beyond;   /* counted again per call; k NULL: none */
+} cx_call_memo;
+
 /* The selection's state of a communicator (its room's slot, comm.h): the
  * rules' classes, the file's and the built-in sets' (select.c), and the last decision (decide.c) per
  * collective. */
@@ -64,6 +87,7 @@ typedef struct cx_select_comm {
     cx_rules_cache sel[CX_COLL_COUNT];
     cx_rules_cache builtin[CX_BUILTIN_RULES_COUNT][CX_COLL_COUNT];   /* families' */
     cx_decision_cache decided[CX_COLL_COUNT];
+    cx_call_memo memo[CX_COLL_COUNT];
 } cx_select_comm;
 /* c's, made on first use; NULL: out of memory. */
 cx_select_comm *cx_select_of(struct cx_comm *c);

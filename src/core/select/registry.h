@@ -28,9 +28,11 @@ void cx_count_call(const cx_algorithm *alg, const cx_args *a);
  * counted, said under COLLX_VERBOSE / COLLX_FALLBACK=print, and under
  * COLLX_FALLBACK=error returned as an error code of class
  * MPI_ERR_UNSUPPORTED_OPERATION naming the requirement (d->why set);
- * other errors: the node layout could not be learnt. */
+ * other errors: the node layout could not be learnt. *steady: the same
+ * decision holds for every call with the same arguments (no per-call
+ * check looked at anything else). */
 int cx_decide(const cx_args *a, cx_comm *c, const cx_algorithm *asked,
-              const struct cx_knob_params *params, cx_decision *d);
+              const struct cx_knob_params *params, cx_decision *d, int *steady);
 /* Whether alg (with params) serves call a itself, without a fallback:
  * nothing counted or said; the decision is cached as cx_decide's. */
 int cx_decide_serves(const cx_args *a, cx_comm *c, const cx_algorithm *alg,
@@ -74,9 +76,11 @@ const cx_algorithm *cx_select_global(cx_coll c, int *err);
 const cx_algorithm *cx_select(const cx_args *a, cx_comm *c,
                               const struct cx_knob_params **params, int *err);
 /* cx_select where cx_select_global has given NULL without an error: the
- * rules file's pick alone. */
+ * rules file's pick alone; *beyond (if given) says where a call beyond
+ * the rules was counted, {NULL} otherwise. */
 const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
-                                    const struct cx_knob_params **params, int *err);
+                                    const struct cx_knob_params **params, int *err,
+                                    struct cx_rules_beyond *beyond);
 /* The "candidates" of the rule that picks call a on c (NULL-terminated),
  * NULL when none does. */
 const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);

@@ -172,19 +172,25 @@ const cx_algorithm *cx_select(const cx_args *a, cx_comm *c, const cx_knob_params
 {
     *params = NULL;
     const cx_algorithm *g = cx_select_global(a->coll, err);
-    return g || *err ? g : cx_select_rules(a, c, params, err);
+    return g || *err ? g : cx_select_rules(a, c, params, err, NULL);
 }
 
 const cx_algorithm *cx_select_rules(const cx_args *a, cx_comm *c,
-                                    const cx_knob_params **params, int *err)
+                                    const cx_knob_params **params, int *err,
+                                    cx_rules_beyond *beyond)
 {
     *params = NULL;
+    if (beyond)
+        *beyond = (cx_rules_beyond){NULL, NULL};
     cx_rules_cache *k;
     const cx_rules_class *p = rules_class(a, c, &k, err);
     if (!p)
         return NULL;
-    if (p->beyond)   /* said once, counted under COLLX_STATS */
+    if (p->beyond) {   /* said once, counted under COLLX_STATS */
         cx_rules_beyond_call(a, k, p);
+        if (beyond)
+            *beyond = (cx_rules_beyond){k, p};
+    }
     *params = p->params;
     return p->alg ? p->alg : cx_native(a->coll);
 }
