@@ -104,7 +104,8 @@ def pad_width(entries):
 def parse_mpich(cvs, colls, probe):
     """{coll: [(name, index)]} from MPICH's descriptions, every name checked
     with the MPI (probe({cvar: spelling}) -> {cvar: value read back}): a
-    spelling MPICH knows reads back as its index, one it does not as 0.
+    spelling MPICH knows reads back as its index, one it does not as 0 (or
+    not at all: MPICH 5 refuses it).
     Names it confirms at no spelling are left out (said in the result's
     "unconfirmed")."""
     by = {c["name"]: c for c in cvs}
@@ -249,8 +250,20 @@ def read(info, colls, version=None):
     mp = cvars(info, "_INTRA_ALGORITHM")
     if any(c["name"].startswith("MPIR_CVAR_") for c in mp):
         def probe(settings):
-            return {c["name"]: c["value"] for c in cvars(info, "_INTRA_ALGORITHM", settings)
-                    if c["name"] in settings}
+            try:
+                return {c["name"]: c["value"]
+                        for c in cvars(info, "_INTRA_ALGORITHM", settings)
+                        if c["name"] in settings}
+            except RuntimeError:
+                # MPICH 5 refuses a spelling it does not know at MPI_T's
+                # start (MPICH 4 reads it back as 0): one at a time, the
+                # one refused is unknown.
+                if len(settings) == 1:
+                    return {}
+                got = {}
+                for name, spelled in settings.items():
+                    got.update(probe({name: spelled}))
+                return got
         algs, unconfirmed = parse_mpich(mp, colls, probe)
         return MpiAlgs(MPICH, version, algs, unconfirmed)
     raise ValueError("this MPI names no collective algorithms through MPI_T (neither Open "
