@@ -50,6 +50,12 @@ else
   if [ ! -x "$prefix/bin/mpicc" ]; then
     log "$name: no bin/mpicc in $prefix after the install"; exit 1
   fi
+  if [ "$name" = impi ] && [ -d "$prefix/include/mpi/gfortran" ] && [ ! -e "$prefix/include/gfortran" ]; then
+    # mpif90 looks for gfortran's modules in include/gfortran/<version>; the
+    # wheel has them in include/mpi/gfortran/ (`use mpi` only, no mpi_f08)
+    ln -s mpi/gfortran "$prefix/include/gfortran"
+    log "$name: include/gfortran -> mpi/gfortran (mpif90's modules for gfortran)"
+  fi
   if [ "$name" = openmpi5 ]; then
     # Its one-sided UCX component (osc/ucx) finds no UCX transport here (its
     # pml/ucx neither: ob1 and the sm BTL serve), says so on every window
