@@ -22,5 +22,8 @@ int quirk_struct_ok(int n);
  * on case c in mode (MODE_*): the native algorithm is then not run, and
  * the reference takes the in-place input from c->alt. */
 int quirk_native_crashes(const call *c, int mode);
+/* Whether the MPI's own calls at MPI_BOTTOM can run (sequence.c runs
+ * them for its references: where not, its steps leave MPI_BOTTOM out). */
+int quirk_bottom_ok(void);
 
 #endif

@@ -138,7 +138,7 @@ static void pick_case(call *c, int rot, int n, int plain)
             continue;
         if (red && (rcase_get(t)->bottom && !c->in_place))
             continue;
-        if (plain && (red ? rcase_get(t)->bottom : tcase_get(t)->bottom))
+        if ((plain || !quirk_bottom_ok()) && (red ? rcase_get(t)->bottom : tcase_get(t)->bottom))
             continue;
         if (!red && strcmp(tcase_get(t)->name, "struct") == 0 && !quirk_struct_ok(n))
             continue;
