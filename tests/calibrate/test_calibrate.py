@@ -19,7 +19,8 @@ ROOT, MPIEXEC, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 FIX = os.path.join(ROOT, "tests", "calibrate", "fixtures", "openmpi-2cores")
 # the tests' settings (bench/mpi_env.sh) stay: --launch leaves out only
 # what has their values, and the launch words below say what they need
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("COLLX_")}
+# (COLLX_MPI kept: the tools are this MPI's build's, build/$COLLX_MPI)
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("COLLX_") or k == "COLLX_MPI"}
 ENV["PYTHONPATH"] = os.path.join(ROOT, "python")
 failures = []
 
