@@ -265,7 +265,10 @@ static void out_of_order(void)
         INIT(Barrier)(MPI_COMM_WORLD, MPI_INFO_NULL, &q[1]);
         MPI_Start(&q[(rank + it) % 2]);
         MPI_Start(&q[(rank + it + 1) % 2]);
-        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        /* statuses kept: MPICH's header marks the array written, and gcc
+         * then warns about MPI_STATUSES_IGNORE (a pointer to nothing) */
+        MPI_Status st[2];
+        MPI_Waitall(2, q, st);
         for (int j = 0; rank == it % p && j < p * n; j++)
             expect("init and free: gather", it, all[j], (j / n) * 100 + j % n + it);
         MPI_Request_free(&q[(rank + it) % 2]);
