@@ -155,7 +155,7 @@ def calibrated_node(base):
     check = rec["check"]
     return dict(lo=lo, mem=(float(opts["copy_bw"]), float(opts["reduce_bw"])),
                 node={k: float(opts[k]) for k in ("sync", "sync_rank", "call", "mpi_call")},
-                route_node=opts["route_node"],
+                route_node=opts["route_node"], probe=rec.get("probe"),
                 source=dict(dir=os.path.dirname(base), against=check["against"],
                             date=check["date"], summary=check["summary"]))
 
@@ -245,6 +245,8 @@ def write(name, P):
             f.write("collx:route_node=%s\n" % node["route_node"])
     if node:   # what collx predict says of the platform (calibrate/platform.py)
         rec = {"schema": "collx-calibration/1", "name": name, "node_from": node["source"]}
+        if node["probe"]:   # a check on one node waits for the machine to be as fitted
+            rec["probe"] = node["probe"]
         if "check" in old:   # collx calibrate --check-only of this platform
             rec["check"] = old["check"]
         with open(record, "w") as f:

@@ -85,7 +85,7 @@ static int rdoubling(const cx_args *a, cx_sched *s, int far)
      * exchange shares the copy's round: a round's local steps run before
      * it posts its messages (sched.h), as the fold's reduction does. */
     char *acc = a->rbuf, *tmp = cx_sched_alloc_typed(s, n, t);
-    int err;
+    int err, commutes = cx_op_commutative(a->op);
     if (!tmp)
         return MPI_ERR_NO_MEM;
     if ((err = cx_sched_copy(s, cx_reduce_input(a), n, t, acc, n, t)) ||
@@ -96,7 +96,9 @@ static int rdoubling(const cx_args *a, cx_sched *s, int far)
         if ((err = cx_sched_send(s, acc, n, t, peer)) ||
             (err = cx_sched_recv(s, tmp, n, t, peer)) || (err = cx_sched_barrier(s)))
             return err;
-        if (partner < f.newrank) {          /* acc = theirs op acc */
+        /* acc = theirs op acc; a commutative operation may take either
+         * order, and then the result stays in rbuf (no copy at the end) */
+        if (partner < f.newrank || commutes) {
             err = cx_sched_reduce(s, tmp, acc, n, t, a->op);
         } else {                            /* tmp = acc op theirs */
             err = cx_sched_reduce(s, acc, tmp, n, t, a->op);

@@ -91,7 +91,10 @@ def main(argv=None):
             os.makedirs(args.out, exist_ok=True)
             if rec is None or "layout" not in rec:   # as it is: the layout from the launch
                 say(f"{os.path.basename(xml)} has no calibration record: checked as it is "
-                    "(no drift probes; the record is not written)")
+                    "(no drift probes; the record is not written)" if rec is None else
+                    f"{os.path.basename(xml)}: its node from {rec.get('node_from', {}).get('dir', '?')}; "
+                    "checked with the launch's layout, its check written to its record"
+                    + ("" if rec.get("probe") else " (no drift probes: the record has none)"))
                 with tempfile.TemporaryDirectory(prefix="collx-calibrate.") as d:
                     layout = Layout(Where(launch=args.launch).calibench(
                         os.path.join(d, "probe.csv"), "8:8", reps=1))
