@@ -21,6 +21,10 @@ int CX_Get_library_version(char *version, int len, int *resultlen)
     int n = snprintf(version, (size_t)len, "collx %d.%d.%d for Open MPI %d.%d.%d",
                      COLLX_VERSION_MAJOR, COLLX_VERSION_MINOR, COLLX_VERSION_PATCH,
                      OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION);
+#elif defined(I_MPI_VERSION)   /* before MPICH: Intel MPI defines both */
+    int n = snprintf(version, (size_t)len, "collx %d.%d.%d for Intel MPI %s",
+                     COLLX_VERSION_MAJOR, COLLX_VERSION_MINOR, COLLX_VERSION_PATCH,
+                     I_MPI_VERSION);
 #elif defined(MPICH_VERSION)
     int n = snprintf(version, (size_t)len, "collx %d.%d.%d for MPICH %s", COLLX_VERSION_MAJOR,
                      COLLX_VERSION_MINOR, COLLX_VERSION_PATCH, MPICH_VERSION);
