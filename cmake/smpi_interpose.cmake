@@ -3,7 +3,7 @@
 # SMPI loads a program as a shared object of its own (no LD_PRELOAD), and
 # smpi.h declares every MPI_ call weak, so weak references pull nothing out
 # of an archive: a program links this one whole (--whole-archive), then
-# libcollx.a, plus collx's MPI_Init/MPI_Finalize (-u, api/smpi_finalize.c).
+# libcollx.a, plus collx's MPI_Init/MPI_Finalize (-u, api/smpi_finalize.smpi.c).
 # bin/collx-smpicc and bin/collx-smpif90 (from bin/collx-smpi.in) add
 # exactly that to smpicc / smpif90; COLLX_SMPI_LINK_FLAGS spells it for a
 # build tree. Included from the SMPI branch of the top-level CMakeLists.txt.
@@ -15,9 +15,12 @@ check_symbol_exists(PMPI_Allreduce_init mpi.h COLLX_SMPI_HAVE_COLL_INIT)
 
 add_library(collx_smpi_interpose STATIC src/pmpi/interpose.c src/pmpi/complete.c
             src/pmpi/persistent.c src/pmpi/fortran.c src/pmpi/fortran_complete.c
-            src/pmpi/fortran_init.c)
+            src/pmpi/fortran_init.smpi.c)
 target_include_directories(collx_smpi_interpose PRIVATE include
                            ${CMAKE_CURRENT_BINARY_DIR}/generated)
+# the wrappers' own PMPI_ calls drop collx's host time as the library's do
+target_compile_options(collx_smpi_interpose PRIVATE
+  "SHELL:-include ${CMAKE_CURRENT_SOURCE_DIR}/src/core/util/smpi_bench.h")
 if(COLLX_SMPI_HAVE_COLL_INIT)
   target_compile_definitions(collx_smpi_interpose PRIVATE CX_HAVE_COLL_INIT=1)
 endif()

@@ -113,14 +113,3 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     cx_progress_poke();
     return cx_buried(PMPI_Request_get_status(request, flag, status));
 }
-
-/* A request the program freed (MPI_Request_free) still completes: its
- * schedule runs to its end before MPI goes (the peers wait for it). In
- * SMPI collx's MPI_Finalize (core/api/smpi_finalize.c) does it. */
-#ifndef SMPI_H
-int MPI_Finalize(void)
-{
-    cx_request_drain_mpi();
-    return PMPI_Finalize();
-}
-#endif

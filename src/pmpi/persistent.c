@@ -25,7 +25,7 @@
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define CX_INIT_NAME(N) MPIX_##N##_init
 #define CX_PMPI_INIT_NAME(N) PMPIX_##N##_init
-#elif defined(SMPI_H) && defined(CX_HAVE_COLL_INIT)
+#elif defined(CX_HAVE_COLL_INIT)   /* SMPI with MPI-4's calls: cmake/smpi_interpose.cmake */
 #define CX_INIT_NAME(N) MPI_##N##_init
 #define CX_PMPI_INIT_NAME(N) PMPI_##N##_init
 #endif

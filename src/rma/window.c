@@ -30,7 +30,7 @@
  * memory of collx's own and MPI_Win_create they agree. Open MPI needs
  * memory the MPI allocated (its MPI_Win_create windows do not progress
  * passive-target atomics without the target). */
-#if defined(MPICH_VERSION) && !defined(SMPI_H)
+#if defined(MPICH_VERSION)   /* SimGrid's mpi.h defines none */
 #define OWN_MEMORY 1
 #else
 #define OWN_MEMORY 0

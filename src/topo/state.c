@@ -81,10 +81,8 @@ enum { MEASURE, MEASURE_NO_SAVE, LOADED };
 
 int cx_topo_full_max(void)
 {
-#ifdef SMPI_H
-    if (!cx_knob_given(CX_KNOB_TOPO_FULL_MAX))
+    if (CX_SIMULATED && !cx_knob_given(CX_KNOB_TOPO_FULL_MAX))
         return CX_TOPO_FULL_MAX_SMPI;
-#endif
     return (int)cx_knob_int(CX_KNOB_TOPO_FULL_MAX);
 }
 

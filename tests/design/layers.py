@@ -20,6 +20,9 @@ Checks, and fails naming every breach:
 - a call's decision stays in select: no room above it calls the steps of
   the decision (DECISION_STEPS); they ask cx_decide_call, and online
   tuning answers through the policy hook it registers.
+- the simulator seam: only SEAM's files tell the SMPI build from a real
+  MPI's with the preprocessor (#if on SMPI_H or COLLX_SMPI); the rest
+  is one build (what differs: NAME.smpi.c / NAME.mpi.c, chosen by CMake);
 - programs (PROGRAMS_OBJECT_DIR: bench/'s objects, collx_info and the
   benchmarks) use no data symbol of the library, only functions: a
   program that copies a table of the library into its own data
@@ -44,10 +47,14 @@ DECISION_STEPS = {"cx_select", "cx_select_global", "cx_select_rules", "cx_select
                   "cx_decide", "cx_fell_back", "cx_validate", "cx_settings_differ",
                   "cx_settings_native"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# The seam (util/sim.h) and the Fortran bindings, whose symbols are each
+# MPI's own (SMPI's among them).
+SEAM = {"core/util/sim.h", "pmpi/fortran.c", "pmpi/fortran_complete.c"}
+BUILD_IF = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif)\b.*\b(SMPI_H|COLLX_SMPI)\b", re.M)
 
 
 # api's one header is the SMPI start and end hooks, for the interposer's
-# Fortran MPI_INIT/MPI_FINALIZE (api/smpi_finalize.c).
+# Fortran MPI_INIT/MPI_FINALIZE (api/smpi_finalize.smpi.c).
 HEADERS = {"api": "api/smpi_hooks.h"}
 
 
@@ -206,12 +213,29 @@ def summary(src):
         print(f"{r:8} {len(files):>5} {lines:>6}  {below}")
 
 
+def check_seam(src, problems):
+    """Files outside SEAM whose preprocessor tells the builds apart."""
+    n = 0
+    for dirpath, _, files in os.walk(src):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h", ".cpp")):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, src).replace(os.sep, "/")
+            n += 1
+            if rel not in SEAM and BUILD_IF.search(open(path).read()):
+                problems.append(f"src/{rel}: #if on the SMPI build outside the seam "
+                                "(util/sim.h: CX_SIMULATED, or a NAME.smpi.c / NAME.mpi.c)")
+    return n
+
+
 def main():
     src = sys.argv[1]
     problems = []
     summary(src)
     n = check_includes(src, problems)
     print(f"{n} includes of core headers checked")
+    print(f"{check_seam(src, problems)} sources checked for the SMPI build's #ifs")
     if len(sys.argv) > 2:
         calls, nobj = check_links(src, sys.argv[2], problems)
         print(f"{calls} calls into core rooms checked in {nobj} objects")

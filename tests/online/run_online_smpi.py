@@ -3,7 +3,7 @@
 program (no interposer), its end at MPI_Finalize. SMPI (3.32) finalizes a
 rank before it deletes MPI_COMM_SELF's attributes, where the end was
 hooked, so the end found MPI gone and wrote no cache; collx's own
-MPI_Finalize (src/core/api/smpi_finalize.c) now runs it first.
+MPI_Finalize (src/core/api/smpi_finalize.smpi.c) now runs it first.
 
 proxy_app (bench/proxy_app.c) on ib-6x8, 12 ranks placed on 3 nodes of 4
 by the hostfile H, 40 iterations, COLLX_TUNE_ONLINE=1 with short trials,

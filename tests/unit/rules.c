@@ -386,7 +386,9 @@ static void provenance_same_mpi(void)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", doc[512];
     int len = 0;
     PMPI_Get_library_version(lib, &len);
-    const char *mine = strstr(lib, "Open MPI") ? "Open MPI 4.1.4" : "MPICH 4.0.2";
+    const char *mine = strstr(lib, "Intel(R) MPI") ? "Intel MPI 2021.19.0"
+                       : strstr(lib, "Open MPI")   ? "Open MPI 4.1.4"
+                                                   : "MPICH 4.0.2";
     snprintf(doc, sizeof doc, "{\"provenance\": {\"target\": \"here\", \"mpi\": \"%s\"},\n"
              " \"rules\": [{\"collective\": \"bcast\", \"algorithm\": \"binomial\"}]}", mine);
     EXPECT_STR(load(doc), "");

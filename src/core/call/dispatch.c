@@ -127,7 +127,7 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
 static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
 
 /* A blocking call is watched from entry (its first call on a communicator
- * sets up collx's state there, collectively) to return: watchdog.c; in
+ * sets up collx's state there, collectively) to return: watchdog.mpi.c; in
  * SMPI every call is timed apart from the program (cx_bench_enter). */
 static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
 {

@@ -24,7 +24,6 @@ typedef struct cx_bell_taken {
     void *mutex, *cond;
 } cx_bell_taken;
 
-#ifdef SMPI_H
 /* Sets up c's bell (shm.c: local rank 0, before the node uses the
  * control block). A rank just woken may still hold the bell when the
  * program frees the communicator: local rank 0 takes it out before the
@@ -32,52 +31,35 @@ typedef struct cx_bell_taken {
 void cx_bell_make(cx_comm *c);
 cx_bell_taken cx_bell_take(cx_comm *c);
 void cx_bell_free(cx_bell_taken t);
-
-/* Whether some rank of c's node sleeps on the bell, and the ring. */
-int cx_bell_wanted(cx_comm *c);
 void cx_bell_ring(cx_comm *c);
+
+/* SMPI's side (bell.smpi.c; bell.mpi.c: never called): whether some rank
+ * of c's node sleeps on the bell; a wait asleep between rings; a poll
+ * step that sleeps on the bell when its round has nothing else left. */
+int cx_bell_sleepers(cx_comm *c);
+int cx_bell_sleep_until(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx);
+int cx_sched_poll_sleep(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx);
+
+/* Whether a writer must ring: some rank of c's node sleeps on the bell
+ * (on a real MPI never, and the writer's check compiles away). */
+static inline int cx_bell_wanted(cx_comm *c)
+{
+    return CX_SIMULATED && cx_bell_sleepers(c);
+}
 /* Blocks until fn (a poll step, asked with s, which may be NULL) holds:
  * on a real MPI as cx_wait_poll; in SMPI asleep between rings (polling
  * while nonblocking schedules are in flight: they need this rank). fn
  * must be a condition on the node's memory. */
-int cx_bell_wait(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx);
+static inline int cx_bell_wait(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
+{
+    return CX_SIMULATED ? cx_bell_sleep_until(c, s, fn, ctx) : cx_wait_poll(c->priv, fn, ctx);
+}
 /* A poll step on c's node memory whose writers ring: in SMPI, when its
  * round has nothing else left, the rank sleeps on the bell
  * (cx_sched_poll_wait); elsewhere cx_sched_poll. */
-int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx);
-#else   /* a real MPI: the plain waits, and nothing to ring */
-static inline void cx_bell_make(cx_comm *c)
-{
-    (void)c;
-}
-static inline cx_bell_taken cx_bell_take(cx_comm *c)
-{
-    (void)c;
-    return (cx_bell_taken){NULL, NULL};
-}
-static inline void cx_bell_free(cx_bell_taken t)
-{
-    (void)t;
-}
-static inline int cx_bell_wanted(cx_comm *c)
-{
-    (void)c;
-    return 0;
-}
-static inline void cx_bell_ring(cx_comm *c)
-{
-    (void)c;
-}
-static inline int cx_bell_wait(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
-{
-    (void)s;   /* never a schedule's twin here: cx_sched_poll_rung */
-    return cx_wait_poll(c->priv, fn, ctx);
-}
 static inline int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
 {
-    (void)c;
-    return cx_sched_poll(s, fn, ctx);
+    return CX_SIMULATED ? cx_sched_poll_sleep(s, c, fn, ctx) : cx_sched_poll(s, fn, ctx);
 }
-#endif
 
 #endif

@@ -97,7 +97,7 @@ int cx_comm_shm(cx_comm *c, MPI_Aint bytes, char **base);
 /* MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node, ...) without the
  * MPI's search for an address common to the node's ranks where it has one
  * and one_thread_each (agreed: no rank has MPI_THREAD_MULTIPLE); see
- * shared_win.c. */
+ * shared_win.mpi.c. */
 int cx_win_allocate_shared(MPI_Aint bytes, MPI_Comm node, int one_thread_each, void *base,
                            MPI_Win *win);
 /* The column of this rank: every node's rank with its local rank, in node

@@ -4,6 +4,7 @@
 #define CX_DTYPE_H
 
 #include <mpi.h>
+#include "../util/util.h"   /* the seam (sim.h): the charges of local work */
 
 /* Bytes of data of count elements of t (0 for count 0; for a null type
  * with count > 0 too: argument checks reject those before). */
@@ -46,30 +47,7 @@ int cx_copy(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
 /* inout = in op inout (MPI_Reduce_local for any count). */
 int cx_reduce_local(const void *in, void *inout, MPI_Aint count, MPI_Datatype t,
                     MPI_Op op);
-/* SMPI: simulated seconds of a local copy / reduction of bytes (0 on a
- * real MPI), and the charge of *pending seconds at once (then 0): one
- * simulated action per run of local steps, not one per step (a rank of
- * an allgather at p = 4096 unpacks 4096 blocks). */
-double cx_copy_seconds(MPI_Count bytes);
-double cx_reduce_seconds(MPI_Count bytes);
-void cx_charge(double *pending);
-/* A local copy of bytes done outside the executor, charged at once. */
-void cx_charge_copy(MPI_Count bytes);
-/* SMPI: what real cores pay and the simulation would not see (issue 61,
- * calibrated by bench/node_sync, sim/README.md): a node's flag exchange
- * among ranks ranks, seen by a waiter (COLLX_SMPI_SYNC + (ranks - 2) x
- * COLLX_SMPI_SYNC_RANK), and collx's own work in a call it serves
- * (COLLX_SMPI_CALL). Charged at once; nothing on a real MPI. */
-void cx_charge_sync(int ranks);
-/* SMPI: a collective call's own work, which SMPI does not see: the MPI's
- * (collx:mpi_call) where the MPI serves it, collx's (collx:call) where one
- * of its algorithms does (its messages pay their own overheads). On a real
- * MPI nothing, inline: every call passes here, native ones too. */
-#ifdef SMPI_H
-void cx_charge_call(int collx_algorithm);
-#else
-static inline void cx_charge_call(int collx_algorithm) { (void)collx_algorithm; }
-#endif
+/* The charges of local work in SMPI are the seam's (util/sim.h). */
 /* cx_copy outside the executor, charged at once (SMPI). */
 int cx_copy_charged(const void *src, MPI_Aint scount, MPI_Datatype st, void *dst,
                     MPI_Aint dcount, MPI_Datatype dt);

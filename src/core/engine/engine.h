@@ -26,7 +26,7 @@
  * displacement arrays are copied into s (hold.c). */
 int cx_hold_args(cx_args *a, cx_sched *s);
 
-/* A blocking call entered and left (watchdog.c: COLLX_WAIT_WARN). */
+/* A blocking call entered and left (watchdog.mpi.c: COLLX_WAIT_WARN). */
 void cx_watch_enter(int coll);
 void cx_watch_leave(void);
 

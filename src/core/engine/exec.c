@@ -1,9 +1,6 @@
 /* Executors of schedules: blocking, and step by step for requests and the
  * progress agent. A failed step records the first error and the schedule
  * runs on to its end, so no peer waits forever for a message of ours. */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
-#include <sched.h>
-#include <time.h>
 #include <stdlib.h>
 #include "sched.h"
 #include "dtype.h"
@@ -44,11 +41,8 @@ static int late_msg(const cx_op *op, cx_op_kind kind)
 
 /* The simulated seconds of local step op (SMPI; a real MPI's run does
  * not even size it). */
-#ifdef SMPI_H
-#define CHARGED(seconds, op) seconds(cx_type_bytes((op)->count, (op)->type))
-#else
-#define CHARGED(seconds, op) 0.0
-#endif
+#define CHARGED(seconds, op) \
+    (CX_SIMULATED ? seconds(cx_type_bytes((op)->count, (op)->type)) : 0.0)
 
 /* Runs local step i; the simulated time of copies and reductions adds up
  * in *pending, charged before anything another rank can see (a start
@@ -125,15 +119,11 @@ static void settle(cx_sched *s, const MPI_Status *st, int *pending)
     }
 }
 
-/* Tests the round's requests; *flag = 1 when none is active. SMPI's
- * MPI_Testall and MPI_Test return success over a truncated receive (the
- * error is in MPI_Test's status only): test them one by one there. */
-static void test_reqs(cx_sched *s, int *flag)
+/* SMPI's MPI_Testall and MPI_Test return success over a truncated
+ * receive (the error is in MPI_Test's status only): there the requests
+ * are tested one by one. */
+static void test_each(cx_sched *s, int *flag)
 {
-    *flag = 1;
-    if (!s->nreqs)
-        return;
-#ifdef SMPI_H
     for (int i = 0; i < s->nreqs; i++) {
         int done = 1;
         if (s->reqs[i] == MPI_REQUEST_NULL)
@@ -152,8 +142,18 @@ static void test_reqs(cx_sched *s, int *flag)
     }
     if (*flag)
         s->nreqs = 0;
-    return;
-#endif
+}
+
+/* Tests the round's requests; *flag = 1 when none is active. */
+static void test_reqs(cx_sched *s, int *flag)
+{
+    *flag = 1;
+    if (!s->nreqs)
+        return;
+    if (CX_SIMULATED) {
+        test_each(s, flag);
+        return;
+    }
     int err = PMPI_Testall(s->nreqs, s->reqs, flag, s->stats);
     if (err == MPI_ERR_IN_STATUS) {
         int pending;
@@ -176,14 +176,13 @@ static void wait_reqs(cx_sched *s)
     int n = s->nreqs, err = MPI_SUCCESS;
     if (n == 0)
         return;   /* a round of local steps: no trip into MPI's progress */
-#ifndef SMPI_H
-    err = PMPI_Waitall(n, s->reqs, s->stats);
+    if (!CX_SIMULATED)
+        err = PMPI_Waitall(n, s->reqs, s->stats);
     if (err == MPI_ERR_IN_STATUS) {
         int pending;
         settle(s, s->stats, &pending);
         err = MPI_SUCCESS;
     }
-#endif
     note(s, err);
     for (int i = 0; i < n; i++)
         if (s->reqs[i] != MPI_REQUEST_NULL) {
@@ -235,15 +234,8 @@ static int waited_polls(cx_sched *s)
 }
 
 /* Lets other ranks (SMPI actors, oversubscribed processes) and MPI's
- * progress engine run while a poll step waits. In SMPI each probe moves
- * the clock by 0.1 us; after two, the rank sleeps simulated time
- * instead: 0.25 us, or 1/32 of the time it has waited so far, whichever
- * is longer. A wait of T then costs the simulator O(log T) steps instead
- * of O(T / 0.25 us) (thousands of ranks wait at every node barrier of a
- * hierarchical collective), and the poll is seen at most 0.25 us or 3 %
- * of the wait late: finer than the node's own synchronization, which the
- * flag waits charge (cx_charge_sync, calibrated: 0.1-0.3 us), where 1 us
- * steps hid it. */
+ * progress engine run while a poll step waits: a probe, then the turn
+ * given away (idle.mpi.c / idle.smpi.c say how). */
 void cx_sched_idle(cx_sched *s, int spins, double *since)
 {
     int flag;
@@ -252,60 +244,7 @@ void cx_sched_idle(cx_sched *s, int spins, double *since)
         return;
     }
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
-#ifdef SMPI_H
-    if (spins == 0)
-        *since = PMPI_Wtime();
-    if (spins > 2) {
-        double d = (PMPI_Wtime() - *since) / 32;
-        if (d < 2.5e-7)
-            d = 2.5e-7;
-        struct timespec t = {0, (long)(d * 1e9)};
-        if (d >= 1) {
-            t.tv_sec = (time_t)d;
-            t.tv_nsec = (long)((d - (double)t.tv_sec) * 1e9);
-        }
-        nanosleep(&t, NULL);
-    }
-#else
-    (void)spins;
-    (void)since;
-    sched_yield();
-#endif
-}
-
-/* A few yields cover a wait of a few microseconds on an idle core; then
- * sleeps of 2..50 us: what is awaited is seen at most ~50 us (plus the
- * timer slack) late, and a waiting rank costs next to no CPU. In SMPI
- * simulated time only moves in MPI calls and sleeps: sleeps from 1 us,
- * each about 1/128 longer than the last (doubling every 89), so they stay
- * near 1/128 of the time waited: a wait of T costs the simulator
- * O(log T) steps, not T / 1 us (every rank of an RMA bcast polls: at 72
- * ranks on GigE, minutes of host time for milliseconds simulated), and
- * is seen at most 1 us or ~1 % of the wait late (a tree's levels add
- * up: RMA bcasts at 32 ranks on gige-18x8 0.7-2.2 % slower than with
- * 1 us steps, 6 times cheaper to simulate). */
-void cx_backoff(int *spins)
-{
-    int n = (*spins)++;
-#ifdef SMPI_H
-    if (n > 8) {
-        int k = n - 9, twice = k / 89 < 20 ? k / 89 : 20;
-        long ns = 1000L << twice;
-        struct timespec t = {0, 0};
-        ns += twice < 20 ? ns * (k % 89) / 89 : 0;
-        t.tv_sec = ns / 1000000000L;
-        t.tv_nsec = ns % 1000000000L;
-        nanosleep(&t, NULL);
-    }
-#else
-    if (n < 32) {
-        sched_yield();
-    } else {
-        long ns = 2000L << (n - 32 < 5 ? n - 32 : 5);
-        struct timespec t = {0, ns < 50000 ? ns : 50000};
-        nanosleep(&t, NULL);
-    }
-#endif
+    cx_idle_turn(spins, since);
 }
 
 /* The rounds to run: all, or while a plan's set-up runs, those before

@@ -19,10 +19,8 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static cx_job *jobs;
 static atomic_int njobs;
 static atomic_int nbusy;   /* jobs on the list that are not idle */
-#ifndef SMPI_H
 static pthread_t thread;
 static int thread_on, thread_quit;
-#endif
 
 static void add(cx_job *job, int (*step)(void *ctx), void (*finish)(void *ctx), void *ctx)
 {
@@ -138,7 +136,6 @@ void cx_progress_poke(void)
     }
 }
 
-#ifndef SMPI_H
 static void *agent(void *arg)
 {
     (void)arg;
@@ -174,20 +171,17 @@ static int stop_at_finalize(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
-#endif
-
 int cx_progress_thread_wanted(void)
 {
     return cx_knob_int(CX_KNOB_PROGRESS) == 1;   /* "thread" */
 }
 
-#ifdef SMPI_H
-int cx_progress_thread(void) { return 0; }   /* a pthread cannot call SMPI */
-#else
 int cx_progress_thread(void)
 {
     static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
     int provided = MPI_THREAD_SINGLE, keyval;
+    if (CX_SIMULATED)
+        return 0;   /* a pthread cannot call SMPI */
     pthread_mutex_lock(&start_mu);
     if (!thread_on) {
         PMPI_Query_thread(&provided);
@@ -202,4 +196,3 @@ int cx_progress_thread(void)
     pthread_mutex_unlock(&start_mu);
     return thread_on;
 }
-#endif

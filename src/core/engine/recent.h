@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <mpi.h>
+#include "../util/util.h"
 
 typedef struct cx_recent {
     MPI_Comm comm;
@@ -20,33 +21,24 @@ typedef struct cx_recent {
     unsigned deleted;
 } cx_recent;
 
-#ifdef SMPI_H
-#define CX_RECENT_LOCAL
+/* Simulated ranks may share a thread and its thread-locals: no memory
+ * there (sim.h). */
+#define CX_RECENT_LOCAL CX_SIM_THREAD_LOCAL
 static inline void *cx_recent_get(const cx_recent *r, atomic_uint *deleted, MPI_Comm comm)
 {
-    (void)r, (void)deleted, (void)comm;
-    return NULL;
-}
-static inline void cx_recent_set(cx_recent *r, atomic_uint *deleted, MPI_Comm comm, void *v)
-{
-    (void)r, (void)deleted, (void)comm, (void)v;
-}
-#else
-#define CX_RECENT_LOCAL _Thread_local
-static inline void *cx_recent_get(const cx_recent *r, atomic_uint *deleted, MPI_Comm comm)
-{
-    return r->value && r->comm == comm &&
+    return !CX_SIMULATED && r->value && r->comm == comm &&
                    r->deleted == atomic_load_explicit(deleted, memory_order_acquire)
                ? r->value
                : NULL;
 }
 static inline void cx_recent_set(cx_recent *r, atomic_uint *deleted, MPI_Comm comm, void *v)
 {
+    if (CX_SIMULATED)
+        return;
     r->deleted = atomic_load_explicit(deleted, memory_order_acquire);
     r->comm = comm;
     r->value = v;
 }
-#endif
 
 /* An attribute was deleted: every thread's memory of one is stale. */
 static inline void cx_recent_forget(atomic_uint *deleted)

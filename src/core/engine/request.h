@@ -74,7 +74,7 @@ void cx_request_bury(void);
  * MPI_Finalize: a request the program freed must still complete). */
 int cx_request_mpi_in_flight(void);
 /* Moves them on until none is left, then frees what MPI let go of: the
- * interposer's MPI_Finalize (and SMPI's, api/smpi_finalize.c). */
+ * interposer's MPI_Finalize (and SMPI's, api/smpi_finalize.smpi.c). */
 void cx_request_drain_mpi(void);
 
 #endif

@@ -218,6 +218,8 @@ int cx_sched_finish(cx_sched *s);              /* block until done */
  * since pace SMPI's simulated sleep; 0 and a scratch double otherwise);
  * cx_backoff(&spins) alone when s->backoff. */
 void cx_sched_idle(cx_sched *s, int spins, double *since);
+/* The turn given away after cx_sched_idle's probe (idle.mpi.c, idle.smpi.c). */
+void cx_idle_turn(int spins, double *since);
 /* Waits politely, for loops that poll by themselves: a brief spin of
  * yields, then short sleeps (*spins counts the turns, from 0). */
 void cx_backoff(int *spins);

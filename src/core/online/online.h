@@ -83,7 +83,7 @@ int cx_online_end_prepare(int world_size);
 void cx_online_finish(void);
 /* The end, now, if hooked (every rank; collective over the world),
  * instead of when MPI_Finalize deletes MPI_COMM_SELF's attributes: for
- * SMPI, which deletes them only once MPI calls fail (api/smpi_finalize.c;
+ * SMPI, which deletes them only once MPI calls fail (api/smpi_finalize.smpi.c;
  * online_start.c). */
 void cx_online_end_now(void);
 

@@ -7,7 +7,7 @@
 #include "select.h"
 
 /* "native" exists for every collective: the MPI library's own PMPI_ call
- * (in SMPI, for a few, a family's stand-in: see smpi_stand_ins). */
+ * (in SMPI, for a few, a family's stand-in: stand_in.smpi.c). */
 static cx_algorithm native_algorithms[] = {
 #define CX_NATIVE(E, N, n) \
     CX_ALG(E, "native", NULL, 0, "the MPI library's own implementation (PMPI_)"),
@@ -42,38 +42,6 @@ int cx_smpi_always(const cx_args *a, const char *selector)
     return 1;
 }
 
-#ifdef SMPI_H
-static const cx_algorithm *stand_in[CX_COLL_COUNT];
-static char selector[CX_COLL_COUNT][32];
-
-static int stand_in_build(const cx_args *a, cx_sched *s)
-{
-    const cx_algorithm *alg = stand_in[a->coll];
-    if (!selector[a->coll][0])   /* the same for every call of the run */
-        cx_smpi_selector(cx_coll_name(a->coll), selector[a->coll], sizeof selector[0]);
-    int stands_in = alg->smpi_native(a, selector[a->coll]);
-    if (cx_verbose() >= 2 && a->rank == 0)
-        cx_say("%s: native in SMPI runs %s", cx_coll_mpi_name(a->coll),
-               stands_in ? alg->name : "SMPI's own");
-    return stands_in ? alg->build(a, s) : cx_sched_mpi_collective(s, a);
-}
-#endif
-
-static void smpi_stand_ins(void)
-{
-#ifdef SMPI_H
-    for (int i = 0; i < nall; i++)
-        if (all[i]->smpi_native) {
-            cx_algorithm *n = &native_algorithms[all[i]->coll];
-            stand_in[all[i]->coll] = all[i];
-            n->build = stand_in_build;
-            n->family_data = all[i]->family_data;
-            n->summary = "in SMPI: where SMPI's own is no MPI's or cannot be simulated at "
-                         "scale, the MPI's own algorithm run by collx";
-        }
-#endif
-}
-
 static void build_index(void)
 {
     table_family[ntables] = -1;
@@ -89,7 +57,7 @@ static void build_index(void)
             all[nall++] = a;
         table_len[t] = nall - table_first[t];
     }
-    smpi_stand_ins();
+    cx_smpi_stand_ins(native_algorithms, all, nall);
 }
 
 static atomic_int index_built;   /* read by every call (its counter) */
@@ -108,9 +76,8 @@ static void ensure_index(void)
 
 const cx_algorithm *cx_native(cx_coll c)
 {
-#ifdef SMPI_H
-    ensure_index();   /* the stand-ins are in place */
-#endif
+    if (CX_SIMULATED)
+        ensure_index();   /* the stand-ins are in place */
     return &native_algorithms[c];
 }
 

@@ -102,6 +102,10 @@ int cx_sched_collective(cx_sched *s, const cx_args *a, const cx_algorithm *alg);
 /* The same with the MPI's own call, never a stand-in (a stand-in's way
  * to SMPI's own where it does not stand in). */
 int cx_sched_mpi_collective(cx_sched *s, const cx_args *a);
+/* SMPI: each native in natives whose collective has a family's algorithm
+ * marked .smpi_native among all gets that stand-in (stand_in.smpi.c); a
+ * real MPI's natives stay the MPI's (stand_in.mpi.c). */
+void cx_smpi_stand_ins(cx_algorithm *natives, const cx_algorithm *const *all, int nall);
 
 /* Rules file (rules.c). */
 int cx_rules_broken(void);

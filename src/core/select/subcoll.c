@@ -71,7 +71,7 @@ static int finish_child(cx_sched *s, void *ctx)
  * any reduce to a root other than 0 takes the nonblocking call. */
 static int blocking_crashes(const cx_args *a)
 {
-#if defined(MPICH_NUMVERSION) && !defined(SMPI_H)
+#if defined(MPICH_NUMVERSION)   /* SimGrid's mpi.h defines none */
     return MPICH_NUMVERSION < 40102300 && a->coll == CX_COLL_REDUCE && a->root != 0;
 #else
     (void)a;
@@ -110,11 +110,11 @@ static int mpi_step(cx_sched *s, subcoll *x)
     const cx_args *a = &x->a;
     if (!a->nonblocking && !blocking_crashes(a))
         return cx_sched_start(s, run_native, x);
-#ifdef SMPI_H
     /* SimGrid 3.32's MPI_Iallreduce with MPI_IN_PLACE gives wrong
      * elements above ~10^4 ints (its blocking call and the
      * out-of-place one are right): reduce from a copy instead. */
-    if (a->coll == CX_COLL_ALLREDUCE && a->sbuf == MPI_IN_PLACE && a->rcount > 0) {
+    if (CX_SIMULATED && a->coll == CX_COLL_ALLREDUCE && a->sbuf == MPI_IN_PLACE &&
+        a->rcount > 0) {
         void *in = cx_sched_alloc_typed(s, a->rcount, a->rtype);
         int err = in ? cx_sched_copy(s, a->rbuf, a->rcount, a->rtype, in, a->rcount,
                                      a->rtype) : MPI_ERR_NO_MEM;
@@ -122,7 +122,6 @@ static int mpi_step(cx_sched *s, subcoll *x)
             return err;
         x->a.sbuf = in;
     }
-#endif
     return cx_sched_start(s, start_native, x);
 }
 

@@ -106,7 +106,7 @@ unsigned cx_stats_reason_bit(int reason);
 void cx_stats_report_at_finalize(void);
 /* The report, now, if hooked (every rank; collective over the world),
  * instead of when MPI_Finalize deletes MPI_COMM_SELF's attributes: for
- * SMPI, which deletes them only once MPI calls fail (api/smpi_finalize.c). */
+ * SMPI, which deletes them only once MPI calls fail (api/smpi_finalize.smpi.c). */
 void cx_stats_report_now(void);
 
 /* The profile as rank 0 reports it (profile_report.c): the job, and rows

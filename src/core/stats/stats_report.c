@@ -6,7 +6,7 @@
  * part in every step with arrays of the same shape, so no rank waits for
  * another's contribution. SMPI deletes MPI_COMM_SELF's
  * attributes only after the rank is finalized (SimGrid 3.32): there the
- * SMPI build's MPI_Finalize (api/smpi_finalize.c) runs the report first
+ * SMPI build's MPI_Finalize (api/smpi_finalize.smpi.c) runs the report first
  * (cx_stats_report_now). */
 #include <limits.h>
 #include <pthread.h>

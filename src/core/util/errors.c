@@ -31,17 +31,17 @@ int cx_error(MPI_Comm comm, int err, const char *fmt, ...)
     }
     /* MPI_COMM_NULL has no handler: MPI reports those on MPI_COMM_WORLD. */
     MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
-#ifdef SMPI_H
-    /* SimGrid 3.32's MPI_Comm_call_errhandler calls the handler's function
-     * even for the predefined handlers, which have none (a null call):
-     * do what they would. */
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    PMPI_Comm_get_errhandler(on, &eh);
-    if (eh == MPI_ERRORS_RETURN)
-        return err;
-    if (eh == MPI_ERRORS_ARE_FATAL)
-        PMPI_Abort(on, err);
-#endif
+    if (CX_SIMULATED) {
+        /* SimGrid 3.32's MPI_Comm_call_errhandler calls the handler's
+         * function even for the predefined handlers, which have none (a
+         * null call): do what they would. */
+        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+        PMPI_Comm_get_errhandler(on, &eh);
+        if (eh == MPI_ERRORS_RETURN)
+            return err;
+        if (eh == MPI_ERRORS_ARE_FATAL)
+            PMPI_Abort(on, err);
+    }
     PMPI_Comm_call_errhandler(on, err);
     return err;
 }

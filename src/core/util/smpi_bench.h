@@ -1,6 +1,6 @@
-/* collx's own host time is never SMPI's "computation" (the SMPI build
- * includes this first in every source, CMakeLists.txt; util.h for the
- * declarations; the macros exist in SMPI builds only).
+/* collx's own host time is never SMPI's "computation" (only the SMPI
+ * build includes this, first in every source: CMakeLists.txt; the
+ * functions are the seam's, util/sim.h).
  *
  * SMPI's computation simulation (smpi/simulate-computation:yes, collx
  * predict --compute host) times the host between two of its MPI calls and
@@ -8,7 +8,7 @@
  * would be collx's own code, timed on a host that runs every rank in
  * turn (cold caches, 1-6 us between its calls, 1-4 ms for a
  * communicator's first call at 64 ranks): its cost is the model's
- * (core/engine/charge.c), not this host's. So a call collx serves
+ * (core/util/charge.smpi.c), not this host's. So a call collx serves
  * charges the program's host time up to its entry (cx_bench_enter), and
  * every MPI call collx makes inside it restarts SMPI's timer first
  * (cx_bench_drop, the macros below), as does its return
@@ -20,11 +20,8 @@
 #define CX_SMPI_BENCH_H
 #include <mpi.h>
 
-void cx_bench_enter(void);
-void cx_bench_leave(void);
 void cx_bench_drop(void);
 
-#ifdef SMPI_H
 #define PMPI_Accumulate(...) (cx_bench_drop(), PMPI_Accumulate(__VA_ARGS__))
 #define PMPI_Allgather(...) (cx_bench_drop(), PMPI_Allgather(__VA_ARGS__))
 #define PMPI_Allreduce(...) (cx_bench_drop(), PMPI_Allreduce(__VA_ARGS__))
@@ -79,6 +76,5 @@ void cx_bench_drop(void);
 #define smpi_nanosleep(...) (cx_bench_drop(), smpi_nanosleep(__VA_ARGS__))
 #define smpi_usleep(...) (cx_bench_drop(), smpi_usleep(__VA_ARGS__))
 #define smpi_gettimeofday(...) (cx_bench_drop(), smpi_gettimeofday(__VA_ARGS__))
-#endif
 
 #endif

@@ -14,6 +14,7 @@
 #include "knobs.h"
 #include "smpi_routes.h"
 #include "smpi_selector.h"
+#include "sim.h"
 
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);
@@ -21,7 +22,5 @@ int cx_verbose(void);
 void cx_say(const char *fmt, ...);
 /* Reports err through comm's error handler; returns err. */
 int cx_error(MPI_Comm comm, int err, const char *fmt, ...);
-
-#include "smpi_bench.h"   /* last: its macros rename PMPI_ calls (SMPI) */
 
 #endif

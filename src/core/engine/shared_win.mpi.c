@@ -10,12 +10,12 @@
  * MPI_T and restored after. Only where no rank of the communicator runs
  * MPI_THREAD_MULTIPLE: then no other thread can allocate a window while
  * the value is changed (MPICH needs it alike on the node's ranks).
- * Where the variable does not exist (Open MPI, SMPI) nothing changes. */
+ * Where the variable does not exist (Open MPI) nothing changes; SMPI's
+ * windows are shared_win.smpi.c's. */
 #include "comm.h"
 
 #define SYMHEAP_TRIES "MPIR_CVAR_SHM_SYMHEAP_RETRY"
 
-#ifndef SMPI_H
 static int found;   /* 0: not looked yet, 1: the handle below, -1: none */
 static MPI_T_cvar_handle tries;
 
@@ -34,12 +34,10 @@ static int have_tries(void)
         MPI_T_finalize();
     return found > 0;
 }
-#endif
 
 int cx_win_allocate_shared(MPI_Aint bytes, MPI_Comm node, int one_thread_each, void *base,
                            MPI_Win *win)
 {
-#ifndef SMPI_H
     int old, none = 0;
     if (one_thread_each && have_tries() && MPI_T_cvar_read(tries, &old) == MPI_SUCCESS &&
         old != 0 && MPI_T_cvar_write(tries, &none) == MPI_SUCCESS) {
@@ -47,8 +45,5 @@ int cx_win_allocate_shared(MPI_Aint bytes, MPI_Comm node, int one_thread_each, v
         MPI_T_cvar_write(tries, &old);
         return err;
     }
-#else
-    (void)one_thread_each;
-#endif
     return PMPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node, base, win);
 }

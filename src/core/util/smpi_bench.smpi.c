@@ -1,8 +1,7 @@
 /* collx's own host time is never SMPI's computation: smpi_bench.h says
- * why. On a real MPI these do nothing. */
+ * why (SMPI build only; a real MPI's are sim.h's no-ops). */
 #include "util.h"
 
-#ifdef SMPI_H
 static int inside;   /* per rank: SMPI privatizes the program's globals */
 
 void cx_bench_enter(void)
@@ -24,8 +23,3 @@ void cx_bench_drop(void)
     if (inside)
         smpi_bench_begin();
 }
-#else
-void cx_bench_enter(void) {}
-void cx_bench_leave(void) {}
-void cx_bench_drop(void) {}
-#endif

@@ -1,7 +1,7 @@
 /* SMPI only: a Fortran program's MPI_INIT, MPI_INIT_THREAD and
  * MPI_FINALIZE are SimGrid's mpi_init_ ... (they also set up its Fortran
  * handles), which call SimGrid's own C MPI_Init and MPI_Finalize, never
- * collx's (core/api/smpi_finalize.c): the program is a shared object that
+ * collx's (core/api/smpi_finalize.smpi.c): the program is a shared object that
  * SMPI opens with RTLD_DEEPBIND, so only the program's own references
  * reach collx. These take the program's calls, run SimGrid's (the next
  * definition after the program: RTLD_NEXT) and do collx's work around
@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-
-#ifdef SMPI_H
 #include "../core/api/smpi_hooks.h"
 
 typedef void init_fn(MPI_Fint *ierr);
@@ -52,4 +50,3 @@ void mpi_finalize_(MPI_Fint *ierr)
     cx_smpi_at_finalize();
     ((init_fn *)simgrids("mpi_finalize_"))(ierr);
 }
-#endif

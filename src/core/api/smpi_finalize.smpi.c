@@ -1,6 +1,6 @@
 /* MPI_Init and MPI_Finalize of the SMPI build (collx is linked into the
  * program: by CX_ calls, or whole as the SMPI interposer, whose Fortran
- * MPI_INIT/MPI_FINALIZE call the hooks below: src/pmpi/fortran_init.c),
+ * MPI_INIT/MPI_FINALIZE call the hooks below: src/pmpi/fortran_init.smpi.c),
  * the one place that does collx's work at the start and the end of MPI
  * there. SimGrid 3.32's MPI_Finalize marks
  * the rank finalized and only then deletes MPI_COMM_SELF's attributes
@@ -13,14 +13,12 @@
  * on every rank, also a rank that makes no collx call, which would
  * otherwise not join it; starts online tuning), and MPI_Finalize runs the
  * hooked work while MPI still works. The ranks share one environment, so
- * COLLX_STATS and COLLX_TUNE_ONLINE are on everywhere or nowhere. Empty
- * outside SMPI. */
+ * COLLX_STATS and COLLX_TUNE_ONLINE are on everywhere or nowhere. SMPI
+ * build only (a real MPI's: the interposer's src/pmpi/init.mpi.c). */
 #include "../engine/engine.h"
 #include "../online/online.h"
 #include "../stats/stats.h"
 #include "smpi_hooks.h"
-
-#ifdef SMPI_H
 #include <stdio.h>
 #include "../util/util.h"
 
@@ -85,4 +83,3 @@ int MPI_Finalize(void)
     cx_smpi_at_finalize();
     return PMPI_Finalize();
 }
-#endif

@@ -1,4 +1,5 @@
-/* A node's doorbell (bell.h). In SMPI every rank is an actor of one
+/* A node's doorbell (bell.h; SMPI build only, a real MPI's is
+ * bell.mpi.c). In SMPI every rank is an actor of one
  * process, run in turn: no other actor runs between two simulator calls
  * of one. So a sleeper that counts itself before it asks its condition,
  * and a writer that asks whether anyone sleeps after its store, never
@@ -8,7 +9,6 @@
 #include "bell.h"
 #include "progress.h"
 
-#ifdef SMPI_H   /* a real MPI: bell.h's inline waits */
 #include <simgrid/cond.h>
 #include <simgrid/mutex.h>
 
@@ -30,7 +30,7 @@ static int polled(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
 typedef struct bell {
     sg_mutex_t mutex;
     sg_cond_t cond;
-    int sleepers;           /* ranks inside cx_bell_wait */
+    int sleepers;           /* ranks inside cx_bell_sleep_until */
     unsigned long rings;
 } bell;
 
@@ -66,7 +66,7 @@ void cx_bell_free(cx_bell_taken t)
         sg_mutex_destroy(t.mutex);
 }
 
-int cx_bell_wanted(cx_comm *c)
+int cx_bell_sleepers(cx_comm *c)
 {
     return c->ctl_base && __atomic_load_n(&bell_of(c)->sleepers, __ATOMIC_RELAXED) > 0;
 }
@@ -90,7 +90,7 @@ static void missed(void)
                "simulated time may be late (please report)");
 }
 
-int cx_bell_wait(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
+int cx_bell_sleep_until(cx_comm *c, cx_sched *s, cx_poll_fn fn, void *ctx)
 {
     int done = 0, err = fn(s, ctx, &done);
     if (err || done)
@@ -135,10 +135,10 @@ static int rung_poll(cx_sched *s, void *ctx, int *done)
 static int rung_wait(cx_sched *s, void *ctx)
 {
     rung *r = ctx;
-    return cx_bell_wait(r->c, s, r->fn, r->ctx);
+    return cx_bell_sleep_until(r->c, s, r->fn, r->ctx);
 }
 
-int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
+int cx_sched_poll_sleep(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
 {
     rung *r = cx_sched_alloc(s, sizeof *r);
     if (!r)
@@ -148,4 +148,3 @@ int cx_sched_poll_rung(cx_sched *s, cx_comm *c, cx_poll_fn fn, void *ctx)
     r->ctx = ctx;
     return cx_sched_poll_wait(s, rung_poll, rung_wait, r);
 }
-#endif

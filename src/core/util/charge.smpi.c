@@ -3,13 +3,12 @@
  * the loopback link: every shared-memory algorithm would look free. So the
  * executor charges each local copy and reduction at the platform's rates,
  * which sim/run exports from the platform's .cfg file (collx:copy_bw and
- * collx:reduce_bw, bytes per second; calibration in sim/README.md). */
+ * collx:reduce_bw, bytes per second; calibration in sim/README.md).
+ * SMPI build only (sim.h: a real MPI's are no-ops). */
 #include <stdlib.h>
-#include "dtype.h"
-#include "../util/util.h"
-
-#ifdef SMPI_H
 #include <simgrid/host.h>
+#include "util.h"
+
 /* Seconds for bytes at the rate of knob k; a platform that names none
  * gets the default, 5 GB/s, a 2015 server core's memcpy. */
 static double seconds(cx_knob k, MPI_Count bytes)
@@ -59,10 +58,3 @@ void cx_charge_call(int collx_algorithm)
     double t = cx_knob_real(collx_algorithm ? CX_KNOB_SMPI_CALL : CX_KNOB_SMPI_MPI_CALL);
     cx_charge(&t);
 }
-#else
-void cx_charge_sync(int ranks) { (void)ranks; }
-void cx_charge_copy(MPI_Count bytes) { (void)bytes; }
-double cx_copy_seconds(MPI_Count bytes) { (void)bytes; return 0; }
-double cx_reduce_seconds(MPI_Count bytes) { (void)bytes; return 0; }
-void cx_charge(double *pending) { *pending = 0; }
-#endif

@@ -8,7 +8,8 @@
  * per call: the interposer's cost with nothing selected stays where it
  * was); a thread that never calls MPI samples the number once a second
  * and speaks when the same call is still in flight after the limit. Not
- * in SMPI: there a thread cannot sleep outside the simulation. */
+ * in SMPI (watchdog.smpi.c): there a thread cannot sleep outside the
+ * simulation. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,14 +17,6 @@
 #include <time.h>
 #include "engine.h"
 
-#ifdef SMPI_H
-void cx_watch_enter(int coll)
-{
-    (void)coll;
-}
-
-void cx_watch_leave(void) {}
-#else
 static atomic_ulong current;   /* the blocking call in flight (0: none) */
 static atomic_int current_coll;
 static _Thread_local int depth;
@@ -83,4 +76,3 @@ void cx_watch_leave(void)
     if (--depth == 0)
         atomic_store_explicit(&current, 0, memory_order_relaxed);
 }
-#endif
