@@ -12,7 +12,7 @@ import os
 
 from collx.csvio import write_rows
 from collx.plotting import pyplot
-from collx.tune import grid as gridmod, profile, rules as rulesmod
+from collx.tune import grid as gridmod, profile
 from collx.tune.decide import IGNORANT, RISK
 from collx.tune.rules import inside
 
@@ -279,35 +279,12 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     before = after = 0.0
     for e in sorted(prof.entries, key=lambda e: -e["time"]):
-        c, q = prof.keys.get(id(e), e["collective"]), e["comm_size"]
-        per = gridmod.per_node_of(c)
-        msgs = f"{e['msg_lo']}..{e['msg_hi']}" if e["msg_hi"] is not None else "any"
-        head = (f"| {e['collective']} | {q}{f' ({q // per}x{per})' if per else ''} | "
-                f"{e.get('ranks_per_node', '')} | {msgs} | "
-                f"{e.get('calls', '')} | {e['time']:.4g} | {100 * e['time'] / total:.1f} % |")
-        if id(e) in skipped or c not in grids:
-            lines.append(head + f" not measured: {skipped.get(id(e), 'not asked for')} "
-                         "| | | | |")
-            continue
-        ms = profile.sizes_of(e)
-        ratios = []
-        cells = []
-        for m in ms:
-            ch = choices[c][(q, m)]
-            ests = dec.estimates(c, q, m)
-            r = math.exp(ests[ch].ln - ests["native"].ln) if ch in ests and \
-                "native" in ests else None
-            ratios.append(r)
-            n = sum(store.usable(c, a, q, m) for a in algs[c])
-            cells.append((m, ch, r, bases.get((c, q, m), ""), n))
-        known = [r for r in ratios if r is not None]
-        before += e["time"]
-        after += e["time"] * (sum(known) / len(known) if known else 1.0)
-        lines.append(head + " " + ", ".join(size_label(m) for m, *_ in cells) + " | " +
-                     ", ".join(f"{n}/{len(algs[c])}" for *_, n in cells) + " | " +
-                     ", ".join(ch for _, ch, *_ in cells) + " | " +
-                     ", ".join("?" if r is None else f"{r:.3f}" for _, _, r, *_ in cells) +
-                     " | " + ", ".join(b for *_, b, _ in cells) + " |")
+        line, ratio = profile_row(e, prof, grids, store, dec, choices, bases, algs, skipped,
+                                  total)
+        lines.append(line)
+        if ratio is not None:   # measured: its time, and as the choices would make it
+            before += e["time"]
+            after += e["time"] * ratio
     lines += ["", f"The points measured took {before:.4g} s of the application's time as "
               f"it ran (native, where it ran without rules); with the rules' choices, their "
               f"times against native's (measured or predicted) give {after:.4g} s "
@@ -316,141 +293,227 @@ def profile_section(prof, grids, store, dec, choices, bases, algs, lost=None):
     return lines + setup_lines(lost or {}, choices)
 
 
+def profile_row(e, prof, grids, store, dec, choices, bases, algs, skipped, total):
+    """(the profile section's row of entry e, the mean of the choices' times
+    over native's at its sizes: 1.0 where none is known, None where e is
+    not measured)."""
+    c, q = prof.keys.get(id(e), e["collective"]), e["comm_size"]
+    per = gridmod.per_node_of(c)
+    msgs = f"{e['msg_lo']}..{e['msg_hi']}" if e["msg_hi"] is not None else "any"
+    head = (f"| {e['collective']} | {q}{f' ({q // per}x{per})' if per else ''} | "
+            f"{e.get('ranks_per_node', '')} | {msgs} | "
+            f"{e.get('calls', '')} | {e['time']:.4g} | {100 * e['time'] / total:.1f} % |")
+    if id(e) in skipped or c not in grids:
+        return head + f" not measured: {skipped.get(id(e), 'not asked for')} | | | | |", None
+    ms = profile.sizes_of(e)
+    ratios = []
+    cells = []
+    for m in ms:
+        ch = choices[c][(q, m)]
+        ests = dec.estimates(c, q, m)
+        r = math.exp(ests[ch].ln - ests["native"].ln) if ch in ests and \
+            "native" in ests else None
+        ratios.append(r)
+        n = sum(store.usable(c, a, q, m) for a in algs[c])
+        cells.append((m, ch, r, bases.get((c, q, m), ""), n))
+    known = [r for r in ratios if r is not None]
+    return (head + " " + ", ".join(size_label(m) for m, *_ in cells) + " | " +
+            ", ".join(f"{n}/{len(algs[c])}" for *_, n in cells) + " | " +
+            ", ".join(ch for _, ch, *_ in cells) + " | " +
+            ", ".join("?" if r is None else f"{r:.3f}" for _, _, r, *_ in cells) +
+            " | " + ", ".join(b for *_, b, _ in cells) + " |",
+            sum(known) / len(known) if known else 1.0)
+
+
 def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=None,
           bases=None, noise=None):
     """rules: the file's, in order; rules_of: {key: its rules} (a shaped
     key's are its collective's too; default: by collective); bases:
-    bases_of's answer (computed if not given)."""
+    bases_of's answer (computed if not given). Writes measurements.csv,
+    decisions.csv, the maps and report.md, section by section."""
     algs = meta["algs"]
     rules_of = rules_of or {c: [r for r in rules if r["collective"] == c] for c in grids}
-    index = {id(r): i for i, r in enumerate(rules)}
-    dec_rows, lines = [], []
     bases = bases or bases_of(store, dec, grids, choices)
     noise = noise if noise is not None else noise_of(dec, grids, choices)
     lost = lost_to_setup(dec, grids, choices)
     store.write_csv(os.path.join(out, "measurements.csv"))
+    summary = decisions(out, grids, store, dec, choices, algs, rules_of, bases, noise, lost)
+    failures = meta.get("failures") or {}
+    lines = head_lines(meta, store, rules, grid_cost_estimate(s, grids, algs))
+    if failures.get("runs"):
+        lines += failures_section(failures)
+    if meta.get("check"):
+        lines += check_lines(meta["check"])
+    if prof:
+        lines += profile_section(prof, grids, store, dec, choices, bases, algs, lost)
+    lines += spend_section(spend_by_size(grids, store, bases))
+    lines += choices_section(summary)
+    lines += rules_section(meta, grids, store, rules, rules_of, bases, noise)
+    if store.failed:
+        lines += unmeasured_section(store, failures)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def decisions(out, grids, store, dec, choices, algs, rules_of, bases, noise, lost):
+    """Writes decisions.csv (a row per grid point: decision_row) and each
+    collective's map (plot_map); returns the Choices table, a row per
+    collective (summary_row)."""
+    dec_rows = []
     summary = ["| collective | rules | grid points measured (with alternatives) / grid | "
                "predicted regret: geomean, worst | measured regret (points with every algorithm measured): geomean, "
                "worst, points | points where a collx algorithm is chosen | choices within "
                "the noise |",
                "|---|---|---|---|---|---|---|"]
     for c, g in grids.items():
-        pred, meas, measured_cells, chosen = [], [], 0, 0
+        pred, meas, rows = [], [], []
         for q, m in g.cells():
-            ch = choices[c][(q, m)]
-            ests = dec.estimates(c, q, m)
-            pr = dec.predicted_regret(c, q, m, ch)
-            mr = measured_regret(store, algs[c], c, q, m, ch)
+            row, pr, mr = decision_row(store, dec, algs[c], c, q, m, choices[c][(q, m)],
+                                       bases, noise, lost)
+            rows.append(row)
             if pr:
                 pred.append(pr)
             if mr:
                 meas.append(mr)
-            measured_cells += bases[(c, q, m)] == "measured"
-            chosen += ch != "native"
-            best = min(ests, key=lambda a: ests[a].ln) if ests else ""
-            dec_rows.append({
-                "coll": c, "p": q, "size_bytes": m, "choice": ch, "best_estimate": best,
-                "choice_us": f"{ests[ch].us:.3f}" if ch in ests else "",
-                "native_us": f"{ests['native'].us:.3f}" if "native" in ests else "",
-                "best_us": f"{ests[best].us:.3f}" if best else "",
-                "choice_source": "" if ch not in ests else
-                ("measured" if ests[ch].measured else "model"),
-                "basis": bases[(c, q, m)],
-                "predicted_regret": f"{pr:.4f}" if pr else "",
-                "measured_regret": f"{mr:.4f}" if mr else "",
-                "within_noise": "+".join(noise[(c, q, m)]),
-                "algs_measured": "+".join(a for a in algs[c] if store.usable(c, a, q, m)),
-                "calls": dec.calls.get((c, q, m), ""),   # a profile's: setups charged
-                "choice_setup_us": f"{dec.setup(c, ch, q):.1f}" if (c, q, m) in dec.calls
-                else "",
-                "lost_to_setup": setup_text(lost[(c, q, m)]) if (c, q, m) in lost else ""})
-        n_rules = len(rules_of.get(c, []))
-        tied = sum(bool(noise[(c, q, m)]) for q, m in g.cells())
-        flips = sum(bool(noise[(c, q, m)]) and (choices[c][(q, m)] == "native" or
-                                                "native" in noise[(c, q, m)])
-                    for q, m in g.cells())
-        summary.append(
-            f"| {c} | {n_rules} | {measured_cells} / {len(g.cells())} | "
+        dec_rows += rows
+        summary.append(summary_row(c, g, rows, pred, meas, len(rules_of.get(c, [])),
+                                   choices[c], noise))
+        plot_map(out, c, g, choices[c], store, algs[c])
+    write_rows(os.path.join(out, "decisions.csv"), list(dec_rows[0]) if dec_rows else [],
+               dec_rows)
+    return summary
+
+
+def decision_row(store, dec, algs, c, q, m, ch, bases, noise, lost):
+    """(decisions.csv's row of the grid point (c, q, m) whose choice is
+    ch, its predicted regret, its measured regret)."""
+    ests = dec.estimates(c, q, m)
+    pr = dec.predicted_regret(c, q, m, ch)
+    mr = measured_regret(store, algs, c, q, m, ch)
+    best = min(ests, key=lambda a: ests[a].ln) if ests else ""
+    return {
+        "coll": c, "p": q, "size_bytes": m, "choice": ch, "best_estimate": best,
+        "choice_us": f"{ests[ch].us:.3f}" if ch in ests else "",
+        "native_us": f"{ests['native'].us:.3f}" if "native" in ests else "",
+        "best_us": f"{ests[best].us:.3f}" if best else "",
+        "choice_source": "" if ch not in ests else
+        ("measured" if ests[ch].measured else "model"),
+        "basis": bases[(c, q, m)],
+        "predicted_regret": f"{pr:.4f}" if pr else "",
+        "measured_regret": f"{mr:.4f}" if mr else "",
+        "within_noise": "+".join(noise[(c, q, m)]),
+        "algs_measured": "+".join(a for a in algs if store.usable(c, a, q, m)),
+        "calls": dec.calls.get((c, q, m), ""),   # a profile's: setups charged
+        "choice_setup_us": f"{dec.setup(c, ch, q):.1f}" if (c, q, m) in dec.calls
+        else "",
+        "lost_to_setup": setup_text(lost[(c, q, m)]) if (c, q, m) in lost else ""}, pr, mr
+
+
+def summary_row(c, g, rows, pred, meas, n_rules, choice, noise):
+    """The Choices table's row of collective c from its decision rows and
+    its regrets (pred, meas: where there is one)."""
+    measured_cells = sum(r["basis"] == "measured" for r in rows)
+    chosen = sum(r["choice"] != "native" for r in rows)
+    tied = sum(bool(noise[(c, q, m)]) for q, m in g.cells())
+    flips = sum(bool(noise[(c, q, m)]) and (choice[(q, m)] == "native" or
+                                            "native" in noise[(c, q, m)])
+                for q, m in g.cells())
+    return (f"| {c} | {n_rules} | {measured_cells} / {len(g.cells())} | "
             f"{num(geomean(pred), none='no prediction')}, "
             f"{num(max(pred, default=None), none='no prediction')} | "
             f"{num(geomean(meas))}, {num(max(meas, default=None))}, {len(meas)} | "
             f"{chosen} of {len(g.cells())} | {tied} of {len(g.cells())}; of them native "
             f"against an algorithm: {flips} |")
-        plot_map(out, c, g, choices[c], store, algs[c])
-    write_rows(os.path.join(out, "decisions.csv"), list(dec_rows[0]) if dec_rows else [],
-               dec_rows)
-    cost, grid_est = store.cost(), grid_cost_estimate(s, grids, algs)
+
+
+def head_lines(meta, store, rules, grid_est):
+    """report.md's title, what was run, and the Cost table (grid_est: the
+    whole grid's cost, predicted: grid_cost_estimate)."""
     pairs = store.pairs()
     failures = meta.get("failures") or {}
-    lines += [f"# Tuning: {meta['target']}", "",
-              f"Command: `{meta['command']}`", "",
-              f"Mode: {meta['mode']}; communicator sizes {meta['comm_sizes']}; sizes "
-              f"{meta['sizes'][0]}..{meta['sizes'][1]} B per rank (powers of two); "
-              f"{meta['reps']} sample(s) per point of {meta['iters']} timed repetitions "
-              f"after {meta['warmup']} warm-up(s); margin {meta['margin']:.0%}. "
-              f"Rules: `{meta['rules']}` ({len(rules)} rules)." +
-              (f" Sampling stopped early: {meta['stopped']}." if meta["stopped"] else ""), "",
-              "## Cost", ""] + table_rows([
-                  f"| cost spent ({'host CPU' if meta['kind'] != 'real' else 'wall'} seconds) "
-                  f"| {meta['spent_s']:.1f} |",
-                  f"| of which the tuner's own CPU (fits, choices) | {meta['own_cpu_s']:.1f} |"
-                  if meta["kind"] != "real" else None,
-                  f"| budget | {meta['budget'] or 'none'} |",
-                  f"| wall time of the whole run | {meta['wall_s']:.0f} s |",
-                  f"| batches (collbench runs) | {len(store.batches)} |",
-                  f"| runs that failed | {failures.get('runs', 0)} |",
-                  f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
-                  f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
-                  f"{store.cases()} samples |",
-                  f"| whole grid's cost, predicted from the cases measured | "
-                  f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
-                  if grid_est else "| whole grid's cost | unknown |",
-                  f"| points that could not be measured | {len(store.failed)} |"]) + [""]
-    if failures.get("runs"):
-        lines += failures_section(failures)
-    if meta.get("check"):
-        ck = meta["check"]
-        lines += [f"Check (collbench `--algs selected` with `COLLX_RULES`): "
-                  f"{ck['points']} points, " +
-                  ("column ran agrees with the rules everywhere." if not ck["mismatches"]
-                   else "disagreements: " + "; ".join(ck["mismatches"])), ""]
-    if prof:
-        lines += profile_section(prof, grids, store, dec, choices, bases, algs, lost)
-    spend = spend_by_size(grids, store, bases)
-    lines += ["## Spend by communicator size", "",
-              "Where the budget went: host seconds of the runs at each communicator size "
-              "(their share of all runs' cost; the tuner's own CPU is not in it), cases "
-              "run, (algorithm, point) pairs measured (of them, algorithms other than "
-              "native), and the grid points (all collectives) whose choice rests on "
-              "measurements (measured with alternatives: the choice, native and another "
-              "algorithm measured there, and every algorithm the model could not rule "
-              "out; the one meaning of \"measured\" in this report), on the model's "
-              "prediction with its "
-              "uncertainty, or still at risk (an algorithm not measured there may beat "
-              "the choice by more than 3 % with a probability above 5 %: where the budget "
-              "ended), or native alone (no other algorithm measured there nor predicted "
-              "with a known uncertainty: native for want of a comparison). A prediction "
-              "replaces native only when faster beyond its uncertainty.", "",
-              "| communicator size | host s | share | cases | pairs measured (not native) "
-              "| grid points | measured | predicted | at risk | native alone |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    return [f"# Tuning: {meta['target']}", "",
+            f"Command: `{meta['command']}`", "",
+            f"Mode: {meta['mode']}; communicator sizes {meta['comm_sizes']}; sizes "
+            f"{meta['sizes'][0]}..{meta['sizes'][1]} B per rank (powers of two); "
+            f"{meta['reps']} sample(s) per point of {meta['iters']} timed repetitions "
+            f"after {meta['warmup']} warm-up(s); margin {meta['margin']:.0%}. "
+            f"Rules: `{meta['rules']}` ({len(rules)} rules)." +
+            (f" Sampling stopped early: {meta['stopped']}." if meta["stopped"] else ""), "",
+            "## Cost", ""] + table_rows([
+                f"| cost spent ({'host CPU' if meta['kind'] != 'real' else 'wall'} seconds) "
+                f"| {meta['spent_s']:.1f} |",
+                f"| of which the tuner's own CPU (fits, choices) | {meta['own_cpu_s']:.1f} |"
+                if meta["kind"] != "real" else None,
+                f"| budget | {meta['budget'] or 'none'} |",
+                f"| wall time of the whole run | {meta['wall_s']:.0f} s |",
+                f"| batches (collbench runs) | {len(store.batches)} |",
+                f"| runs that failed | {failures.get('runs', 0)} |",
+                f"| (algorithm, point) pairs measured / whole grid | {pairs} / "
+                f"{meta['grid_pairs']} ({100 * pairs / meta['grid_pairs']:.1f} %); "
+                f"{store.cases()} samples |",
+                f"| whole grid's cost, predicted from the cases measured | "
+                f"{grid_est:.0f} s (spent: {100 * meta['spent_s'] / grid_est:.0f} %) |"
+                if grid_est else "| whole grid's cost | unknown |",
+                f"| points that could not be measured | {len(store.failed)} |"]) + [""]
+
+
+def check_lines(ck):
+    """report.md's line on the check of the rules in collbench."""
+    return [f"Check (collbench `--algs selected` with `COLLX_RULES`): "
+            f"{ck['points']} points, " +
+            ("column ran agrees with the rules everywhere." if not ck["mismatches"]
+             else "disagreements: " + "; ".join(ck["mismatches"])), ""]
+
+
+def spend_section(spend):
+    """report.md's "Spend by communicator size" (spend: spend_by_size)."""
+    lines = ["## Spend by communicator size", "",
+             "Where the budget went: host seconds of the runs at each communicator size "
+             "(their share of all runs' cost; the tuner's own CPU is not in it), cases "
+             "run, (algorithm, point) pairs measured (of them, algorithms other than "
+             "native), and the grid points (all collectives) whose choice rests on "
+             "measurements (measured with alternatives: the choice, native and another "
+             "algorithm measured there, and every algorithm the model could not rule "
+             "out; the one meaning of \"measured\" in this report), on the model's "
+             "prediction with its "
+             "uncertainty, or still at risk (an algorithm not measured there may beat "
+             "the choice by more than 3 % with a probability above 5 %: where the budget "
+             "ended), or native alone (no other algorithm measured there nor predicted "
+             "with a known uncertainty: native for want of a comparison). A prediction "
+             "replaces native only when faster beyond its uncertainty.", "",
+             "| communicator size | host s | share | cases | pairs measured (not native) "
+             "| grid points | measured | predicted | at risk | native alone |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['q']} | {r['cost']:.1f} | {100 * r['share']:.1f} % | {r['cases']} | "
               f"{r['pairs']} ({r['alts']}) | {r['points']} | {r['measured']} | "
               f"{r['predicted']} | {r['risk']} | {r['alone']} |" for r in spend]
     lines.append("")
-    lines += ["## Choices", "",
-              "Predicted regret: T(choice) / the fastest estimate at each grid point "
-              "(measured where measured, else the model's prediction; a prediction "
-              "with no measured points around it to say how wrong it may be is left "
-              "out). Measured regret: "
-              "the same where every algorithm was measured (\"not measured\": at no "
-              "point). Grid points measured: as in the spend table (with "
-              "alternatives). Choices within the noise: grid points where another "
-              "tuning run could choose otherwise (native chosen where "
-              "an algorithm measured faster by the margin has no evidence beyond the "
-              "noise in every repeat; an algorithm chosen where another with evidence "
-              "is not slower beyond the noise).", ""] + summary + [""]
+    return lines
+
+
+def choices_section(summary):
+    """report.md's "Choices": what the columns say, then the table, a row
+    per collective (decisions)."""
+    return ["## Choices", "",
+            "Predicted regret: T(choice) / the fastest estimate at each grid point "
+            "(measured where measured, else the model's prediction; a prediction "
+            "with no measured points around it to say how wrong it may be is left "
+            "out). Measured regret: "
+            "the same where every algorithm was measured (\"not measured\": at no "
+            "point). Grid points measured: as in the spend table (with "
+            "alternatives). Choices within the noise: grid points where another "
+            "tuning run could choose otherwise (native chosen where "
+            "an algorithm measured faster by the margin has no evidence beyond the "
+            "noise in every repeat; an algorithm chosen where another with evidence "
+            "is not slower beyond the noise).", ""] + summary + [""]
+
+
+def rules_section(meta, grids, store, rules, rules_of, bases, noise):
+    """report.md's section per collective: its map and its rules, each
+    with the grid points it serves by basis (rule_row)."""
+    index = {id(r): i for i, r in enumerate(rules)}
     points, between = rule_points(rules, grids, store, meta["node"])
+    lines = []
     for c in grids:
         lines += [f"### {c}", "", f"![{c}](map_{c}.png)", "",
                   "Its rules (`" + meta["rules"] + "`), in order, the grid points each "
@@ -462,33 +525,38 @@ def write(out, meta, grids, store, dec, choices, rules, s, prof=None, rules_of=N
                   "grid points: measured | predicted | at risk | native alone | "
                   "within the noise |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in rules_of.get(c, []):
-            i = index[id(r)]
-            got = [bases[p] for p in points.get(i, ())]
-            alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r.get("params") else "")
-            tied = {}
-            for p in points.get(i, ()) if i not in between else ():
-                for a in noise.get(p, ()):
-                    tied[a] = tied.get(a, 0) + 1
-            lines.append(f"| {rule_text(r, 'comm_size')} | {rule_text(r, 'msg_size', size_label)}"
-                         f" | {rule_text(r, 'ranks_per_node')} | {cell(alg)}"
-                         f"{' *between*' if i in between else ''} | "
-                         f"{', '.join(r.get('candidates', []))} | " +
-                         " | ".join(str(got.count(b)) for b in BASES) + " | " +
-                         ", ".join(f"{a} ({n})" for a, n in sorted(tied.items(),
-                                                                   key=lambda x: -x[1])) + " |")
+        lines += [rule_row(r, index[id(r)], points, between, bases, noise)
+                  for r in rules_of.get(c, [])]
         lines.append("")
-    if store.failed:
-        lines += ["## Points that could not be measured", "",
-                  "Why: the gist of the run's message" +
-                  (" (the first failed run's whole message: \"Runs that failed\", above)."
-                   if failures.get("runs") else "."), "",
-                  "| collective | algorithm | p | bytes | why |", "|---|---|---|---|---|"]
-        lines += [f"| {c} | {cell(a)} | {q} | {m} | {cell(w)} |"
-                  for (c, a, q, m), w in sorted(store.failed.items())]
-        lines.append("")
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    return lines
+
+
+def rule_row(r, i, points, between, bases, noise):
+    """The row of rule r (the file's i-th) in its collective's table."""
+    got = [bases[p] for p in points.get(i, ())]
+    alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r.get("params") else "")
+    tied = {}
+    for p in points.get(i, ()) if i not in between else ():
+        for a in noise.get(p, ()):
+            tied[a] = tied.get(a, 0) + 1
+    return (f"| {rule_text(r, 'comm_size')} | {rule_text(r, 'msg_size', size_label)}"
+            f" | {rule_text(r, 'ranks_per_node')} | {cell(alg)}"
+            f"{' *between*' if i in between else ''} | "
+            f"{', '.join(r.get('candidates', []))} | " +
+            " | ".join(str(got.count(b)) for b in BASES) + " | " +
+            ", ".join(f"{a} ({n})" for a, n in sorted(tied.items(),
+                                                      key=lambda x: -x[1])) + " |")
+
+
+def unmeasured_section(store, failures):
+    """report.md's "Points that could not be measured", and why."""
+    return ["## Points that could not be measured", "",
+            "Why: the gist of the run's message" +
+            (" (the first failed run's whole message: \"Runs that failed\", above)."
+             if failures.get("runs") else "."), "",
+            "| collective | algorithm | p | bytes | why |", "|---|---|---|---|---|"] + \
+        [f"| {c} | {cell(a)} | {q} | {m} | {cell(w)} |"
+         for (c, a, q, m), w in sorted(store.failed.items())] + [""]
 
 
 def table_rows(rows, head=("| | value |", "|---|---|")):
