@@ -114,20 +114,87 @@ def stop_on_sigterm():
 def main(argv):
     stop_on_sigterm()
     a = parse_args(argv)
-    prof = None
-    if a.profile:
-        try:
-            job, entries = profmod.read(a.profile)
-        except profmod.ProfileError as e:
-            raise SystemExit(f"tune: {e}")
-        if a.p is None and job.get("ranks"):
-            a.p = job["ranks"]   # the job's size, unless -n says otherwise
-        for opt in ("sizes", "comm_sizes"):
-            if getattr(a, opt):
-                raise SystemExit(f"tune: --{opt.replace('_', '-')} with --profile: the "
-                                 "profile says which sizes to measure")
+    job, entries = read_profile(a)
     t = make_target(a)
     t0 = time.time()
+    prof, algs, grids, comms, lo, hi = what_to_measure(a, t, job, entries)
+    if max(comms) > t.p or min(comms) < 2:
+        raise SystemExit(f"tune: communicator sizes must lie in 2..{t.p}")
+    floor = a.noise_floor if a.noise_floor is not None else \
+        (0.005 if t.kind != "real" else 0.01)
+    if a.resume:
+        with open(a.resume) as f:
+            store = Store.from_json(json.load(f)["measurements"])
+    else:
+        store = Store(floor)
+    # with a profile, the setups are charged to the points' calls (decide.py)
+    dec = Decider(store, algs, a.margin, grids, t.node, calls=prof.calls() if prof else None,
+                  measured_only=t.launches_vary and not a.predictions)
+    s = Sampler(t, grids, algs, store, dec, a, weights=prof.weights() if prof else None)
+    full = grid_pairs(grids, algs)
+    say_start(s, t, a, algs, comms, lo, hi, full, prof)
+    if a.decide_only and not a.resume:
+        raise SystemExit("tune: --decide-only needs --from")
+    mpi_meta = tune_mpi(t, a, argv, grids, algs, s) if a.mpi_file else None
+    try:
+        sample(s, a, prof)
+    except NothingMeasured as e:
+        return nothing_measured(s, a, f"the first {len(e.args[0])} runs failed before their "
+                                "first case, so the tuner stopped")
+    if not store.samples:
+        return nothing_measured(s, a, f"all {len(s.failures)} runs failed" if s.failures
+                                else "the budget allowed no run")
+    choices, rules_of = decide_rules(dec, grids, t)
+    all_rules = rulesmod.ordered(rules_of)
+    bases = report.bases_of(store, dec, grids, choices)
+    noise = report.noise_of(dec, grids, choices)
+    points, between = report.rule_points(all_rules, grids, store, t.node)
+    ev = report.evidence(all_rules, points, between, bases, store, len(store.batches),
+                         len(s.failures), noise)
+    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev,
+                                                mpi_meta))
+    n = f"{len(all_rules)} rule{'s' if len(all_rules) != 1 else ''}"
+    say_written(s, a, store, full, n)
+    check = None
+    if not a.no_check and t.kind != "replay":
+        check = check_rules(t, a, all_rules, grids, store, s)
+    if a.report:
+        os.makedirs(a.report, exist_ok=True)
+        meta = report_meta(a, argv, t, t0, s, prof, algs, comms, lo, hi, full, check)
+        save(store, os.path.join(a.report, "tune.json"), meta)
+        report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof,
+                     rules_of=rules_of, bases=bases, noise=noise)
+        s.say(f"report: {os.path.join(a.report, 'report.md')}")
+    # the last line: how sure the rules are, as `collx rules check` says it
+    s.say(f"evidence: {n}; {rulesfile.evidence_text(ev, all_rules)} "
+          f"(`collx rules check {a.out}` names the rules not wholly measured)")
+    return 1 if check and (check["mismatches"] or check.get("failed")) else 0
+
+
+def read_profile(a):
+    """(the job, the entries) of --profile's file, or (None, None); P is
+    the job's ranks unless -n says otherwise, and the profile says which
+    sizes to measure."""
+    if not a.profile:
+        return None, None
+    try:
+        job, entries = profmod.read(a.profile)
+    except profmod.ProfileError as e:
+        raise SystemExit(f"tune: {e}")
+    if a.p is None and job.get("ranks"):
+        a.p = job["ranks"]   # the job's size, unless -n says otherwise
+    for opt in ("sizes", "comm_sizes"):
+        if getattr(a, opt):
+            raise SystemExit(f"tune: --{opt.replace('_', '-')} with --profile: the "
+                             "profile says which sizes to measure")
+    return job, entries
+
+
+def what_to_measure(a, t, job, entries):
+    """(the profile or None, {key: algorithms}, {key: grid}, the
+    communicator sizes, the smallest and largest message size): a
+    profile's points, else the grid the options ask for."""
+    prof = None
     if a.profile:
         every = registry(t, "all", params=False)
         prof = profmod.Profile(a.profile, job, entries, t.p, t.node, set(every))
@@ -150,20 +217,12 @@ def main(argv):
         comms = [int(x) for x in a.comm_sizes.split(",")] if a.comm_sizes else \
             gridmod.comm_sizes(t.p, t.node)
         grids = {c: gridmod.Grid(c, comms, gridmod.msg_sizes(lo, hi)) for c in algs}
-    if max(comms) > t.p or min(comms) < 2:
-        raise SystemExit(f"tune: communicator sizes must lie in 2..{t.p}")
-    floor = a.noise_floor if a.noise_floor is not None else \
-        (0.005 if t.kind != "real" else 0.01)
-    if a.resume:
-        with open(a.resume) as f:
-            store = Store.from_json(json.load(f)["measurements"])
-    else:
-        store = Store(floor)
-    # with a profile, the setups are charged to the points' calls (decide.py)
-    dec = Decider(store, algs, a.margin, grids, t.node, calls=prof.calls() if prof else None,
-                  measured_only=t.launches_vary and not a.predictions)
-    s = Sampler(t, grids, algs, store, dec, a, weights=prof.weights() if prof else None)
-    full = grid_pairs(grids, algs)
+    return prof, algs, grids, comms, lo, hi
+
+
+def say_start(s, t, a, algs, comms, lo, hi, full, prof):
+    """The first lines: the target, the grid, the budget; what --launch
+    leaves out; the profile."""
     s.say(f"{t.describe()}; {len(algs)} collectives, communicator sizes "
           f"{','.join(map(str, sorted(comms)))}, sizes {lo}..{hi} B; grid {full} "
           f"(algorithm, point) pairs; "
@@ -173,17 +232,10 @@ def main(argv):
               "(this repository's test settings, bench/mpi_env.sh): " + ", ".join(t.unset))
     if prof:
         say_profile(s, prof, t)
-    if a.decide_only and not a.resume:
-        raise SystemExit("tune: --decide-only needs --from")
-    mpi_meta = tune_mpi(t, a, argv, grids, algs, s) if a.mpi_file else None
-    try:
-        sample(s, a, prof)
-    except NothingMeasured as e:
-        return nothing_measured(s, a, f"the first {len(e.args[0])} runs failed before their "
-                                "first case, so the tuner stopped")
-    if not store.samples:
-        return nothing_measured(s, a, f"all {len(s.failures)} runs failed" if s.failures
-                                else "the budget allowed no run")
+
+
+def decide_rules(dec, grids, t):
+    """({key: {(q, m): choice}}, {key: its rules}) from what was measured."""
     rules_of, choices = {}, {}
     for c, g in grids.items():
         dec.refit(c)
@@ -192,15 +244,12 @@ def main(argv):
                                      close=dec.candidates(c, g, choices[c]),
                                      row=Between(dec, c, g, choices[c],
                                                  gridmod.node_of(c, t.node)).row)
-    all_rules = rulesmod.ordered(rules_of)
-    bases = report.bases_of(store, dec, grids, choices)
-    noise = report.noise_of(dec, grids, choices)
-    points, between = report.rule_points(all_rules, grids, store, t.node)
-    ev = report.evidence(all_rules, points, between, bases, store, len(store.batches),
-                         len(s.failures), noise)
-    rulesmod.write(a.out, all_rules, provenance(t, a, argv, grids, lo, hi, prof, ev,
-                                                mpi_meta))
-    n = f"{len(all_rules)} rule{'s' if len(all_rules) != 1 else ''}"
+    return choices, rules_of
+
+
+def say_written(s, a, store, full, n):
+    """The lines after the rules file is written (n: "3 rules"): what was
+    measured, the runs that failed, the collectives given up."""
     s.say(f"wrote {a.out}: {n}; measured {store.pairs()} of the grid's "
           f"{full} (algorithm, point) pairs ({100 * store.pairs() / full:.0f} %); "
           f"{s.budget_text()}")
@@ -209,34 +258,26 @@ def main(argv):
     for c, why in s.given_up.items():
         s.say(f"{c}: not measured: its runs kept failing the same way ({why}); its rules "
               "say native for want of a comparison")
-    check = None
-    if not a.no_check and t.kind != "replay":
-        check = check_rules(t, a, all_rules, grids, store, s)
-    if a.report:
-        os.makedirs(a.report, exist_ok=True)
-        meta = {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
-                "colls": list(algs), "algs": algs, "comm_sizes": sorted(comms),
-                "sizes": [lo, hi], "budget": a.budget,
-                "mode": "decide-only" if a.decide_only else "grid" if a.grid else
-                "profile" if prof else "guided",
-                "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
-                "rules": a.out, "stopped": s.stopped,
-                "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
-                "failures": failures_meta(s),
-                "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
-                "command": ("./run tune " if tools.checkout() else "collx tune ") +
-                shlex.join(argv),
-                "profile": prof and {"path": a.profile, "job": prof.job,
-                                     "seconds": prof.seconds, "entries": prof.entries,
-                                     "skipped": [[e, why] for e, why in prof.skipped]}}
-        save(store, os.path.join(a.report, "tune.json"), meta)
-        report.write(a.report, meta, grids, store, dec, choices, all_rules, s, prof,
-                     rules_of=rules_of, bases=bases, noise=noise)
-        s.say(f"report: {os.path.join(a.report, 'report.md')}")
-    # the last line: how sure the rules are, as `collx rules check` says it
-    s.say(f"evidence: {n}; {rulesfile.evidence_text(ev, all_rules)} "
-          f"(`collx rules check {a.out}` names the rules not wholly measured)")
-    return 1 if check and (check["mismatches"] or check.get("failed")) else 0
+
+
+def report_meta(a, argv, t, t0, s, prof, algs, comms, lo, hi, full, check):
+    """tune.json's and report.md's "meta": the run's options, target and
+    outcome."""
+    return {"target": t.describe(), "kind": t.kind, "p": t.p, "node": t.node,
+            "colls": list(algs), "algs": algs, "comm_sizes": sorted(comms),
+            "sizes": [lo, hi], "budget": a.budget,
+            "mode": "decide-only" if a.decide_only else "grid" if a.grid else
+            "profile" if prof else "guided",
+            "margin": a.margin, "reps": a.reps, "iters": a.iters, "warmup": a.warmup,
+            "rules": a.out, "stopped": s.stopped,
+            "wall_s": time.time() - t0, "grid_pairs": full, "check": check,
+            "failures": failures_meta(s),
+            "spent_s": s.spent(), "own_cpu_s": s.own_cpu(),
+            "command": ("./run tune " if tools.checkout() else "collx tune ") +
+            shlex.join(argv),
+            "profile": prof and {"path": a.profile, "job": prof.job,
+                                 "seconds": prof.seconds, "entries": prof.entries,
+                                 "skipped": [[e, why] for e, why in prof.skipped]}}
 
 
 def sample(s, a, prof):
