@@ -85,25 +85,9 @@ def find(name, mpi=None, given=None):
     if option:
         tried.append(f"{option}: not given")
     if mpi != "smpi":
-        var = DIR_ENV if program else LIB_ENV
-        env = os.environ.get(var)
-        if env:
-            path = os.path.join(env, name) if program else env
-            if usable(path, program):
-                return os.path.abspath(path)
-            why = "not executable" if os.path.exists(path) else "missing"
-            tried.append(f"${var} ({path}): {why}")
-        else:
-            tried.append(f"${var}: not set")
-        inst = installed()
-        if inst:   # the interposer: the one for this MPI (lib/collx/<mpi>/), then lib/
-            paths = [os.path.join(inst["bindir"], name)] if program else \
-                [os.path.join(inst["libdir"], "collx", mpi, name),
-                 os.path.join(inst["libdir"], name)]
-            for path in paths:
-                if usable(path, program):
-                    return path
-            tried.append(f"beside this collx ({' or '.join(paths)}): missing")
+        path = find_env_or_installed(name, mpi, program, tried)
+        if path:
+            return path
     root = checkout()
     if root:
         path = os.path.join(root, "build", mpi, BUILT.get(name, name))
@@ -119,6 +103,37 @@ def find(name, mpi=None, given=None):
         if path:
             return path
         tried.append("PATH: not on it")
+    raise not_found(name, mpi, option, program, tried)
+
+
+def find_env_or_installed(name, mpi, program, tried):
+    """find's look at $COLLX_BENCH_DIR ($COLLX_PMPI_LIB for the
+    interposer), then beside this collx's install: the path, or None with
+    where it looked added to tried."""
+    var = DIR_ENV if program else LIB_ENV
+    env = os.environ.get(var)
+    if env:
+        path = os.path.join(env, name) if program else env
+        if usable(path, program):
+            return os.path.abspath(path)
+        why = "not executable" if os.path.exists(path) else "missing"
+        tried.append(f"${var} ({path}): {why}")
+    else:
+        tried.append(f"${var}: not set")
+    inst = installed()
+    if inst:   # the interposer: the one for this MPI (lib/collx/<mpi>/), then lib/
+        paths = [os.path.join(inst["bindir"], name)] if program else \
+            [os.path.join(inst["libdir"], "collx", mpi, name),
+             os.path.join(inst["libdir"], name)]
+        for path in paths:
+            if usable(path, program):
+                return path
+        tried.append(f"beside this collx ({' or '.join(paths)}): missing")
+    return None
+
+
+def not_found(name, mpi, option, program, tried):
+    """find's ToolNotFound: where it looked (tried) and how to fix it."""
     how = [f"give {option} PATH"] if option else []
     if mpi == "smpi":
         how.append("run from a collx checkout after ./run build")
@@ -127,6 +142,6 @@ def find(name, mpi=None, given=None):
                 f"set {DIR_ENV} to the folder holding it",
                 "install collx (cmake --install BUILD --prefix PREFIX) and run PREFIX/bin/collx"]
     what = "the interposer" if not program else name
-    raise ToolNotFound(f"cannot find {what}" + (f" ({mpi} build)" if mpi == "smpi" else "")
-                       + "; looked at:\n  " + "\n  ".join(tried)
-                       + "\nTo fix: " + "; or ".join(how) + ".")
+    return ToolNotFound(f"cannot find {what}" + (f" ({mpi} build)" if mpi == "smpi" else "")
+                        + "; looked at:\n  " + "\n  ".join(tried)
+                        + "\nTo fix: " + "; or ".join(how) + ".")

@@ -25,35 +25,7 @@ def run_check(args, xml, layout, out):
         points, drifts = [], {}
         probe = (plat.read_record(xml) or {}).get("probe")
         for coll in args.colls.split(","):
-            algs = args.algs.split(",") if args.algs else \
-                [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
-            if not algs:
-                raise ValueError(f"no algorithm of '{coll}' on both sides")
-            env = None
-            if args.rules:   # the tuned rules, as "selected", beside native
-                algs = [a for a in algs if a != "selected"] + ["selected"]
-                env = {"COLLX_RULES": os.path.abspath(args.rules)}
-            sizes = [int(s) for s in args.check_sizes.split(",")]
-            say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
-                f"({args.launches} launches)")
-            launches, ratio = steady_launches(
-                real, probe, args, max(args.launches, 1),
-                lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2),
-                                       env=env))
-            if ratio is not None:
-                drifts[coll] = ratio
-                if abs(ratio - 1) > DRIFT:
-                    say(f"check {coll}: the machine is not as it was calibrated: its "
-                        f"{probe['bytes']}-B ping-pong ({probe['route']}) took {ratio:.2f}x "
-                        f"what was fitted around these runs (after {args.wait} s of waiting); "
-                        "this collective's errors are the machine's too (calibrate again, "
-                        "then check at once)")
-            real_rows = meas.best_rows(launches, ("coll", "alg", "size_bytes"), "median_us")
-            say(f"check {coll}: simulated")
-            sim_rows = sim.collbench(coll, algs, sizes, 3, 1, env=env)
-            got = checkmod.pair(real_rows, sim_rows)
-            say(f"check {coll}: " + checkmod.line(checkmod.summary(got)))
-            points += got
+            points += check_coll(coll, args, real, sim, reg_real, reg_sim, probe, drifts)
     against = f"{args.launch} ({real.target.mpi_version() or real.mpi})"
     checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
                    against, os.path.basename(xml), drifts)
@@ -75,6 +47,41 @@ def run_check(args, xml, layout, out):
             + (checkmod.line(rec["check"]["steady_summary"]) if steady else
                "none (calibrate again when the machine is steady)"))
     say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
+
+
+def check_coll(coll, args, real, sim, reg_real, reg_sim, probe, drifts):
+    """run_check's points of one collective: its algorithms on both sides
+    (reg_real, reg_sim: the registries), real in steady launches (its
+    drift from the calibration into drifts), then simulated."""
+    algs = args.algs.split(",") if args.algs else \
+        [a for a in reg_real.get(coll, []) if a in reg_sim.get(coll, [])]
+    if not algs:
+        raise ValueError(f"no algorithm of '{coll}' on both sides")
+    env = None
+    if args.rules:   # the tuned rules, as "selected", beside native
+        algs = [a for a in algs if a != "selected"] + ["selected"]
+        env = {"COLLX_RULES": os.path.abspath(args.rules)}
+    sizes = [int(s) for s in args.check_sizes.split(",")]
+    say(f"check {coll}: {len(algs)} algorithms x {len(sizes)} sizes, real "
+        f"({args.launches} launches)")
+    launches, ratio = steady_launches(
+        real, probe, args, max(args.launches, 1),
+        lambda: real.collbench(coll, algs, sizes, args.iters, max(args.iters // 10, 2),
+                               env=env))
+    if ratio is not None:
+        drifts[coll] = ratio
+        if abs(ratio - 1) > DRIFT:
+            say(f"check {coll}: the machine is not as it was calibrated: its "
+                f"{probe['bytes']}-B ping-pong ({probe['route']}) took {ratio:.2f}x "
+                f"what was fitted around these runs (after {args.wait} s of waiting); "
+                "this collective's errors are the machine's too (calibrate again, "
+                "then check at once)")
+    real_rows = meas.best_rows(launches, ("coll", "alg", "size_bytes"), "median_us")
+    say(f"check {coll}: simulated")
+    sim_rows = sim.collbench(coll, algs, sizes, 3, 1, env=env)
+    got = checkmod.pair(real_rows, sim_rows)
+    say(f"check {coll}: " + checkmod.line(checkmod.summary(got)))
+    return got
 
 
 def rewrite_header(xml, record):

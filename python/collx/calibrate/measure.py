@@ -66,28 +66,33 @@ def measure(args, out):
     return m, layout, about
 
 
+def read_one(src, out):
+    """measure_one's --from: the measurements recorded in src (copied
+    into out beside what is fitted from them)."""
+    with open(os.path.join(src, "layout.txt")) as f:
+        layout = Layout(f.read())
+    rows = meas.read_calibench(os.path.join(src, "calibench.csv"))
+    ns = os.path.join(src, "node_sync.csv")
+    sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
+    about = read_about(src)
+    for name in ("calibench.csv", "node_sync.csv", "call.csv", "layout.txt",
+                 "about.txt"):   # the inputs
+        s, d = os.path.join(src, name), os.path.join(out, name)
+        if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
+            with open(s) as fi, open(d, "w") as fo:
+                fo.write(fi.read())
+    m = meas.Measured(rows, sync)
+    call = os.path.join(src, "call.csv")
+    if os.path.exists(call):
+        m.call = float(read_rows(call)[0]["median_us"]) * 1e-6
+    return m, layout, about
+
+
 def measure_one(args, out):
     """Runs calibench and node_sync on the launch (or reads --from);
     returns (Measured, Layout, what ran)."""
     if args.from_dir:
-        src = args.from_dir
-        with open(os.path.join(src, "layout.txt")) as f:
-            layout = Layout(f.read())
-        rows = meas.read_calibench(os.path.join(src, "calibench.csv"))
-        ns = os.path.join(src, "node_sync.csv")
-        sync = meas.read_node_sync(ns) if os.path.exists(ns) else {}
-        about = read_about(src)
-        for name in ("calibench.csv", "node_sync.csv", "call.csv", "layout.txt",
-                     "about.txt"):   # the inputs
-            s, d = os.path.join(src, name), os.path.join(out, name)
-            if os.path.exists(s) and os.path.abspath(s) != os.path.abspath(d):
-                with open(s) as fi, open(d, "w") as fo:
-                    fo.write(fi.read())
-        m = meas.Measured(rows, sync)
-        call = os.path.join(src, "call.csv")
-        if os.path.exists(call):
-            m.call = float(read_rows(call)[0]["median_us"]) * 1e-6
-        return m, layout, about
+        return read_one(args.from_dir, out)
     where = Where(launch=args.launch)
     n = max(args.launches, 1)
     layout, probe = reference(where, out)

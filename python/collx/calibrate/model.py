@@ -98,6 +98,13 @@ def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.
               "parameters": {"node": node, "net": net, "copy_bw": rates[0],
                              "reduce_bw": rates[1], "sync": sync, "sync_rank": sync_rank,
                              "call": call, "mpi_call": mpi_call}}
+    options, collx = cfg_options(about, F, rates, sync, sync_rank, call, mpi_call)
+    return xml, hosts, plat.cfg_text(header(record), options, collx), record
+
+
+def cfg_options(about, F, rates, sync, sync_rank, call, mpi_call):
+    """The .cfg's SimGrid options and collx's (platform_files): the
+    selector, the overheads, the node's rates and each route's costs."""
     # native: the calibrated MPI's own algorithms as SMPI's selector for it
     # picks them (over sim/run's Open MPI selector and its tree barrier,
     # chosen for host time at hundreds of ranks); not bcast, which stays
@@ -124,7 +131,7 @@ def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.
             "or=" + fitmod.overhead_option(F.sizes, F.route_or[r]),
             "lat=" + fitmod.factor_option(F.sizes, F.route_lf[r]),
             "bw=" + fitmod.factor_option(F.sizes, F.route_bf[r])))))
-    return xml, hosts, plat.cfg_text(header(record), options, collx), record
+    return options, collx
 
 
 def selector(about):
