@@ -172,6 +172,34 @@ class Predictor:
                 os.remove(old)
         self.say(f"{label}: {what} ...")
         start = time.time()
+        proc = self.launch(label, extra, cmd, run_env, log, start)
+        host = time.time() - start
+        with open(log, errors="replace") as f:
+            text = f.read()
+        rec = {"label": label, "what": what, "extra": extra, "host_seconds": round(host, 1),
+               "exit": proc.returncode, "log": os.path.basename(log)}
+        error = self.run_error(label, proc, text, host)
+        if error:
+            rec["error"] = error
+        rec["verified"] = (re.search(self.a.check, text) is not None if self.a.check
+                           else proc.returncode == 0) and "error" not in rec
+        if self.a.own_time:
+            m = re.search(self.a.own_time, text)
+            got = m and next((g for g in m.groups() if g), None)
+            rec["own_seconds"] = float(got) if got else None
+        if os.path.exists(stats):
+            self.add_profile(rec, stats)
+        elif "error" not in rec:
+            rec["error"] = (f"no COLLX_STATS file {stats}: is the program built with "
+                            "collx-smpicc / collx-smpif90?")
+        self.runs.append(rec)
+        self.say(f"{label}: " + summary(rec))
+        return rec
+
+    def launch(self, label, extra, cmd, run_env, log, start):
+        """Runs cmd, its output into log, until it ends or --timeout
+        passes; says every NOTE_EVERY seconds how far it is (still).
+        Returns the process, ended."""
         with open(log, "w") as f:
             # a session of its own: a timeout stops sim/run, smpirun and the
             # simulation together
@@ -196,47 +224,35 @@ class Predictor:
                     except ProcessLookupError:
                         pass
                     proc.wait()
-        host = time.time() - start
-        with open(log, errors="replace") as f:
-            text = f.read()
-        rec = {"label": label, "what": what, "extra": extra, "host_seconds": round(host, 1),
-               "exit": proc.returncode, "log": os.path.basename(log)}
+        return proc
+
+    def run_error(self, label, proc, text, host):
+        """What went wrong with a run (its output text, host seconds), for
+        its record: out of time, a non-zero exit, SMPI's deadlock; None."""
         if host > self.a.timeout:
-            rec["error"] = (f"not finished in {self.a.timeout:.0f} s of host time (SMPI's "
-                            "time goes to its network model, which re-solves the sharing of "
-                            "every flow at each flow's start and end: an all-to-all of p "
-                            "ranks has p^2 flows; or to the program's polling loops, "
-                            "MPI_Iprobe/MPI_Test until a message comes, each call one "
-                            "simulator step that sim/run charges 0.1 us: a slow network "
-                            "means many); try fewer ranks, a smaller problem, --compute "
-                            "none, a larger --timeout, or for polling coarser calls for "
-                            "every run (SMPI_OPTIONS_FILE with smpi/iprobe:1e-6 and "
-                            "smpi/test:1e-6, sim/run)")
+            error = (f"not finished in {self.a.timeout:.0f} s of host time (SMPI's "
+                     "time goes to its network model, which re-solves the sharing of "
+                     "every flow at each flow's start and end: an all-to-all of p "
+                     "ranks has p^2 flows; or to the program's polling loops, "
+                     "MPI_Iprobe/MPI_Test until a message comes, each call one "
+                     "simulator step that sim/run charges 0.1 us: a slow network "
+                     "means many); try fewer ranks, a smaller problem, --compute "
+                     "none, a larger --timeout, or for polling coarser calls for "
+                     "every run (SMPI_OPTIONS_FILE with smpi/iprobe:1e-6 and "
+                     "smpi/test:1e-6, sim/run)")
             got = self.progress(label)
             if got:
                 whole = f" of about {self.calls_whole}" if self.calls_whole else ""
-                rec["error"] += (f"; rank 0 had reached collective call {got[0]}{whole}, "
-                                 f"{got[1] * 1e3:.3f} ms simulated")
-        elif proc.returncode != 0:
+                error += (f"; rank 0 had reached collective call {got[0]}{whole}, "
+                          f"{got[1] * 1e3:.3f} ms simulated")
+            return error
+        if proc.returncode != 0:
             tail = "\n".join(text.strip().splitlines()[-8:])
-            rec["error"] = f"exit status {proc.returncode}; its last lines:\n{tail}"
-        if "error" not in rec and DEADLOCK in text:   # SMPI exits 0 after one
-            rec["error"] = ("SMPI found a deadlock (\"Deadlock detected\" in its output; "
-                            "its exit status is 0 all the same)")
-        rec["verified"] = (re.search(self.a.check, text) is not None if self.a.check
-                           else proc.returncode == 0) and "error" not in rec
-        if self.a.own_time:
-            m = re.search(self.a.own_time, text)
-            got = m and next((g for g in m.groups() if g), None)
-            rec["own_seconds"] = float(got) if got else None
-        if os.path.exists(stats):
-            self.add_profile(rec, stats)
-        elif "error" not in rec:
-            rec["error"] = (f"no COLLX_STATS file {stats}: is the program built with "
-                            "collx-smpicc / collx-smpif90?")
-        self.runs.append(rec)
-        self.say(f"{label}: " + summary(rec))
-        return rec
+            return f"exit status {proc.returncode}; its last lines:\n{tail}"
+        if DEADLOCK in text:   # SMPI exits 0 after one
+            return ("SMPI found a deadlock (\"Deadlock detected\" in its output; "
+                    "its exit status is 0 all the same)")
+        return None
 
     @staticmethod
     def add_profile(rec, stats):
