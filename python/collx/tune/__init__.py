@@ -1,6 +1,19 @@
 """./run tune: measured automatic selection. Samples collbench on a target
 (an SMPI platform or a real launch) where a cost model cannot tell the
-winner, and writes a COLLX_RULES file of ranges (README.md here)."""
+winner, and writes a COLLX_RULES file of ranges (README.md here).
+
+Two classes are put together from parts, a module each with one job.
+sampler.Sampler: sampler_budget.py (what is spent, what fits, what a
+gain at a point counts), sampler_runs.py (batches and failed runs),
+sampler_design.py (the initial design, screening), sampler_phases.py
+(the budget split, natives, a profile's points, --grid) and
+sampler_guided.py (the guided rounds). decide.Decider: decide_estimate.py
+(fits and estimates), decide_sigma.py (uncertainty), decide_choice.py
+(evidence and the choice), decide_smooth.py (smoothing over message
+sizes), decide_risk.py (comparisons at risk, for the sampler) and
+decide_alternatives.py (within the noise, candidates, regret, setup).
+sampler.py and decide.py keep the class, its __init__ and every name
+callers import; report.write writes report.md a section per function."""
 import os
 
 # numpy's BLAS threads spin on the tuner's matrices of a few dozen rows:
