@@ -14,6 +14,7 @@ static _Atomic(const cx_select_policy *) policy;
 void cx_select_set_policy(const cx_select_policy *p)
 {
     atomic_store_explicit(&policy, p, memory_order_release);
+    cx_select_changed();
 }
 
 /* The policy, if it looks at call a: blocking calls of its collectives,
@@ -49,9 +50,10 @@ static const cx_algorithm *policy_pick(const cx_select_policy *pol, cx_args *a, 
 /* A call decided before (issue 76): the same collective on the same
  * communicator with the same counts, predefined types and operation,
  * root, use of MPI_IN_PLACE and blocking mode as the last call, nothing
- * chosen by the caller, no policy (online tuning) looking at it, the
- * settings the same on every rank and no CX_Algorithm_set since (all
- * checked before it): every input of the selection, the argument checks
+ * chosen by the caller, no policy (online tuning) looking at it, and
+ * nothing since that bumps the selection's generation (the settings
+ * check's verdict, CX_Algorithm_set, a policy set): every input of the
+ * selection, the argument checks
  * and the fallback walk is the same, so is their answer. Kept only for an
  * answer that needed no fallback and looks at nothing else of the call
  * (a v or w collective's arrays, a segment's size: decide.c's cache
@@ -60,6 +62,11 @@ static int in_place(const cx_args *a)
 {
     return (a->sbuf == MPI_IN_PLACE) | (a->rbuf == MPI_IN_PLACE) << 1;
 }
+
+/* The collectives some communicator keeps a decision for: a call of any
+ * other (the MPI's own, nothing chosen) does not look. */
+static atomic_uint memo_any;
+_Static_assert(CX_COLL_COUNT <= 32, "memo_any: a bit per collective");
 
 static int memo_same(const cx_call_memo *m, const cx_args *a)
 {
@@ -105,6 +112,7 @@ static void memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, int st
                (a->op == (MPI_Op)0 || a->op == MPI_OP_NULL || cx_op_builtin(a->op));
     if (!m->valid)
         return;
+    atomic_fetch_or_explicit(&memo_any, 1u << a->coll, memory_order_relaxed);
     *m = (cx_call_memo){.valid = 1, .generation = cx_select_generation(),
                         .scount = a->scount, .rcount = a->rcount, .root = a->root,
                         .nonblocking = a->nonblocking, .in_place = in_place(a),
@@ -114,9 +122,17 @@ static void memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, int st
 
 int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
+    *run = NULL;
+    /* A call decided before, first: what it rested on besides its
+     * arguments (the settings' verdict, CX_Algorithm_set, a policy set)
+     * bumps the generation the memo checks; a policy that looks at calls
+     * is asked each time (policy_for). */
+    int asks_policy = !a->nonblocking && atomic_load_explicit(&policy, memory_order_acquire);
+    if (!want && !asks_policy &&
+        atomic_load_explicit(&memo_any, memory_order_relaxed) & 1u << a->coll && memo_hit(a, run))
+        return MPI_SUCCESS;
     int err = MPI_SUCCESS, inter = 0;
     const char *what = cx_coll_mpi_name(a->coll);
-    *run = NULL;
     if (a->comm == MPI_COMM_NULL)
         return cx_error(a->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", what);
     /* Settings that differ between ranks would run different schedules:
@@ -137,7 +153,7 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
         *run = alg;
         return MPI_SUCCESS;
     }
-    if (!want && !tune && memo_hit(a, run))
+    if (!want && !tune && asks_policy && memo_hit(a, run))   /* one it does not cover */
         return MPI_SUCCESS;
     /* A communicator this thread called on last needs no MPI call to know */
     cx_comm *c = cx_comm_recent(a->comm);

@@ -87,8 +87,10 @@ const cx_algorithm *const *cx_select_candidates(const cx_args *a, cx_comm *c);
 /* Whether CX_Algorithm_set or COLLX_<COLL>_ALGORITHM names c's algorithm
  * (online tuning leaves such collectives alone). */
 int cx_select_forced(cx_coll c);
-/* Generation of explicit choices (CX_Algorithm_set bumps it). */
+/* Generation of what a call's decision rests on besides its arguments:
+ * CX_Algorithm_set and the settings check's verdict bump it. */
 unsigned cx_select_generation(void);
+void cx_select_changed(void);
 
 /* Adds the collective a, on a->comm (a communicator collx owns: node,
  * leaders...), to s: with alg as a child schedule, or with its fallback

@@ -54,6 +54,11 @@ unsigned cx_select_generation(void)
     return atomic_load_explicit(&generation, memory_order_relaxed);
 }
 
+void cx_select_changed(void)
+{
+    atomic_fetch_add(&generation, 1);
+}
+
 const cx_algorithm *cx_select_global(cx_coll c, int *err)
 {
     *err = MPI_SUCCESS;

@@ -253,6 +253,7 @@ static void root_side(int p, int tag, uint64_t *all)
     atomic_store(&poisoned, verdict[0] == VERDICT_DIFFER ? verdict[1] : 0);
     atomic_store(&all_native, verdict[0] == VERDICT_MISSING);
     atomic_store(&stats_everywhere, (int)verdict[2]);
+    cx_select_changed();   /* the calls decided before: not on these settings */
     free(reqs);
     free(heard);
 }
@@ -283,6 +284,7 @@ static void rank_side(int rank, int tag, const uint64_t *mine)
     atomic_store(&poisoned, verdict[0] == VERDICT_DIFFER ? verdict[1] : 0);
     atomic_store(&all_native, verdict[0] == VERDICT_MISSING);
     atomic_store(&stats_everywhere, answered && verdict[2]);
+    cx_select_changed();
     if (verdict[0] == VERDICT_DIFFER)
         snprintf(message, sizeof message, "see rank 0's message");
 }
