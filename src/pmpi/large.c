@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include "../core/persist/persist.h"
 
-#if defined(MPICH) && MPI_VERSION >= 4
+#if MPI_VERSION >= 4   /* MPICH 4-5, Intel MPI, the MPI 5 ABI (mpi_abi.h) */
 
 /* The _c parameter types, by (kind, field) of CX_PARAMS_<UPPER>. */
 #define CX_LT_SBUF_sbuf const void *

@@ -1,5 +1,5 @@
 /* Persistent collectives through the interposer: MPI-4's MPI_<Name>_init
- * (MPICH 4, Open MPI 5) or Open MPI 4.1's MPIX_<Name>_init (mpi-ext.h,
+ * (an MPI of version 4 or later, Open MPI 5) or Open MPI 4.1's MPIX_<Name>_init (mpi-ext.h,
  * pcollreq), as the MPI declares them, plus MPI_Start, MPI_Startall and
  * MPI_Request_free, which must tell collx's persistent requests (persist.c)
  * from the MPI's own. With nothing selected the init is the MPI's own
@@ -15,7 +15,7 @@
 #endif
 #endif
 
-#if defined(MPICH) && MPI_VERSION >= 4
+#if MPI_VERSION >= 4   /* MPICH 4-5, Intel MPI, the MPI 5 ABI (mpi_abi.h) */
 #define CX_INIT_NAME(N) MPI_##N##_init
 #define CX_PMPI_INIT_NAME(N) PMPI_##N##_init
 #elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
@@ -32,7 +32,12 @@
 
 #ifdef CX_INIT_NAME
 #define CX_ARG(kind, name, field) , a->field
-#ifndef MPICH
+/* The MPI 5 ABI (mpi_abi.h) may be MPICH underneath (the only one here
+ * is): its own are taken as MPICH's. */
+#if defined(MPICH) || defined(MPI_ABI_VERSION)
+#define CX_UNTRUSTED_INIT 1
+#endif
+#ifndef CX_UNTRUSTED_INIT
 #define CX_ARGS(E) CX_DROP_FIRST(CX_PARAMS_##E(CX_ARG))
 
 static int native_init(const cx_args *a, MPI_Info info, MPI_Request *req)
@@ -51,9 +56,10 @@ static int native_init(const cx_args *a, MPI_Info info, MPI_Request *req)
  * its MPI_Request_free crashes on a persistent bcast of an empty vector;
  * later versions fixed a gather that sent the send buffer's contents of
  * init time (pmodels/mpich#7078, 4.1.2) and a bcast whose state was not
- * reset between starts (pmodels/mpich#7550, 2025). There, with nothing
- * selected, collx's own persistent request starts MPI_I<name>. */
-#ifdef MPICH
+ * reset between starts (pmodels/mpich#7550, 2025); under the MPI 5 ABI
+ * MPICH 5.0.2's hung in the contract's persistent run. There, with
+ * nothing selected, collx's own persistent request starts MPI_I<name>. */
+#ifdef CX_UNTRUSTED_INIT
 #define CX_NATIVE_INIT NULL
 #else
 #define CX_NATIVE_INIT native_init

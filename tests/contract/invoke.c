@@ -16,7 +16,7 @@
 #include <mpi-ext.h>
 #endif
 #endif
-#if defined(MPICH) && MPI_VERSION >= 4
+#if MPI_VERSION >= 4   /* MPICH 4-5, Intel MPI, the MPI 5 ABI (mpi_abi.h) */
 #define PERSISTENT_INIT(N) MPI_##N##_init
 #elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5  /* MPI_VERSION 3 */
 #define PERSISTENT_INIT(N) MPI_##N##_init

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(MPICH) && MPI_VERSION >= 4
+#if MPI_VERSION >= 4   /* MPICH 4-5, Intel MPI, the MPI 5 ABI (mpi_abi.h) */
 #define INIT(name) MPI_##name##_init
 #elif defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5  /* MPI_VERSION 3 */
 #define INIT(name) MPI_##name##_init

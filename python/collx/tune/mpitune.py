@@ -283,7 +283,7 @@ def library_of(program):
     except (OSError, subprocess.SubprocessError):
         return None
     for line in out.splitlines():
-        m = re.search(r"\b(libmpi(ch)?\.so[.\d]*) => (\S+)", line)
+        m = re.search(r"\b(libmpi(ch|_abi)?\.so[.\d]*) => (\S+)", line)
         if m:
             return m.group(3)
     return None
