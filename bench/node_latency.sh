@@ -6,7 +6,7 @@
 #   bench/node_latency.sh [OUT_DIR]      (default results/node-latency)
 #
 # For each MPI built here (MPIS, default every one of openmpi mpich
-# openmpi5 mpich5 impi with build/<mpi>/bench/collbench): collbench -c
+# openmpi5 mpich5 mpich5abi impi with build/<mpi>/bench/collbench): collbench -c
 # (every result checked) at 8, 64, 512 B for bcast, allreduce, allgather
 # (native, hier, hier_ms) and reduce (native, hier); also collx's binomial
 # bcast, recursive_doubling allreduce and bruck allgather beside the MPI's
@@ -45,7 +45,7 @@ launch() {   # MPI ENV... -- collbench args
     openmpi) env "${envs[@]}" /usr/bin/mpirun.openmpi -n 2 --bind-to core "$bin" "$@" ;;
     mpich) env "${envs[@]}" /usr/bin/mpiexec.mpich -n 2 -bind-to core "$bin" "$@" ;;
     openmpi5) env "${envs[@]}" "$mpis/openmpi5/bin/mpirun" -n 2 --bind-to core "$bin" "$@" ;;
-    mpich5) env "${envs[@]}" "$mpis/mpich5/bin/mpiexec" -n 2 -bind-to core "$bin" "$@" ;;
+    mpich5|mpich5abi) env "${envs[@]}" "$mpis/mpich5/bin/mpiexec" -n 2 -bind-to core "$bin" "$@" ;;
     # Intel's Hydra pins by its own variables (one rank per core here).
     impi) env I_MPI_PIN=1 I_MPI_PIN_PROCESSOR_LIST=0,1 "${envs[@]}" \
             "$mpis/impi/bin/mpiexec" -n 2 "$bin" "$@" ;;
@@ -79,7 +79,7 @@ measure() {   # MPI RUN TAG ENV... -- collbench args: rows into $OUT/MPI.csv
   rm -f "$tmp"
 }
 
-for mpi in ${MPIS:-openmpi mpich openmpi5 mpich5 impi}; do
+for mpi in ${MPIS:-openmpi mpich openmpi5 mpich5 mpich5abi impi}; do
   if [ ! -x "$ROOT/build/$mpi/bench/collbench" ]; then
     say "$mpi: build/$mpi not built (COLLX_MPI=$mpi ./run build); left out"
     continue

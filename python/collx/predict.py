@@ -26,7 +26,7 @@ program's work between MPI calls on this machine and charges it at the
 platform host's speed, which sim/run sets equal to smpi/host-speed, so a
 second of this host's CPU is a simulated second (noisy where the machine
 is busy; collx's own work inside its calls is charged by its model, not
-timed: src/core/engine/charge.c). "none": computation is free
+timed: src/core/util/charge.smpi.c). "none": computation is free
 (deterministic; the time is then communication only, an upper bound on
 the speed-up). The node model is sim/run's: the platform's .cfg rates for
 local copies and node synchronization (sim/README.md); native is SMPI's
