@@ -17,14 +17,18 @@ void cx_select_set_policy(const cx_select_policy *p)
     cx_select_changed();
 }
 
-/* The policy, if it looks at call a: blocking calls of its collectives,
- * unless the program or the environment names their algorithm. */
-static const cx_select_policy *policy_for(const cx_args *a)
+/* The policy set, for a blocking call (read once per call). */
+static const cx_select_policy *policy_of(const cx_args *a)
 {
-    const cx_select_policy *p;
-    if (a->nonblocking || !(p = atomic_load_explicit(&policy, memory_order_acquire)))
-        return NULL;
-    return p->covers(a->coll) && !cx_select_forced(a->coll) ? p : NULL;
+    return a->nonblocking ? NULL : atomic_load_explicit(&policy, memory_order_acquire);
+}
+
+/* The policy p (policy_of(a)) if it looks at call a: blocking calls of
+ * its collectives, unless the program or the environment names their
+ * algorithm. */
+static const cx_select_policy *policy_for(const cx_args *a, const cx_select_policy *p)
+{
+    return p && p->covers(a->coll) && !cx_select_forced(a->coll) ? p : NULL;
 }
 
 /* The policy's choice for a call whose usual one is alg: a pick that
@@ -127,7 +131,7 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
      * arguments (the settings' verdict, CX_Algorithm_set, a policy set)
      * bumps the generation the memo checks; a policy that looks at calls
      * is asked each time (policy_for). */
-    int asks_policy = !a->nonblocking && atomic_load_explicit(&policy, memory_order_acquire);
+    const cx_select_policy *asks_policy = policy_of(a);
     if (!want && !asks_policy &&
         atomic_load_explicit(&memo_any, memory_order_relaxed) & 1u << a->coll && memo_hit(a, run))
         return MPI_SUCCESS;
@@ -148,7 +152,7 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     /* Nothing selects anything for this collective (and no policy looks
      * at it): straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
-    const cx_select_policy *tune = !want && !err ? policy_for(a) : NULL;
+    const cx_select_policy *tune = !want && !err ? policy_for(a, asks_policy) : NULL;
     if (alg && !alg->build && !tune) {
         *run = alg;
         return MPI_SUCCESS;
