@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "which_mpi.h"
+#include "../core/util/util.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -48,26 +49,6 @@ static const char *self_name(void)
     return self.dli_fname ? self.dli_fname : "the interposer";
 }
 
-/* The family and major version the library's version text names:
- * "Open MPI v5.0.11, ...", "MPICH Version:\t4.0.2 ...", "Intel(R) MPI
- * Library 2021.19.0 ..."; 0 where the text is none of them. */
-static int family_major(const char *text, const char **family)
-{
-    static const struct { const char *name, *mark; } known[] = {
-        {"Intel MPI", "Intel(R) MPI Library"}, {"Open MPI", "Open MPI v"},
-        {"MPICH", "MPICH Version:"}};
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
-        const char *at = strstr(text, known[i].mark);
-        if (!at)
-            continue;
-        at += strlen(known[i].mark);
-        at += strspn(at, " \t");
-        *family = known[i].name;
-        return atoi(at);
-    }
-    *family = NULL;
-    return 0;
-}
 #endif
 
 void cx_pmpi_check_mpi(void)
@@ -86,10 +67,10 @@ void cx_pmpi_check_mpi(void)
     }
     char text[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
-    const char *family;
+    int major;
     if (PMPI_Get_library_version(text, &len) != MPI_SUCCESS)
         return;
-    int major = family_major(text, &family);
+    const char *family = cx_mpi_family(text, &major);
     if (!family || (strcmp(family, BUILT_FOR) == 0 && major == BUILT_MAJOR))
         return;   /* an MPI collx cannot name is let be */
     text[strcspn(text, "\n,")] = 0;

@@ -336,11 +336,8 @@ static void read_provenance(rule_set *set, const cx_json *prov)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     PMPI_Get_library_version(lib, &len);
-    /* Intel's first: its MPICH heritage is in some of its strings */
-    const char *family = strstr(lib, "Intel(R) MPI") ? "Intel"
-                         : strstr(lib, "Open MPI")   ? "Open MPI"
-                         : strstr(lib, "MPICH")      ? "MPICH"
-                                                     : NULL;
+    int major;
+    const char *family = cx_mpi_family(lib, &major);
     if (family && mpi && mpi->kind == CX_JSON_STRING && !strstr(m, family) &&
         cx_world_rank_zero()) {
         lib[strcspn(lib, "\n,")] = 0;

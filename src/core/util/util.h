@@ -16,6 +16,10 @@
 #include "smpi_selector.h"
 #include "sim.h"
 
+/* The MPI a library's version text (MPI_Get_library_version) names:
+ * "Intel MPI", "Open MPI" or "MPICH", and its major version in *major;
+ * NULL (and 0) for another. */
+const char *cx_mpi_family(const char *text, int *major);
 /* COLLX_VERBOSE (0 when unset): 1 = each selection once, 2 = every call. */
 int cx_verbose(void);
 /* One line "collx: ..." on stderr. */

@@ -1,6 +1,9 @@
-/* Which collx this is, and for which MPI it was compiled. */
+/* Which collx this is, for which MPI it was compiled, and which MPI a
+ * library's version text names. */
 #include <stdio.h>
-#include "collx.h"
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
 
 int CX_Get_version(int *major, int *minor, int *patch)
 {
@@ -35,4 +38,22 @@ int CX_Get_library_version(char *version, int len, int *resultlen)
     if (resultlen)
         *resultlen = n < len ? n : len - 1;
     return MPI_SUCCESS;
+}
+
+const char *cx_mpi_family(const char *text, int *major)
+{
+    /* Intel's first: its MPICH heritage shows in some of its strings */
+    static const struct { const char *name, *mark; } known[] = {
+        {"Intel MPI", "Intel(R) MPI Library"}, {"Open MPI", "Open MPI v"},
+        {"MPICH", "MPICH Version:"}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        const char *at = strstr(text, known[i].mark);
+        if (!at)
+            continue;
+        at += strlen(known[i].mark);
+        *major = atoi(at + strspn(at, " \t"));
+        return known[i].name;
+    }
+    *major = 0;
+    return NULL;
 }
