@@ -33,7 +33,7 @@ cx_bell_taken cx_bell_take(cx_comm *c);
 void cx_bell_free(cx_bell_taken t);
 void cx_bell_ring(cx_comm *c);
 
-/* SMPI's side (bell.smpi.c; bell.mpi.c: never called): whether some rank
+/* SMPI's side (bell.smpi.c; never called on a real MPI): whether some rank
  * of c's node sleeps on the bell; a wait asleep between rings; a poll
  * step that sleeps on the bell when its round has nothing else left. */
 int cx_bell_sleepers(cx_comm *c);
