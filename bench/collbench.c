@@ -24,7 +24,7 @@
 /* collx's own node layout (real nodes or COLLX_RANKS_PER_NODE /
  * COLLX_FAKE_NODES), so that --comm-shape and column ppn see the nodes
  * collx's algorithms and rules see */
-#include "core/engine/comm.h"
+#include "collx_tools.h"
 
 #define CB_CACHE 128
 #define CB_MAX_ALGS 64   /* algorithms of one collective */
@@ -575,7 +575,7 @@ static int shape_comm(bench *B, int *member, char *err, size_t len)
         return -1;
     }
     int *in = lowest + B->p;   /* each world rank's node in the shape, or -1 */
-    if (cx_nodes_lowest(B->comm, lowest) != MPI_SUCCESS)
+    if (CX_Nodes_lowest(B->comm, lowest) != MPI_SUCCESS)
         snprintf(err, len, "--comm-shape: collx could not tell the nodes");
     else   /* collx's fake layouts go by world rank: the members keep their nodes */
         rc = shape_members(lowest, B->p, B->o.shape_nodes, B->o.shape_per, in, err, len);
@@ -591,8 +591,8 @@ static int shape_comm(bench *B, int *member, char *err, size_t len)
 static void comm_nodes(bench *B)
 {
     int *lowest = malloc(sizeof(int) * (size_t)B->p);
-    if (lowest && cx_nodes_lowest(B->comm, lowest) == MPI_SUCCESS) {
-        cx_nodes_count(lowest, B->p, &B->meta.nodes, &B->meta.ppn);
+    if (lowest && CX_Nodes_lowest(B->comm, lowest) == MPI_SUCCESS) {
+        CX_Nodes_count(lowest, B->p, &B->meta.nodes, &B->meta.ppn);
     } else {
         MPI_Comm node;
         int nsz;

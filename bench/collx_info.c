@@ -23,13 +23,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
-#include "core/select/registry.h"
-#include "core/util/knobs.h"
+#include "collx_tools.h"
 #include "info_man.h"
 #include "launcher_rank.h"
-
-static const char *const type_names[] = {"int", "size", "real", "enum", "string", "path",
-                                          "algorithm"};
 
 static void algorithms(void)
 {
@@ -61,49 +57,27 @@ static void list_pairs(void)
 static void where(void)
 {
     for (int c = 0; c < CX_Collective_count(); c++) {
-        const char *coll = CX_Collective_name(c);
-        for (int i = 0; i < cx_algorithm_total(); i++) {
-            const cx_algorithm *a = cx_algorithm_at(i);
-            if (strcmp(cx_coll_name(a->coll), coll))
-                continue;
-            int f = cx_algorithm_family(a);
-            printf("%s %s %s %s\n", coll, a->name, f < 0 ? "native" : cx_family_name(f),
-                   a->build && a->builder ? a->builder : "PMPI");
-        }
+        const char *coll = CX_Collective_name(c), *family, *builder;
+        for (int i = 0; !CX_Algorithm_where(coll, i, &family, &builder); i++)
+            printf("%s %s %s %s\n", coll, CX_Algorithm_name(coll, i), family, builder);
     }
-}
-
-/* Where the value comes from, in words. */
-static const char *source(cx_knob k)
-{
-    if (cx_knob_bad(k))
-        return "environment, unusable";
-    if (cx_knob_env(k) && !cx_knob_given(k))
-        return cx_knob_call(NULL, k)->set ? "environment unusable: default"
-                                          : "environment unusable: unset";
-    if (cx_knob_env(k))
-        return "environment";
-    return cx_knob_entry((cx_knob)k)->def ? "default" : "unset";
 }
 
 static void vars_text(void)
 {
     printf("# COLLX_* variables: value now (source), default, what it takes, per call = "
            "a rule's \"params\" may set it (COLLX_RULES)\n");
-    for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
-        char value[256], range[700];
-        cx_knob_format((cx_knob)k, cx_knob_call(NULL, (cx_knob)k), value, sizeof value);
-        cx_knob_range((cx_knob)k, range, sizeof range);
-        printf("%s [%s%s]\n", d->name, d->family, d->per_call ? ", per call" : "");
-        printf("    value:   %s (%s)\n", *value ? value : "-", source((cx_knob)k));
-        if (cx_knob_env((cx_knob)k) && strcmp(cx_knob_env((cx_knob)k), value))
-            printf("    set to:  %s\n", cx_knob_env((cx_knob)k));
-        printf("    default: %s\n", d->def ? d->def : d->unset);
-        printf("    takes:   %s (%s)\n", range, type_names[d->type]);
-        printf("    meaning: %s\n", d->meaning);
-        if (d->tune)
-            printf("    tuned:   ./run tune also tries %s with %s\n", d->tune, d->tune_algs);
+    CX_Setting_info d;
+    for (int k = 0; !CX_Setting_describe(k, &d); k++) {
+        printf("%s [%s%s]\n", d.name, d.family, d.per_call ? ", per call" : "");
+        printf("    value:   %s (%s)\n", *d.value ? d.value : "-", d.source);
+        if (d.environment && strcmp(d.environment, d.value))
+            printf("    set to:  %s\n", d.environment);
+        printf("    default: %s\n", d.def ? d.def : d.unset);
+        printf("    takes:   %s (%s)\n", d.range, d.type);
+        printf("    meaning: %s\n", d.meaning);
+        if (d.tune)
+            printf("    tuned:   ./run tune also tries %s with %s\n", d.tune, d.tune_algs);
     }
 }
 
@@ -128,48 +102,44 @@ static void json_string(const char *s)
 static void vars_json(void)
 {
     printf("{\"vars\": [");
-    for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
-        const cx_knob_value *v = cx_knob_call(NULL, (cx_knob)k);
-        char value[256], range[700];
-        cx_knob_format((cx_knob)k, v, value, sizeof value);
-        cx_knob_range((cx_knob)k, range, sizeof range);
+    CX_Setting_info d;
+    for (int k = 0; !CX_Setting_describe(k, &d); k++) {
         printf("%s\n  {\"name\": ", k ? "," : "");
-        json_string(d->name);
+        json_string(d.name);
         printf(", \"family\": ");
-        json_string(d->family);
+        json_string(d.family);
         printf(", \"type\": ");
-        json_string(type_names[d->type]);
+        json_string(d.type);
         printf(", \"value\": ");
-        json_string(v->set ? value : NULL);
+        json_string(d.set ? d.value : NULL);
         printf(", \"source\": ");
-        json_string(source((cx_knob)k));
+        json_string(d.source);
         printf(", \"environment\": ");
-        json_string(cx_knob_env((cx_knob)k));
+        json_string(d.environment);
         printf(", \"default\": ");
-        json_string(d->def);
+        json_string(d.def);
         printf(", \"unset\": ");
-        json_string(d->def ? NULL : d->unset);
+        json_string(d.def ? NULL : d.unset);
         printf(", \"range\": ");
-        json_string(range);
-        if (d->type == CX_KNOB_INT || d->type == CX_KNOB_SIZE)
-            printf(", \"min\": %lld, \"max\": %lld", d->min, d->max);
-        if (d->type == CX_KNOB_REAL)
-            printf(", \"min\": %.17g, \"max\": %.17g", d->rmin, d->rmax);
-        if (d->type == CX_KNOB_ENUM) {
+        json_string(d.range);
+        if (d.has_int_range)
+            printf(", \"min\": %lld, \"max\": %lld", d.min, d.max);
+        if (d.has_real_range)
+            printf(", \"min\": %.17g, \"max\": %.17g", d.rmin, d.rmax);
+        if (d.values) {
             printf(", \"values\": [");
-            for (int i = 0; d->values[i]; i++) {
+            for (int i = 0; d.values[i]; i++) {
                 printf("%s", i ? ", " : "");
-                json_string(d->values[i]);
+                json_string(d.values[i]);
             }
             printf("]");
         }
-        printf(", \"per_call\": %s, \"tune\": ", d->per_call ? "true" : "false");
-        json_string(d->tune);
+        printf(", \"per_call\": %s, \"tune\": ", d.per_call ? "true" : "false");
+        json_string(d.tune);
         printf(", \"tune_algs\": ");
-        json_string(d->tune_algs);
+        json_string(d.tune_algs);
         printf(", \"meaning\": ");
-        json_string(d->meaning);
+        json_string(d.meaning);
         printf("}");
     }
     printf("\n]}\n");
@@ -300,7 +270,7 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--builtin-rules")) {   /* compiled-in text: no MPI_Init */
             const char *path, *text, *name;
-            for (int k = 0; (name = cx_rules_builtin_row(k, &path, &text)); k++)
+            for (int k = 0; (name = CX_Rules_builtin(k, &path, &text)); k++)
                 printf("%s// %s (%s)\n%s", k ? "\n" : "", name, path, text);
             return 0;
         }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "collx.h"
-#include "core/util/knobs.h"
+#include "collx_tools.h"
 #include "info_man.h"
 
 /* Text as roff: backslashes escaped, no line starting with a control
@@ -26,18 +26,16 @@ static void roff(const char *s)
 
 static void variables(void)
 {
-    for (int k = 0; k < CX_KNOB_COUNT; k++) {
-        const cx_knob_decl *d = cx_knob_entry((cx_knob)k);
-        char range[700];
-        cx_knob_range((cx_knob)k, range, sizeof range);
-        printf(".TP\n.B %s\n", d->name);
-        roff(d->meaning);
+    CX_Setting_info d;
+    for (int k = 0; !CX_Setting_describe(k, &d); k++) {
+        printf(".TP\n.B %s\n", d.name);
+        roff(d.meaning);
         printf("\n.br\nTakes: ");
-        roff(range);
+        roff(d.range);
         printf(". Default: ");
-        roff(d->def ? d->def : d->unset);
-        printf(".%s%s\n", d->per_call ? " A rule's \"params\" may set it per call." : "",
-               d->rank_local ? " May differ between ranks." : "");
+        roff(d.def ? d.def : d.unset);
+        printf(".%s%s\n", d.per_call ? " A rule's \"params\" may set it per call." : "",
+               d.rank_local ? " May differ between ranks." : "");
     }
 }
 

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include "topo.h"
+#include "collx.h"
+#include "collx_tools.h"
 #ifdef CB_SMPI
 #include <smpi/smpi.h>
 #define BIG_ALLOC(n) SMPI_SHARED_MALLOC(n)   /* contents do not matter */
@@ -25,12 +26,12 @@ int main(int argc, char **argv)
     long bytes = argc > 1 ? atol(argv[1]) : 2097152;
     const char *label = argc > 2 ? argv[2] : "";
     MPI_Comm reordered;
-    cx_comm *c;
-    cx_topo *t;
+    int nodes, pairs;
+    double cost;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (CX_Comm_reorder(MPI_COMM_WORLD, "ring", &reordered) ||
-        cx_comm_get(MPI_COMM_WORLD, &c) || cx_topo_get(c, &t))
+        CX_Topo_cost(MPI_COMM_WORLD, &nodes, &pairs, &cost))
         MPI_Abort(MPI_COMM_WORLD, 1);
     double first = MPI_Wtime() - t0;
     char *in = BIG_ALLOC((size_t)bytes), *out = BIG_ALLOC((size_t)bytes * p);
@@ -41,11 +42,11 @@ int main(int argc, char **argv)
     MPI_Reduce(&ag, &ag_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("placement,nodes,p,measure_s,pairs,allgather_bytes,allgather_s,ratio\n");
-        printf("%s,%d,%d,%.6f,%d,%ld,%.6f,%.4f\n", label, t->nn, p, t->cost, t->pairs,
-               bytes, ag_max, t->cost / ag_max);
+        printf("%s,%d,%d,%.6f,%d,%ld,%.6f,%.4f\n", label, nodes, p, cost, pairs, bytes,
+               ag_max, cost / ag_max);
         fprintf(stderr, "topo_cost: p=%d, %d nodes: measuring %.6f s (first reorder "
-                "call %.6f s) = %.3f allgathers of %ld B (%.6f s)\n", p, t->nn, t->cost,
-                first, t->cost / ag_max, bytes, ag_max);
+                "call %.6f s) = %.3f allgathers of %ld B (%.6f s)\n", p, nodes, cost, first,
+                cost / ag_max, bytes, ag_max);
     }
     BIG_FREE(in);
     BIG_FREE(out);

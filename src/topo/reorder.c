@@ -1,5 +1,7 @@
 /* CX_Comm_reorder: the paper's reordered communicator, for users who want
- * the renumbering itself (the topo algorithms do not renumber). */
+ * the renumbering itself (the topo algorithms do not renumber); and what
+ * learning the topology cost (CX_Topo_cost, for bench/topo_cost). */
+#include "collx_tools.h"
 #include "topo.h"
 
 int CX_Comm_reorder(MPI_Comm comm, const char *mapping, MPI_Comm *newcomm)
@@ -33,5 +35,21 @@ int CX_Comm_reorder(MPI_Comm comm, const char *mapping, MPI_Comm *newcomm)
         return cx_error(comm, MPI_ERR_NO_MEM, "CX_Comm_reorder: out of memory");
     if ((err = PMPI_Comm_split(comm, 0, v, newcomm)))
         return cx_error(comm, err, "CX_Comm_reorder: MPI_Comm_split failed");
+    return MPI_SUCCESS;
+}
+
+int CX_Topo_cost(MPI_Comm comm, int *nodes, int *pairs, double *seconds)
+{
+    cx_comm *c;
+    cx_topo *t;
+    int err;
+    if (!nodes || !pairs || !seconds)
+        return MPI_ERR_ARG;
+    if ((err = cx_comm_get(comm, &c)) || (err = cx_comm_quiesce(c)) ||
+        (err = cx_topo_get(c, &t)))
+        return err;
+    *nodes = t->nn;
+    *pairs = t->pairs;
+    *seconds = t->cost;
     return MPI_SUCCESS;
 }

@@ -27,7 +27,9 @@ Checks, and fails naming every breach:
   benchmarks) use no data symbol of the library, only functions: a
   program that copies a table of the library into its own data
   (a copy relocation) crashes once the library is rebuilt with a larger
-  one ("Symbol cx_knob_decls has different size").
+  one ("Symbol cx_knob_decls has different size");
+- programs' sources (bench/, next to SRC_DIR) include collx's headers of
+  include/ (collx.h, collx_tools.h) and their own, never a file of src/.
 Prints the rooms with their files and lines, what each may include, and
 the number of includes and calls checked.
 """
@@ -229,6 +231,22 @@ def check_seam(src, problems):
     return n
 
 
+def check_program_includes(src, problems):
+    """Quoted includes of bench/ that are neither bench's own nor include/'s."""
+    root = os.path.dirname(os.path.abspath(src))
+    bench, public = os.path.join(root, "bench"), os.path.join(root, "include")
+    n = 0
+    for f in sorted(os.listdir(bench)):
+        if not f.endswith((".c", ".h")):
+            continue
+        for inc in INCLUDE.findall(open(os.path.join(bench, f), encoding="utf-8").read()):
+            n += 1
+            if not any(os.path.isfile(os.path.join(d, inc)) for d in (bench, public)):
+                problems.append(f"bench/{f}: includes \"{inc}\", not a header of bench/ or "
+                                "include/ (programs ask collx_tools.h, never a core room)")
+    return n
+
+
 def main():
     src = sys.argv[1]
     problems = []
@@ -236,6 +254,7 @@ def main():
     n = check_includes(src, problems)
     print(f"{n} includes of core headers checked")
     print(f"{check_seam(src, problems)} sources checked for the SMPI build's #ifs")
+    print(f"{check_program_includes(src, problems)} includes of bench/ checked")
     if len(sys.argv) > 2:
         calls, nobj = check_links(src, sys.argv[2], problems)
         print(f"{calls} calls into core rooms checked in {nobj} objects")

@@ -8,6 +8,7 @@
  * (cx_rules_broken); the banner text (cx_rules_describe) and the messages
  * (stderr: without MPI_Init every process speaks, as rank 0 would). */
 #include <limits.h>
+#include "collx_tools.h"
 #include "unit.h"
 #include "persist/persist.h"
 #include "select/rules.h"
@@ -281,7 +282,7 @@ static void builtin_read(void)
 {
     capture_start();
     for (int i = 0; i < CX_BUILTIN_RULES_COUNT; i++) {
-        const char *path, *text, *name = cx_rules_builtin_row(i, &path, &text);
+        const char *path, *text, *name = CX_Rules_builtin(i, &path, &text);
         const cx_rule_set *set = cx_rules_builtin(i);
         int listed = 0;
         for (const char *t = text; (t = strstr(t, "\"collective\"")); t++)
@@ -290,7 +291,7 @@ static void builtin_read(void)
                "read of %d, broken %d, beyond native %d", name, path, set->n, listed,
                set->broken, set->beyond_native);
     }
-    EXPECT(cx_rules_builtin_row(CX_BUILTIN_RULES_COUNT, NULL, NULL) == NULL, "past the last");
+    EXPECT(CX_Rules_builtin(CX_BUILTIN_RULES_COUNT, NULL, NULL) == NULL, "past the last");
     EXPECT_STR(capture_text(), "");
 }
 

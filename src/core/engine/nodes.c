@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collx_tools.h"
 #include "comm.h"
 #include "../util/util.h"
 
@@ -178,6 +179,10 @@ static int by_value(const void *x, const void *y)
 
 void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
 {
+    if (size <= 0) {
+        *nodes = *max_per_node = 0;
+        return;
+    }
     qsort(lowest, (size_t)size, sizeof *lowest, by_value);
     *nodes = *max_per_node = 0;
     for (int i = 0, run = 0; i < size; i++) {
@@ -186,6 +191,14 @@ void cx_nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
         if (run > *max_per_node)
             *max_per_node = run;
     }
+}
+
+/* The same for collx's programs (collx_tools.h). */
+int CX_Nodes_lowest(MPI_Comm comm, int *lowest) { return cx_nodes_lowest(comm, lowest); }
+
+void CX_Nodes_count(int *lowest, int size, int *nodes, int *max_per_node)
+{
+    cx_nodes_count(lowest, size, nodes, max_per_node);
 }
 
 /* The map of the communicators whose members are MPI_COMM_WORLD's, in any

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include "collx_tools.h"
 #include "select.h"
 
 /* "native" exists for every collective: the MPI library's own PMPI_ call
@@ -219,6 +220,20 @@ const char *CX_Algorithm_fallback(const char *coll, int i)
     if (!a || !a->build)
         return NULL;
     return a->fallback ? a->fallback : "native";
+}
+
+int CX_Algorithm_where(const char *coll, int i, const char **family, const char **builder)
+{
+    int c = cx_coll_from_name(coll);
+    const cx_algorithm *a = c < 0 ? NULL : nth((cx_coll)c, i);
+    if (!a)
+        return -1;
+    int f = cx_algorithm_family(a);
+    if (family)
+        *family = f < 0 ? "native" : cx_family_name(f);
+    if (builder)
+        *builder = a->build && a->builder ? a->builder : "PMPI";
+    return 0;
 }
 
 int CX_Algorithm_needs(const char *coll, int i, char *buf, int len)

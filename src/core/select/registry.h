@@ -137,9 +137,6 @@ long long cx_rules_msg_size_of(const cx_args *a, int rank);
  * or native. */
 int cx_rules_classes(const struct cx_rule_set *set, const int *cands, int beyond,
                      cx_rules_class **out);
-/* Built-in set number set (0..CX_BUILTIN_RULES_COUNT-1): its name
- * ("hier/leaders_blocking"), source path and text; NULL past the last. */
-const char *cx_rules_builtin_row(int set, const char **path, const char **text);
 /* A family's built-in rules (rules_builtin.c, from src/<family>/<name>.rules.json,
  * CX_BUILTIN_RULES_<NAME> of cx_builtin_rules.h): what they pick for the
  * call a among comm_size ranks, worked out once per communicator c (whose

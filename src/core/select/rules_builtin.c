@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include "collx_tools.h"
 #include "rules.h"
 #include "cx_builtin_rules.h"
 
@@ -43,7 +44,7 @@ const cx_rule_set *cx_rules_builtin(int set)
     return &sets[set];
 }
 
-const char *cx_rules_builtin_row(int set, const char **path, const char **text)
+const char *CX_Rules_builtin(int set, const char **path, const char **text)
 {
     if (set < 0 || set >= CX_BUILTIN_RULES_COUNT)
         return NULL;
