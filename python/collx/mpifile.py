@@ -34,12 +34,16 @@ an MPI use one (no collx at run time).
   --cfg=smpi/coll-selector:<name> a whole selector (ompi, mpich, ...).
   sim/run reads the file from SMPI_OPTIONS_FILE and passes its lines
   after its own options, so they win; with smpirun alone:
-  smpirun ... $(grep -v '^#' FILE) program."""
+  smpirun ... $(grep -v '^#' FILE) program.
+* Intel MPI: its I_MPI_ADJUST_<COLL>[_NODE] variables, NAME="value" a
+  line (mpifile_impi.py)."""
 import json
 import os
 import re
 
-OPENMPI, MPICH, SMPI = "openmpi", "mpich", "smpi"
+from collx import mpifile_impi as impi
+
+OPENMPI, MPICH, SMPI, IMPI = "openmpi", "mpich", "smpi", impi.IMPI
 
 # Open MPI 4.1's COLLTYPE (coll_base_functions.h): a collective's id in the file
 OMPI_IDS = {c: i for i, c in enumerate((
@@ -69,6 +73,8 @@ def supports(kind, coll):
     """Whether a file of this kind can say coll's algorithm by message size."""
     if kind == SMPI:
         return coll in SMPI_COLLS
+    if kind == IMPI:
+        return coll in impi.COLLS
     return coll in (OMPI_SCALE if kind == OPENMPI else MPICH_SIZE)
 
 
@@ -77,6 +83,12 @@ def env_for(kind, path):
     path = os.path.abspath(path)
     if kind == SMPI:
         return {"SMPI_OPTIONS_FILE": path}
+    if kind == IMPI:   # the MPI reads the variables themselves
+        try:
+            with open(path) as f:
+                return impi.env_of(f.read())
+        except OSError:
+            return {}
     if kind == OPENMPI:
         return {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
                 "OMPI_MCA_coll_tuned_dynamic_rules_filename": path}
@@ -352,6 +364,8 @@ def kind_of(path):
             str(k).startswith("collective=") for k in doc) else None
     if is_smpi(text):
         return SMPI
+    if impi.looks_like(text):
+        return IMPI
     body = [w for w, _ in numbers(text)]
     return OPENMPI if body and all(re.fullmatch(r"\d+", w) for w in body) else None
 
@@ -395,6 +409,9 @@ def check(path):
                          if key != "coll-selector" else
                          f"every collective not named: the {name} selector")
         return kind, probs, lines
+    if kind == IMPI:
+        probs, lines = impi.check(text)
+        return kind, probs, lines
     return None, [not_a_tuning_file(text)], []
 
 
@@ -409,6 +426,7 @@ def not_a_tuning_file(text):
     for w, line in words:
         if not re.fullmatch(r"\d+", w):
             return (f"line {line}: '{w[:40]}' is not a number: neither an Open MPI rules file "
-                    "(numbers and # comments), an MPICH selection JSON nor SMPI options "
-                    "(--cfg=smpi/...)")
-    return "neither an Open MPI rules file, an MPICH selection JSON nor SMPI options"
+                    "(numbers and # comments), an MPICH selection JSON, SMPI options "
+                    "(--cfg=smpi/...) nor Intel MPI's I_MPI_ADJUST_ variables")
+    return ("neither an Open MPI rules file, an MPICH selection JSON, SMPI options nor "
+            "Intel MPI's I_MPI_ADJUST_ variables")

@@ -18,6 +18,7 @@ import argparse
 import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -724,14 +725,15 @@ def check_mpi_file(path, quiet=False):
     what = {mpifile.OPENMPI: "Open MPI coll/tuned dynamic rules (coll_tuned_dynamic_rules_"
             "filename)", mpifile.MPICH: "MPICH selection JSON (MPIR_CVAR_COLL_SELECTION_"
             "TUNING_JSON_FILE)", mpifile.SMPI: "SMPI options (sim/run's SMPI_OPTIONS_FILE; "
-            "smpirun's --cfg=)"}[kind]
+            "smpirun's --cfg=)", mpifile.IMPI: "Intel MPI I_MPI_ADJUST_ variables (its "
+            "environment: collxrun --rules, or set -a; . FILE)"}[kind]
     print(f"{path}: {'FAILED' if probs else 'OK'}, {what}")
     for p in probs:
         print(f"  ERROR {p}")
     if not quiet:
         for line in lines:
             print(f"  {line}")
-        print("  run with: " + " ".join(f"{k}={v}" for k, v in
+        print("  run with: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in
                                         mpifile.env_for(kind, path).items()))
     return 1 if probs else 0
 

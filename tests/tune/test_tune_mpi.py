@@ -21,6 +21,12 @@ is the MPI's own call) runs what the file says:
   a file written by the same code that picks "nb" from 1 KiB on dumps
   schedules at 4 KiB and none at 64 B; the tuned file loads (MPICH
   aborts on a name or tree it cannot read, as a bad file shows).
+* Intel MPI: its library keeps its symbol table, so as with Open MPI:
+  rank 0 under gdb, a breakpoint on every allreduce function of its
+  shared-memory and MPIR levels; with only a file of known choices (node
+  preset 5, which runs MPIR_Allreduce_intra_nb_ring at 2 ranks, from
+  256 B to 1 KiB) that function runs at 512 B and not at 64 B nor 4 KiB;
+  the tuned file runs.
 
     test_tune_mpi.py REPO_ROOT COLLBENCH COLLX_INFO MPIEXEC [MPIEXEC_FLAGS...]"""
 import json
@@ -118,6 +124,53 @@ def check_openmpi(d, mpi_file, plan):
                ("" if got else f"\n{p.stdout[-1500:]}{p.stderr[-1500:]}"))
 
 
+def impi_functions():
+    """The allreduce functions of Intel MPI's library (its symbol table)."""
+    lib = mpitune.library_of(COLLBENCH)
+    out = subprocess.run(["nm", lib], capture_output=True, text=True, timeout=60).stdout
+    return sorted(f for f in set(re.findall(
+        r"\b((?:MPIDI_POSIX_Allreduce_intra|MPIR_Allreduce_intra|MPIDI_SHMGR)_\w+)", out))
+        if not f.endswith(("_cnt", "_check")))
+
+
+def impi_preset_at(value, m):
+    """The preset an I_MPI_ADJUST_ value gives m bytes (the first condition
+    that holds; none: the last preset, as Intel MPI does)."""
+    items = value.split(";")
+    for item in items:
+        preset, _, cond = item.partition(":")
+        lo, _, hi = cond.partition("-")
+        if not cond or int(lo) <= m <= int(hi or lo):
+            return preset
+    return items[-1].partition(":")[0]
+
+
+def check_impi(d, mpi_file):
+    """Intel MPI runs with only the tuned file; and with only a file of
+    known choices (written by the same code: node preset 5 from 256 B to
+    1 KiB, the MPI's own decision elsewhere) the preset's function runs at
+    512 B and not at 64 B nor 4 KiB. (A forced run is no reference here,
+    as it is for Open MPI: collbench's own small allreduces would take the
+    forced preset too, and the file's ranges keep them at the default.)"""
+    fns = impi_functions()
+    expect(len(fns) >= 5, f"Intel MPI's library names its allreduce functions ({len(fns)})")
+    p = collbench_native(4096, mpifile.env_for(mpifile.IMPI, mpi_file))
+    expect(p.returncode == 0, f"Intel MPI runs with only the tuned file {os.path.basename(mpi_file)}"
+           + ("" if p.returncode == 0 else f": {p.stderr[-1500:]}"))
+    known = os.path.join(d, "known.env")
+    with open(known, "w") as f:
+        f.write(mpifile.impi.text({"allreduce": [(0, None), (256, "node5"), (1025, None)]},
+                                  ["known choices"]))
+    env = mpifile.env_for(mpifile.IMPI, known)
+    for m in (64, 512, 4096):
+        ran, p = ran_function(d, m, env, fns)
+        want = impi_preset_at(env["I_MPI_ADJUST_ALLREDUCE_NODE"], m) == "5"
+        expect(ran and ("MPIR_Allreduce_intra_nb_ring" in ran) == want,
+               f"known.env at {m} B: Intel MPI ran MPIR_Allreduce_intra_nb_ring (node "
+               f"preset 5) {'' if want else 'not '}as the file says: {sorted(ran)}" +
+               ("" if ran else f"\n{p.stdout[-1500:]}{p.stderr[-1500:]}"))
+
+
 def check_mpich(d, mpi_file):
     p = collbench_native(4096, mpifile.env_for(mpifile.MPICH, mpi_file))
     expect(p.returncode == 0 and "unrecognized" not in p.stderr,
@@ -148,8 +201,10 @@ def check_mpich(d, mpi_file):
 t0 = time.time()
 MPI_NAME = subprocess.run([INFO, "--version"], capture_output=True, text=True).stdout
 with tempfile.TemporaryDirectory(prefix="collx-tune-mpi.") as d:
-    kind = "openmpi" if "Open MPI" in MPI_NAME else "mpich"
-    mpi_file = os.path.join(d, "ompi.rules" if kind == "openmpi" else "mpich.json")
+    kind = "openmpi" if "Open MPI" in MPI_NAME else \
+        "impi" if "Intel" in MPI_NAME else "mpich"
+    mpi_file = os.path.join(d, {"openmpi": "ompi.rules", "mpich": "mpich.json",
+                                "impi": "impi.env"}[kind])
     rules = os.path.join(d, "rules.json")
     argv = [sys.executable, "-m", "collx", "tune", "--launch", shlex.join(launch_words()),
             "--collbench", COLLBENCH, "--collx-info", INFO, "--colls", "allreduce",
@@ -174,7 +229,8 @@ with tempfile.TemporaryDirectory(prefix="collx-tune-mpi.") as d:
                             INFO, mpi_file, rules], capture_output=True, text=True,
                            env={**CLEAN, "PYTHONPATH": os.path.join(ROOT, "python")})
         expect(c.returncode == 0 and ("Open MPI coll/tuned" in c.stdout or
-                                      "MPICH selection JSON" in c.stdout),
+                                      "MPICH selection JSON" in c.stdout or
+                                      "Intel MPI" in c.stdout),
                "collx rules check reads both files" + ("" if c.returncode == 0 else
                                                        "\n" + c.stdout + c.stderr))
         if kind == "openmpi":
@@ -188,6 +244,8 @@ with tempfile.TemporaryDirectory(prefix="collx-tune-mpi.") as d:
             with open(kfile, "w") as f:
                 f.write(mpifile.openmpi_text({"allreduce": {2: known}}, ["known choices"]))
             check_openmpi(d, kfile, known)
+        elif kind == "impi":
+            check_impi(d, mpi_file)
         else:
             check_mpich(d, mpi_file)
 print(f"{len(failures)} failed" if failures else f"all ok in {time.time() - t0:.0f} s")

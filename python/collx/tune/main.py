@@ -358,7 +358,8 @@ def tune_mpi(t, a, argv, grids, algs, s):
     colls = list(dict.fromkeys(gridmod.coll_of(c) for c in grids))
     try:
         mpi = mpialgs.read_smpi(mpialgs.smpi_runner(t), colls, t.mpi_version()) \
-            if t.kind == "smpi" else mpialgs.read(t.info, colls, t.mpi_version())
+            if t.kind == "smpi" else mpialgs.read(t.info, colls, t.mpi_version(),
+                                                  one_node=not t.node or t.node >= t.p)
     except (ValueError, RuntimeError, OSError) as e:
         raise SystemExit(f"tune: --mpi-file: {e}")
     for c in colls:

@@ -28,15 +28,21 @@ collx_info --mpi-cvars reads the MPI's control variables through MPI_T
   algorithm in each call and keeps the fastest: a benchmark of its own,
   no algorithm to force).
 
+* Intel MPI: MPIR_CVAR_USE_<COLL>[_NODE], aliases of I_MPI_ADJUST_<COLL>
+  and I_MPI_ADJUST_<COLL>_NODE, whose descriptions give the presets'
+  range ("range: 0-14"); candidates node<N> and, where the ranks span
+  nodes, preset<N> (mpifile_impi.py: on one node only the node presets
+  change anything). Forced with I_MPI_ADJUST_<COLL>[_NODE]=<N>.
+
 A candidate is the label native:<name> (labels.mpi_label)."""
 import json
 import os
 import re
 import subprocess
 
-from collx import mpifile
+from collx import mpifile, mpifile_impi
 
-OPENMPI, MPICH, SMPI = "openmpi", "mpich", "smpi"
+OPENMPI, MPICH, SMPI, IMPI = "openmpi", "mpich", "smpi", mpifile_impi.IMPI
 
 # MPICH: an entry of the description, "name<padding>- text"
 ENTRY = re.compile(r"([a-z][a-z0-9_]*)(\s*)-\s")
@@ -160,6 +166,9 @@ class MpiAlgs:
         if self.kind == OPENMPI:
             return {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
                     f"OMPI_MCA_{openmpi_cvar(coll)}": str(self.id_of(coll, name))}
+        if self.kind == IMPI:
+            level, preset = mpifile_impi.parse_candidate(name)
+            return {mpifile_impi.variable(coll, level): str(preset)}
         if self.kind == SMPI:
             return {"SMPI_FLAGS": " ".join(
                 x for x in (os.environ.get("SMPI_FLAGS", ""), smpi_cfg(coll, name)) if x)}
@@ -240,10 +249,14 @@ def read_smpi(run, colls, version=None):
 
 
 
-def read(info, colls, version=None):
+def read(info, colls, version=None, one_node=True):
     """MpiAlgs of the MPI collx_info (path info) was built with, for the
-    collectives colls; ValueError where the MPI is neither Open MPI nor
-    MPICH (no coll_tuned nor MPIR_CVAR algorithm variables)."""
+    collectives colls (one_node: every rank on one node); ValueError
+    where the MPI is neither Open MPI, MPICH nor Intel MPI (no
+    coll_tuned, MPIR_CVAR algorithm nor I_MPI_ADJUST variables)."""
+    use = cvars(info, "MPIR_CVAR_USE_")
+    if mpifile_impi.is_impi(use):   # before MPICH's: Intel MPI is built from it
+        return MpiAlgs(IMPI, version, mpifile_impi.presets(use, colls, one_node))
     ompi = cvars(info, "coll_tuned_")
     if any(c["name"].startswith("coll_tuned_") for c in ompi):
         return MpiAlgs(OPENMPI, version, parse_openmpi(ompi, colls))
@@ -267,5 +280,5 @@ def read(info, colls, version=None):
         algs, unconfirmed = parse_mpich(mp, colls, probe)
         return MpiAlgs(MPICH, version, algs, unconfirmed)
     raise ValueError("this MPI names no collective algorithms through MPI_T (neither Open "
-                     "MPI's coll_tuned_<coll>_algorithm nor MPICH's "
-                     "MPIR_CVAR_<COLL>_INTRA_ALGORITHM)")
+                     "MPI's coll_tuned_<coll>_algorithm, MPICH's "
+                     "MPIR_CVAR_<COLL>_INTRA_ALGORITHM nor Intel MPI's I_MPI_ADJUST_<COLL>)")

@@ -240,6 +240,8 @@ class MpiTune:
             text = mpifile.smpi_text({c: next(iter(by_q.values()))[0][1]
                                       for c, by_q in plan.items()}, header,
                                      self.mpi.defaults)
+        elif self.mpi.kind == mpifile.IMPI:
+            text = mpifile.impi.text(impi_plan(plan, self.say), header)
         elif self.mpi.kind == mpifile.OPENMPI:
             ids = {c: {q: [(m, self.mpi.id_of(c, n) if n else 0) for m, n in rs]
                        for q, rs in by_q.items()} for c, by_q in plan.items()}
@@ -273,6 +275,21 @@ class MpiTune:
                 "skipped": self.skipped,
                 "single": {c: {lab: list(v) for lab, v in d.items()}
                            for c, d in self.single_of.items()}}
+
+
+def impi_plan(plan, say):
+    """{coll: ranges} of plan {coll: {q: ranges}}: Intel MPI's file keys
+    by message size alone (mpifile_impi.py: its process-count conditions
+    matched no call), so one communicator size's choices, the largest's,
+    serve every size."""
+    out = {}
+    for c, by_q in plan.items():
+        q = max(by_q)
+        if len(by_q) > 1:
+            say(f"mpi: {c}: Intel MPI's file keys by message size only: the choices at "
+                f"p={q} serve every communicator size (measured at p={sorted(by_q)})")
+        out[c] = by_q[q]
+    return out
 
 
 def library_of(program):
@@ -326,11 +343,14 @@ def single_table(tuner):
 
 
 def header(mpi, t, argv):
+    use = "collxrun --rules RULES (the rules file beside this one), or set -a; . " \
+        "THIS_FILE; set +a" if mpi.kind == mpifile.IMPI else \
+        " ".join(f"{k}={'THIS_FILE' if v.endswith('/FILE') else v}"
+                 for k, v in mpifile.env_for(mpi.kind, "FILE").items())
     return [f"collx tune: {mpi.version or mpi.kind}'s own algorithms measured on "
             f"{t.describe()}",
             "command: collx tune " + " ".join(argv),
-            "use: " + " ".join(f"{k}={'THIS_FILE' if v.endswith('/FILE') else v}"
-                               for k, v in mpifile.env_for(mpi.kind, "FILE").items())]
+            "use: " + use]
 
 
 def write_report(path, tuner, choices):
