@@ -197,7 +197,8 @@ def main(a, t, colls):
     kind = mpifile.kind_of(a.mpi_file)
     if kind is None:
         raise SystemExit(f"validate: {a.mpi_file} is neither an Open MPI rules file, an "
-                         "MPICH selection JSON nor SMPI options")
+                         "MPICH selection JSON, SMPI options nor Intel MPI's I_MPI_ADJUST_ "
+                         "variables")
     if (kind == mpifile.SMPI) != (t.kind == "smpi"):
         raise SystemExit(f"validate: {a.mpi_file} is a {kind} file; this target is "
                          f"{t.describe()}")
