@@ -100,6 +100,23 @@ static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
                : err;
 }
 
+/* A blocking call decided before whose schedule was kept (replay.c): run
+ * again, kept again. */
+static int run_decided(cx_args *a, cx_sched *s, void *slot)
+{
+    cx_comm *c = a->cc;
+    cx_sched_plan_start(s, cx_comm_next_tag(c));
+    CX_PHASE(CX_PH_BUILD);
+    int err = cx_sched_finish(s);
+    CX_PHASE(CX_PH_RUN);
+    cx_comm_after_call(c);
+    cx_replay_back(slot, s);
+    CX_PHASE(CX_PH_DONE);
+    return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll),
+                          a->alg->name)
+               : err;
+}
+
 static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
 {
     if (!o->req && !o->mreq)
@@ -156,6 +173,15 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
     cx_request_bury();
     if (cx_online_on() && !cx_online_active())
         cx_online_start();   /* a linked program's first call; once */
+    int index;
+    void *slot;
+    cx_sched *kept = !a->nonblocking && !want ? cx_replay_decided(a, &index, &slot) : NULL;
+    if (kept) {   /* decided before, its schedule kept: no decision, no build */
+        cx_count_call_at(index, a->alg, a);
+        CX_PHASE(CX_PH_SELECT);
+        cx_charge_call(1);
+        return run_decided(a, kept, slot);
+    }
     int err = cx_decide_call(a, want, &alg);
     if (err)
         return err;

@@ -25,6 +25,8 @@
 
 typedef struct kept {
     cx_sched *s;
+    unsigned gen;   /* a->decided_gen of its call: 0, or its decision holds while it stays */
+    int index;      /* alg's in the registry (its count) */
     const cx_algorithm *alg;
     const cx_knob_params *params;
     const int *order;
@@ -58,12 +60,22 @@ static kept_comm *of(cx_comm *c, int make)
     return *slot;
 }
 
+/* The collectives some communicator keeps a decided schedule for: a call
+ * of any other (the MPI's own, typically) does not look. */
+static atomic_uint decided_any;
+_Static_assert(CX_COLL_COUNT <= 32, "decided_any: a bit per collective");
+
+/* The same arguments (the decision aside). */
+static inline int same_args(const kept *k, const cx_args *a)
+{
+    return k->sbuf == a->sbuf && k->rbuf == a->rbuf && k->scount == a->scount &&
+           k->rcount == a->rcount && k->root == a->root && k->stype == a->stype &&
+           k->rtype == a->rtype && k->op == a->op && k->order == a->order;
+}
+
 static int same(const kept *k, const cx_args *a)
 {
-    return k->alg == a->alg && k->params == a->params && k->order == a->order &&
-           k->sbuf == a->sbuf && k->rbuf == a->rbuf && k->scount == a->scount &&
-           k->rcount == a->rcount && k->root == a->root && k->stype == a->stype &&
-           k->rtype == a->rtype && k->op == a->op;
+    return k->alg == a->alg && k->params == a->params && same_args(k, a);
 }
 
 /* A type argument a schedule built from it can keep: predefined, null
@@ -89,6 +101,41 @@ static int family_replays(const cx_algorithm *alg)
     return f >= 0 && cx_families[f]->replays && !cx_families[f]->takes_turns;
 }
 
+cx_sched *cx_replay_decided(cx_args *a, int *index, void **slot)
+{
+    if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
+        return NULL;
+    cx_comm *c = cx_comm_recent(a->comm);
+    kept_comm *kc;
+    if (!c || !(kc = *cx_comm_room(c, CX_ROOM_CALL)))
+        return NULL;
+    kept *k = &kc->k[a->coll];
+    if (!k->s || !k->gen || k->gen != cx_select_generation() || !same_args(k, a) ||
+        a->shared_out || a->scratch_arrays)
+        return NULL;
+    a->alg = k->alg;
+    a->params = k->params;
+    a->decided_gen = k->gen;
+    a->cc = c;
+    a->pcomm = c->priv;
+    a->rank = c->rank;
+    a->size = c->size;
+    *index = k->index;
+    *slot = k;
+    cx_sched *s = k->s;
+    k->s = NULL;   /* a nested call on c finds none */
+    return s;
+}
+
+void cx_replay_back(void *slot, cx_sched *s)
+{
+    kept *k = slot;
+    if (!s->err && !k->s)
+        k->s = s;   /* its key and decision are still the call's */
+    else
+        cx_sched_give_spare(s);
+}
+
 cx_sched *cx_replay_take(cx_comm *c, const cx_args *a)
 {
     kept_comm *kc = of(c, 0);
@@ -104,6 +151,7 @@ void cx_replay_keep(cx_comm *c, const cx_args *a, cx_sched *s, int replayed)
     kept_comm *kc;
     if (replayed && !s->err && !(kc = of(c, 0))->k[a->coll].s) {
         kc->k[a->coll].s = s;   /* its key is still a's */
+        kc->k[a->coll].gen = a->decided_gen;
         return;
     }
     if (!s->nops || !keyable(a) || !family_replays(a->alg) || !cx_sched_replayable(s) ||
@@ -114,7 +162,10 @@ void cx_replay_keep(cx_comm *c, const cx_args *a, cx_sched *s, int replayed)
     kept *k = &kc->k[a->coll];
     if (k->s)   /* a nested call's, or an older one's */
         cx_sched_give_spare(k->s);
-    *k = (kept){.s = s, .alg = a->alg, .params = a->params, .order = a->order,
+    if (a->decided_gen)
+        atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
+    *k = (kept){.s = s, .gen = a->decided_gen, .index = cx_algorithm_index(a->alg),
+                .alg = a->alg, .params = a->params, .order = a->order,
                 .sbuf = a->sbuf, .rbuf = a->rbuf, .scount = a->scount,
                 .rcount = a->rcount, .root = a->root, .stype = a->stype,
                 .rtype = a->rtype, .op = a->op};

@@ -5,6 +5,17 @@
 
 #include "../select/select.h"
 
+/* A blocking call with the arguments of the schedule kept for its
+ * collective on its communicator, whose decision still holds (the
+ * selection's generation it was made under, a->decided_gen): that
+ * decision (a->alg, a->params, the communicator's state in a) and the
+ * schedule, taken, with the algorithm's registry index in *index; NULL
+ * otherwise (cx_decide_call decides). One comparison of the arguments
+ * for the decision and the schedule both. */
+cx_sched *cx_replay_decided(cx_args *a, int *index, void **slot);
+/* After the run of s that cx_replay_decided gave from slot: s kept
+ * there again (or given back if it failed or a nested call kept one). */
+void cx_replay_back(void *slot, cx_sched *s);
 /* The schedule kept on c for a call like a (decided: a->alg, a->params),
  * taken from c; NULL when none is kept or its call differed. */
 cx_sched *cx_replay_take(cx_comm *c, const cx_args *a);

@@ -20,7 +20,7 @@
 static atomic_ulong current;   /* the blocking call in flight (0: none) */
 static atomic_int current_coll;
 static _Thread_local int depth;
-static _Thread_local unsigned long numbered;
+static _Thread_local unsigned long numbered;   /* this thread's calls, 1024 apart + its id */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static double limit_s;
 static int world_rank = -1;   /* read by the calling thread, at start */
@@ -61,14 +61,18 @@ static void start(void)
     pthread_attr_destroy(&attr);
 }
 
+/* Two stores a call: the watcher starts at a thread's first call (once
+ * for the process), and the thread's id is folded into its count then. */
 void cx_watch_enter(int coll)
 {
     if (depth++)
         return;
-    pthread_once(&once, start);
+    if (!numbered) {
+        pthread_once(&once, start);
+        numbered = (unsigned long)pthread_self() & 1023;
+    }
     atomic_store_explicit(&current_coll, coll, memory_order_relaxed);
-    atomic_store_explicit(&current, ++numbered * 1024 + ((unsigned long)pthread_self() & 1023),
-                          memory_order_relaxed);
+    atomic_store_explicit(&current, numbered += 1024, memory_order_relaxed);
 }
 
 void cx_watch_leave(void)

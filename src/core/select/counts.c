@@ -15,9 +15,9 @@ void cx_counts_watch_fallbacks(cx_fallback_watch w)
     atomic_store(&watch, w);
 }
 
-void cx_count_call(const cx_algorithm *alg, const cx_args *a)
+void cx_count_call_at(int i, const cx_algorithm *alg, const cx_args *a)
 {
-    int i = cx_algorithm_index(alg), verbose = cx_verbose();
+    int verbose = cx_verbose();
     if (i < 0)
         return;
     atomic_fetch_add_explicit(&calls[i], 1, memory_order_relaxed);

@@ -93,6 +93,7 @@ static int memo_hit(cx_args *a, const cx_algorithm **run)
     a->pcomm = c->priv;
     a->params = m->params;
     *run = m->run;
+    a->decided_gen = m->beyond.k ? 0 : m->generation;
     if (m->beyond.k)   /* counted per call, as the rules' own pick is */
         cx_rules_beyond_call(a, m->beyond.k, m->beyond.cl);
     return 1;
@@ -103,30 +104,34 @@ static int type_keyable(MPI_Datatype t)
     return t == (MPI_Datatype)0 || t == MPI_DATATYPE_NULL || cx_type_builtin(t);
 }
 
-static void memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, int steady,
-                      cx_rules_beyond beyond)
+/* Keeps a's decision d on c where it holds for every call with the same
+ * arguments; the generation it holds under, 0 when not kept. */
+static unsigned memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, int steady,
+                          cx_rules_beyond beyond)
 {
     cx_select_comm *st = *cx_comm_room(c, CX_ROOM_SELECT);
     if (!st)
-        return;
+        return 0;
     cx_call_memo *m = &st->memo[a->coll];
     m->valid = steady && !d->why && !a->tune && !a->scratch_arrays && !a->shared_out &&
                !(cx_coll_shape(a->coll) & (CX_SEND_V | CX_SEND_W | CX_RECV_V | CX_RECV_W)) &&
                type_keyable(a->stype) && type_keyable(a->rtype) &&
                (a->op == (MPI_Op)0 || a->op == MPI_OP_NULL || cx_op_builtin(a->op));
     if (!m->valid)
-        return;
+        return 0;
     atomic_fetch_or_explicit(&memo_any, 1u << a->coll, memory_order_relaxed);
     *m = (cx_call_memo){.valid = 1, .generation = cx_select_generation(),
                         .scount = a->scount, .rcount = a->rcount, .root = a->root,
                         .nonblocking = a->nonblocking, .in_place = in_place(a),
                         .stype = a->stype, .rtype = a->rtype, .op = a->op, .run = d->alg,
                         .params = d->params, .beyond = beyond};
+    return beyond.k ? 0 : m->generation;
 }
 
 int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
     *run = NULL;
+    a->decided_gen = 0;
     /* A call decided before, first: what it rested on besides its
      * arguments (the settings' verdict, CX_Algorithm_set, a policy set)
      * bumps the generation the memo checks; a policy that looks at calls
@@ -202,7 +207,9 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
                         : "%s: cannot check what %s needs", what, alg->name, d.why);
     a->params = d.params;   /* the families read per-call knobs through it */
     *run = d.alg;
-    if (!want)
-        memo_keep(a, c, &d, steady, beyond);
+    if (!want) {   /* a policy that looks at the call may answer otherwise next time */
+        unsigned gen = memo_keep(a, c, &d, steady, beyond);
+        a->decided_gen = tune ? 0 : gen;
+    }
     return MPI_SUCCESS;
 }

@@ -18,9 +18,14 @@ int cx_algorithm_total(void);
 const cx_algorithm *cx_algorithm_at(int i);
 /* Prints the valid names of c, comma separated. */
 void cx_algorithm_list(void *file, cx_coll c, const char *sep);
-/* Counts a call of alg (stats.c; prints it under COLLX_VERBOSE). The last
+/* Counts a call of alg at registry index i (counts.c; prints it under COLLX_VERBOSE). The last
  * algorithm counted for a call is the one that ran it (COLLX_STATS). */
-void cx_count_call(const cx_algorithm *alg, const cx_args *a);
+void cx_count_call_at(int i, const cx_algorithm *alg, const cx_args *a);
+/* The same where alg's registry index is not kept (cx_algorithm_index). */
+static inline void cx_count_call(const cx_algorithm *alg, const cx_args *a)
+{
+    cx_count_call_at(cx_algorithm_index(alg), alg, a);
+}
 
 /* The decision for a call (decide.c): asked (the selected algorithm, with
  * the params of the rule that picked it) or the first of its fallbacks

@@ -105,6 +105,11 @@ typedef struct cx_args {
     /* COLLX_TUNE_ONLINE: the call site this call is a timed trial of
      * (online.c), NULL when it is not one. */
     struct cx_online_key *tune;
+    /* The selection's generation under which this call's decision holds
+     * for every call with the same arguments (select/decide_call.c's
+     * memo), 0: none. A schedule kept for such a call (call/replay.c)
+     * runs again without a decision while the generation stays. */
+    unsigned decided_gen;
 } cx_args;
 
 /* Initialiser of a cx_args from the parameters of MPI_<Name>:
