@@ -202,9 +202,39 @@ class MpiTune:
         if self.smpi:
             return {c: {q: [pick] * len(g.sizes) for q in g.comms}
                     for c, g in self.grids.items() for pick in [self.single(c)]}
-        return {c: {q: self.smooth(c, q, g.sizes, [self.choose(c, q, m) for m in g.sizes])
-                    for q in g.comms}
-                for c, g in self.grids.items()}
+        out = {c: {q: self.smooth(c, q, g.sizes, [self.choose(c, q, m) for m in g.sizes])
+                   for q in g.comms}
+               for c, g in self.grids.items()}
+        if self.mpi.kind == mpifile.IMPI:
+            out = {c: {q: self.impi_complete(c, q, picks) for q, picks in by_q.items()}
+                   for c, by_q in out.items()}
+        return out
+
+    def impi_complete(self, coll, q, picks):
+        """Intel MPI (mpifile_impi.py): a size keeps the MPI's own decision
+        only where its collective has no variable, so picks that name a
+        preset somewhere name one everywhere: at a size left to the
+        default, the candidate measured fastest there that is not slower
+        than the default beyond the noise (the test choose uses, the
+        other way round). Where a size has none, the collective keeps the
+        MPI's own decision at every size (native throughout), said."""
+        if all(p == NATIVE for p in picks):
+            return picks
+        out = list(picks)
+        for i, m in enumerate(self.grids[coll].sizes):
+            if out[i] != NATIVE:
+                continue
+            dflt = self.samples.get((coll, NATIVE, q, m), [])
+            fits = [(sum(x) / len(x), lab) for lab in self.labels(coll)[1:]
+                    for x in [self.samples.get((coll, lab, q, m), [])]
+                    if len(x) >= 2 and not unpaired_faster(dflt, x, 0.0, self.floor())]
+            if not fits:
+                self.say(f"mpi: {coll} p={q}: at {m} B no preset of Intel MPI's is as fast as "
+                         "its default, and a variable cannot leave a size to the default: "
+                         f"{coll} keeps the MPI's own decision at every size")
+                return [NATIVE] * len(picks)
+            out[i] = min(fits)[1]
+        return out
 
     def smooth(self, coll, q, sizes, picks):
         """picks (one per size) where a size between two sizes of one pick

@@ -44,10 +44,14 @@ def test_written_file_covers_every_size():
     text = impi.text(plan, ["a header"])
     env = impi.env_of(text)
     assert env == {"I_MPI_ADJUST_ALLREDUCE": "0:0-3999;3:4000-2147483647",
-                   "I_MPI_ADJUST_ALLREDUCE_NODE": "8:0-90;0:91-2147483647",
-                   "I_MPI_ADJUST_BCAST": "0"}, env
+                   "I_MPI_ADJUST_ALLREDUCE_NODE": "8:0-90;0:91-2147483647"}, \
+        f"bcast keeps the MPI's own decision: no variable (0 is not that): {env}"
     probs, lines = impi.check(text)
-    assert not probs and len(lines) == 3, (probs, lines)
+    assert not probs and len(lines) == 2, (probs, lines)
+    none = impi.text({"bcast": [(0, None)]}, ["h"])
+    probs, lines = impi.check(none)
+    assert impi.looks_like(none) and not probs and "own decision" in lines[0], \
+        f"a file with no variable is still one (collx's mark): {probs} {lines}"
 
 
 def test_check_catches():
@@ -73,6 +77,35 @@ def test_among_the_mpis_files():
             "the MPI reads the variables themselves: the file's environment is them"
         assert mpifile.supports(mpifile.IMPI, "alltoall") and \
             not mpifile.supports(mpifile.IMPI, "barrier")
+
+
+def test_tuner_names_a_preset_everywhere_or_nowhere():
+    """A variable cannot leave a size to the default (0 is not it): the
+    tuner fills such sizes with a preset as fast as the default, or
+    leaves the collective without a variable."""
+    import types
+    from collx.tune import grid as gridmod, mpitune
+    mpi = mpialgs.MpiAlgs(mpialgs.IMPI, "Intel", {"allreduce": [("node1", 1), ("node2", 2)]})
+    a = types.SimpleNamespace(reps=3, iters=1, warmup=0, timeout=1, mem_limit=None,
+                              margin=0.02, noise_floor=0.01)
+    t = types.SimpleNamespace(info=None, describe=lambda: "t")
+    g = {"allreduce": gridmod.Grid("allreduce", [2], [8, 64])}
+    said = []
+    mt = mpitune.MpiTune(t, a, mpi, g, {"allreduce": ["native", "recursive_doubling"]},
+                         say=said.append)
+    noise = [0.0, 0.004, -0.004]
+    for lab, at8, at64 in (("native", 0.0, 0.0), ("native:node1", -0.3, 0.0),
+                           ("native:node2", 0.2, 0.2)):
+        for m, v in ((8, at8), (64, at64)):
+            for x in noise:
+                mt.samples.setdefault(("allreduce", lab, 2, m), []).append(v + x)
+                mt.us.setdefault(("allreduce", lab, 2, m), []).append(1.0 + v + x)
+    assert mt.choices()["allreduce"][2] == ["native:node1", "native:node1"], \
+        "64 B takes node1, as fast as the default there"
+    for x in noise:   # node1 now slower at 64 B, node2 too: no preset fits there
+        mt.samples[("allreduce", "native:node1", 2, 64)] = [0.3 + x for x in noise]
+    assert mt.choices()["allreduce"][2] == ["native", "native"] and said, \
+        f"no preset as fast as the default at 64 B: no variable at all ({said})"
 
 
 if __name__ == "__main__":
