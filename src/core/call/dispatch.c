@@ -67,7 +67,7 @@ static int run_native(cx_args *a, const out *o)
  * stay from call to call: no allocation on the way. The tag is taken
  * first, whichever way the call goes, so every rank's count stays the
  * same. */
-static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
+static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c, int noted)
 {
     int err, done = 0, tag = cx_comm_next_tag(c);
     a->alg = alg;
@@ -95,6 +95,8 @@ static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c)
     cx_comm_after_call(c);
     if (s)
         cx_replay_keep(c, a, s, replayed);
+    else if (!err && !noted)   /* noted: the decision kept is this one */
+        cx_replay_note(c, a);
     CX_PHASE(CX_PH_DONE);
     return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
                : err;
@@ -120,7 +122,7 @@ static int run_decided(cx_args *a, cx_sched *s, void *slot)
 static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const out *o)
 {
     if (!o->req && !o->mreq)
-        return run_blocking(a, alg, c);
+        return run_blocking(a, alg, c, 0);
     const char *what = cx_coll_mpi_name(a->coll);
     struct cx_request *r = cx_request_new(c);
     if (!r)
@@ -175,12 +177,13 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
         cx_online_start();   /* a linked program's first call; once */
     int index;
     void *slot;
-    cx_sched *kept = !a->nonblocking && !want ? cx_replay_decided(a, &index, &slot) : NULL;
-    if (kept) {   /* decided before, its schedule kept: no decision, no build */
+    cx_sched *kept;
+    if (!a->nonblocking && !want && cx_replay_decided(a, &index, &slot, &kept)) {
+        /* decided before: no decision; its schedule kept: no build either */
         cx_count_call_at(index, a->alg, a);
         CX_PHASE(CX_PH_SELECT);
         cx_charge_call(1);
-        return run_decided(a, kept, slot);
+        return kept ? run_decided(a, kept, slot) : run_blocking(a, a->alg, a->cc, 1);
     }
     int err = cx_decide_call(a, want, &alg);
     if (err)

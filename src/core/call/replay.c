@@ -101,18 +101,18 @@ static int family_replays(const cx_algorithm *alg)
     return f >= 0 && cx_families[f]->replays && !cx_families[f]->takes_turns;
 }
 
-cx_sched *cx_replay_decided(cx_args *a, int *index, void **slot)
+int cx_replay_decided(cx_args *a, int *index, void **slot, cx_sched **sched)
 {
     if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
-        return NULL;
+        return 0;
     cx_comm *c = cx_comm_recent(a->comm);
     kept_comm *kc;
     if (!c || !(kc = *cx_comm_room(c, CX_ROOM_CALL)))
-        return NULL;
+        return 0;
     kept *k = &kc->k[a->coll];
-    if (!k->s || !k->gen || k->gen != cx_select_generation() || !same_args(k, a) ||
-        a->shared_out || a->scratch_arrays)
-        return NULL;
+    if (!k->gen || k->gen != cx_select_generation() || !same_args(k, a) || a->shared_out ||
+        a->scratch_arrays)
+        return 0;
     a->alg = k->alg;
     a->params = k->params;
     a->decided_gen = k->gen;
@@ -122,9 +122,35 @@ cx_sched *cx_replay_decided(cx_args *a, int *index, void **slot)
     a->size = c->size;
     *index = k->index;
     *slot = k;
-    cx_sched *s = k->s;
+    *sched = k->s;
     k->s = NULL;   /* a nested call on c finds none */
-    return s;
+    return 1;
+}
+
+/* Keeps a's decision (a->decided_gen) on c with no schedule, where no
+ * schedule is kept for the collective: the next call with the same
+ * arguments is decided without the selection, and builds. */
+static void note(kept_comm *kc, const cx_args *a)
+{
+    kept *k = &kc->k[a->coll];
+    if (k->s || (k->gen == a->decided_gen && k->alg == a->alg && k->params == a->params &&
+                 same_args(k, a)))
+        return;   /* a schedule's, or this very decision already */
+    if (!keyable(a))
+        return;
+    if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
+        atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
+    *k = (kept){.gen = a->decided_gen, .index = cx_algorithm_index(a->alg), .alg = a->alg,
+                .params = a->params, .order = a->order, .sbuf = a->sbuf, .rbuf = a->rbuf,
+                .scount = a->scount, .rcount = a->rcount, .root = a->root,
+                .stype = a->stype, .rtype = a->rtype, .op = a->op};
+}
+
+void cx_replay_note(cx_comm *c, const cx_args *a)
+{
+    kept_comm *kc;
+    if (a->decided_gen && (kc = of(c, 1)))
+        note(kc, a);
 }
 
 void cx_replay_back(void *slot, cx_sched *s)
@@ -157,12 +183,14 @@ void cx_replay_keep(cx_comm *c, const cx_args *a, cx_sched *s, int replayed)
     if (!s->nops || !keyable(a) || !family_replays(a->alg) || !cx_sched_replayable(s) ||
         !(kc = of(c, 1))) {
         cx_sched_give_spare(s);
+        cx_replay_note(c, a);   /* the decision, at least */
         return;
     }
     kept *k = &kc->k[a->coll];
     if (k->s)   /* a nested call's, or an older one's */
         cx_sched_give_spare(k->s);
-    if (a->decided_gen)
+    if (a->decided_gen &&
+        !(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
         atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
     *k = (kept){.s = s, .gen = a->decided_gen, .index = cx_algorithm_index(a->alg),
                 .alg = a->alg, .params = a->params, .order = a->order,

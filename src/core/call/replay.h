@@ -5,14 +5,19 @@
 
 #include "../select/select.h"
 
-/* A blocking call with the arguments of the schedule kept for its
+/* A blocking call with the arguments of the call kept for its
  * collective on its communicator, whose decision still holds (the
- * selection's generation it was made under, a->decided_gen): that
- * decision (a->alg, a->params, the communicator's state in a) and the
- * schedule, taken, with the algorithm's registry index in *index; NULL
- * otherwise (cx_decide_call decides). One comparison of the arguments
- * for the decision and the schedule both. */
-cx_sched *cx_replay_decided(cx_args *a, int *index, void **slot);
+ * selection's generation it was made under, a->decided_gen): 1, with
+ * that decision (a->alg, a->params, the communicator's state in a), the
+ * algorithm's registry index in *index and the kept schedule, taken, in
+ * *sched (NULL where none is kept: the algorithm builds, hier's for
+ * one); 0 otherwise (cx_decide_call decides). One comparison of the
+ * arguments for the decision and the schedule both. */
+int cx_replay_decided(cx_args *a, int *index, void **slot, cx_sched **sched);
+/* A blocking call that kept no schedule (its algorithm's first step
+ * ended it, or its schedule cannot run again): its decision kept for
+ * the next call with the same arguments. */
+void cx_replay_note(cx_comm *c, const cx_args *a);
 /* After the run of s that cx_replay_decided gave from slot: s kept
  * there again (or given back if it failed or a nested call kept one). */
 void cx_replay_back(void *slot, cx_sched *s);
