@@ -101,6 +101,19 @@ static int family_replays(const cx_algorithm *alg)
     return f >= 0 && cx_families[f]->replays && !cx_families[f]->takes_turns;
 }
 
+/* k := call a's key and decision, with schedule s (NULL: the decision
+ * alone); the collective's bit set where the decision holds. */
+static void keep_key(kept *k, const cx_args *a, cx_sched *s)
+{
+    if (a->decided_gen &&
+        !(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
+        atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
+    *k = (kept){.s = s, .gen = a->decided_gen, .index = cx_algorithm_index(a->alg),
+                .alg = a->alg, .params = a->params, .order = a->order, .sbuf = a->sbuf,
+                .rbuf = a->rbuf, .scount = a->scount, .rcount = a->rcount, .root = a->root,
+                .stype = a->stype, .rtype = a->rtype, .op = a->op};
+}
+
 int cx_replay_decided(cx_args *a, int *index, void **slot, cx_sched **sched)
 {
     if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
@@ -136,14 +149,8 @@ static void note(kept_comm *kc, const cx_args *a)
     if (k->s || (k->gen == a->decided_gen && k->alg == a->alg && k->params == a->params &&
                  same_args(k, a)))
         return;   /* a schedule's, or this very decision already */
-    if (!keyable(a))
-        return;
-    if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
-        atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
-    *k = (kept){.gen = a->decided_gen, .index = cx_algorithm_index(a->alg), .alg = a->alg,
-                .params = a->params, .order = a->order, .sbuf = a->sbuf, .rbuf = a->rbuf,
-                .scount = a->scount, .rcount = a->rcount, .root = a->root,
-                .stype = a->stype, .rtype = a->rtype, .op = a->op};
+    if (keyable(a))
+        keep_key(k, a, NULL);
 }
 
 void cx_replay_note(cx_comm *c, const cx_args *a)
@@ -189,12 +196,5 @@ void cx_replay_keep(cx_comm *c, const cx_args *a, cx_sched *s, int replayed)
     kept *k = &kc->k[a->coll];
     if (k->s)   /* a nested call's, or an older one's */
         cx_sched_give_spare(k->s);
-    if (a->decided_gen &&
-        !(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
-        atomic_fetch_or_explicit(&decided_any, 1u << a->coll, memory_order_relaxed);
-    *k = (kept){.s = s, .gen = a->decided_gen, .index = cx_algorithm_index(a->alg),
-                .alg = a->alg, .params = a->params, .order = a->order,
-                .sbuf = a->sbuf, .rbuf = a->rbuf, .scount = a->scount,
-                .rcount = a->rcount, .root = a->root, .stype = a->stype,
-                .rtype = a->rtype, .op = a->op};
+    keep_key(k, a, s);
 }
