@@ -23,7 +23,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/results/engine-instructions}"
 ITERS="${ITERS:-20000}"
 CASES="${CASES:-bcast:native:8 bcast:binomial:8 bcast:hier:8 allreduce:native:8 allreduce:recursive_doubling:8 allreduce:hier:8 allgather:native:8 allgather:bruck:8 allgather:hier:8}"
-BIN="$ROOT/build/openmpi/bench/collbench"
+BIN="${BIN:-$ROOT/build/openmpi/bench/collbench}"
 command -v valgrind >/dev/null || { echo "engine_instructions: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 [ -x "$BIN" ] || { echo "engine_instructions: build/openmpi not built (./run build)" >&2; exit 2; }
 mkdir -p "$OUT"
@@ -54,21 +54,33 @@ out, iters, root, cases = sys.argv[1], int(sys.argv[2]) + 10, sys.argv[3], sys.a
 WAIT = ("polls_hold", "spun", "spin_until", "round_held", "asked_held", "cx_sched_idle",
         "cx_wait_poll",
         "hier_guard_published")
-line = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+) \[(.+)\]$")
+# "file:function [object]"; code inlined from another file: no object
+line = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+)(?: \[(.+)\])?$")
 rows, rooms = [], []
+algo = collections.Counter()
 for c in cases:
     coll, alg, size = c.split(":")
     text = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
                            os.path.join(out, f"{coll}.{alg}.{size}.callgrind")],
-                          capture_output=True, text=True, check=True).stdout
+                          capture_output=True, text=True, check=True,
+                          cwd="/").stdout   # (paths printed whole, not from here)
     per = collections.Counter()
     for l in text.splitlines():
         m = line.match(l)
-        if not m or "libcollx" not in m.group(4) or m.group(3).split(".")[0] in WAIT:
+        if (not m or m.group(3).split(".")[0] in WAIT or
+                ("libcollx" not in (m.group(4) or "") and
+                 not m.group(2).startswith(os.path.join(root, "src") + "/"))):
             continue
         path = re.sub(r"^(.*/)?src/", "", m.group(2))
         room = "/".join(path.split("/")[:2]) if path.startswith("core/") else path.split("/")[0]
-        per[room] += int(m.group(1).replace(",", ""))
+        n = int(m.group(1).replace(",", ""))
+        per[room] += n
+        # the algorithm: its family's code and the executor running its
+        # schedule (exec.c: messages; dtype.c: its copies and reductions);
+        # collx's own: everything else on the way
+        if not path.startswith("core/") or path in ("core/engine/exec.c",
+                                                     "core/engine/dtype.c"):
+            algo[c] += n
     for room, n in per.items():
         rows.append((c, room, n / iters))
         if room not in rooms:
@@ -79,12 +91,21 @@ with open(os.path.join(out, "instructions.csv"), "w", newline="") as f:
     w.writerow(["case", "room", "instructions_per_call"])
     for r in rows:
         w.writerow([r[0], r[1], round(r[2], 1)])
+    for c in cases:   # the split of the total: the algorithm's run, collx's own
+        total = sum(n for cc, _, n in rows if cc == c)
+        w.writerow([c, "=algorithm", round(algo[c] / iters, 1)])
+        w.writerow([c, "=own", round(total - algo[c] / iters, 1)])
 tab = {(c, r): n for c, r, n in rows}
-md = ["collx's own instructions per call, rank 0 of 2 (Open MPI), waiting left out:", "",
-      "| case | " + " | ".join(rooms) + " | total |", "|---" * (len(rooms) + 2) + "|"]
+md = ["collx's own instructions per call, rank 0 of 2 (Open MPI), waiting left out;",
+      "algorithm: its family's code and the executor running its schedule",
+      "(core/engine/exec.c, dtype.c), own: the rest (the path to it and back):", "",
+      "| case | " + " | ".join(rooms) + " | total | algorithm | own |",
+      "|---" * (len(rooms) + 4) + "|"]
 for c in cases:
     vals = [tab.get((c, r), 0.0) for r in rooms]
-    md.append(f"| {c} | " + " | ".join(f"{v:.0f}" for v in vals) + f" | {sum(vals):.0f} |")
+    a = algo[c] / iters
+    md.append(f"| {c} | " + " | ".join(f"{v:.0f}" for v in vals) +
+              f" | {sum(vals):.0f} | {a:.0f} | {sum(vals) - a:.0f} |")
 text = "\n".join(md) + "\n"
 open(os.path.join(out, "instructions.md"), "w").write(text)
 print(text)

@@ -23,19 +23,7 @@
 #include "replay.h"
 #include "../select/select.h"
 
-typedef struct kept {
-    cx_sched *s;
-    unsigned gen;   /* a->decided_gen of its call: 0, or its decision holds while it stays */
-    int index;      /* alg's in the registry (its count) */
-    const cx_algorithm *alg;
-    const cx_knob_params *params;
-    const int *order;
-    const void *sbuf;
-    void *rbuf;
-    int scount, rcount, root;
-    MPI_Datatype stype, rtype;
-    MPI_Op op;
-} kept;
+typedef cx_kept kept;
 
 typedef struct kept_comm {
     kept k[CX_COLL_COUNT];
@@ -114,18 +102,25 @@ static void keep_key(kept *k, const cx_args *a, cx_sched *s)
                 .stype = a->stype, .rtype = a->rtype, .op = a->op};
 }
 
-int cx_replay_decided(cx_args *a, int *index, void **slot, cx_sched **sched)
+cx_kept *cx_replay_decided(const cx_args *a, cx_comm **on)
 {
     if (!(atomic_load_explicit(&decided_any, memory_order_relaxed) & 1u << a->coll))
-        return 0;
+        return NULL;
     cx_comm *c = cx_comm_recent(a->comm);
     kept_comm *kc;
     if (!c || !(kc = *cx_comm_room(c, CX_ROOM_CALL)))
-        return 0;
+        return NULL;
     kept *k = &kc->k[a->coll];
-    if (!k->gen || k->gen != cx_select_generation() || !same_args(k, a) || a->shared_out ||
+    /* (the generation is never 0: a decision not kept never matches) */
+    if (k->gen != cx_select_generation() || !same_args(k, a) || a->shared_out ||
         a->scratch_arrays)
-        return 0;
+        return NULL;
+    *on = c;
+    return k;
+}
+
+void cx_replay_decision(cx_args *a, const cx_kept *k, cx_comm *c)
+{
     a->alg = k->alg;
     a->params = k->params;
     a->decided_gen = k->gen;
@@ -133,11 +128,6 @@ int cx_replay_decided(cx_args *a, int *index, void **slot, cx_sched **sched)
     a->pcomm = c->priv;
     a->rank = c->rank;
     a->size = c->size;
-    *index = k->index;
-    *slot = k;
-    *sched = k->s;
-    k->s = NULL;   /* a nested call on c finds none */
-    return 1;
 }
 
 /* Keeps a's decision (a->decided_gen) on c with no schedule, where no
@@ -158,15 +148,6 @@ void cx_replay_note(cx_comm *c, const cx_args *a)
     kept_comm *kc;
     if (a->decided_gen && (kc = of(c, 1)))
         note(kc, a);
-}
-
-void cx_replay_back(void *slot, cx_sched *s)
-{
-    kept *k = slot;
-    if (!s->err && !k->s)
-        k->s = s;   /* its key and decision are still the call's */
-    else
-        cx_sched_give_spare(s);
 }
 
 cx_sched *cx_replay_take(cx_comm *c, const cx_args *a)

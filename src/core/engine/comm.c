@@ -163,7 +163,9 @@ int cx_comm_next_tag(cx_comm *c)
 {
     /* MPI guarantees tags up to 32767; collectives are called in the same
      * order everywhere, so the sequence agrees on all ranks. */
-    return (int)(c->tag_seq++ % 32000u) + 1;
+    unsigned t = c->tag_seq;
+    c->tag_seq = t + 1 < 32000u ? t + 1 : 0;   /* 1, 2, ..., 32000, 1, ... */
+    return (int)t + 1;
 }
 
 int cx_comm_quiesce(cx_comm *c)
@@ -175,13 +177,25 @@ int cx_comm_quiesce(cx_comm *c)
     return err;
 }
 
+/* The hooks from the k-th family of with on (apart from the look for
+ * one: a call where no family keeps state on c saves no registers). */
+static __attribute__((noinline)) void after_call_from(cx_comm *c, const int *with, int k,
+                                                      int n)
+{
+    for (; k < n; k++)
+        if (c->family_state[with[k]])
+            cx_families[with[k]]->after_call(c->family_state[with[k]]);
+}
+
 void cx_comm_after_call(cx_comm *c)
 {
     int n;
     const int *with = cx_families_after_call(&n);
     for (int k = 0; k < n; k++)
-        if (c->family_state[with[k]])
-            cx_families[with[k]]->after_call(c->family_state[with[k]]);
+        if (c->family_state[with[k]]) {
+            after_call_from(c, with, k, n);
+            return;
+        }
 }
 
 void **cx_comm_state(cx_comm *c, int slot)

@@ -26,9 +26,10 @@
  * displacement arrays are copied into s (hold.c). */
 int cx_hold_args(cx_args *a, cx_sched *s);
 
-/* A blocking call entered and left (watchdog.mpi.c: COLLX_WAIT_WARN). */
-void cx_watch_enter(int coll);
-void cx_watch_leave(void);
+/* A blocking call entered and left (watchdog.mpi.c: COLLX_WAIT_WARN):
+ * leave with what enter returned. */
+unsigned long cx_watch_enter(int coll);
+void cx_watch_leave(unsigned long was);
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */
 int cx_native_run(const cx_args *a);

@@ -4,12 +4,13 @@
  * or runs it with other settings, and the program would otherwise just
  * hang without a word.
  *
- * The calling thread only numbers its blocking calls (two relaxed stores
- * per call: the interposer's cost with nothing selected stays where it
- * was); a thread that never calls MPI samples the number once a second
- * and speaks when the same call is still in flight after the limit. Not
- * in SMPI (watchdog.smpi.c): there a thread cannot sleep outside the
- * simulation. */
+ * The calling thread only numbers its blocking calls (one relaxed store
+ * at entry, one at return: the interposer's cost with nothing selected
+ * stays where it was); a thread that never calls MPI samples the number
+ * once a second and speaks when the same call is still in flight after
+ * the limit. A call's number holds the thread's count of its calls, the
+ * thread (10 bits of its id) and the collective (6 bits). Not in SMPI
+ * (watchdog.smpi.c): there a thread cannot sleep outside the simulation. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,10 +18,13 @@
 #include <time.h>
 #include "engine.h"
 
+#define COLL_BITS 6
+#define THREAD_BITS 10
+#define ONE_CALL (1ul << (COLL_BITS + THREAD_BITS))
+_Static_assert(CX_COLL_COUNT <= 1 << COLL_BITS, "a call's number: 6 bits for its collective");
+
 static atomic_ulong current;   /* the blocking call in flight (0: none) */
-static atomic_int current_coll;
-static _Thread_local int depth;
-static _Thread_local unsigned long numbered;   /* this thread's calls, 1024 apart + its id */
+static _Thread_local unsigned long numbered;   /* this thread's last: its count and id */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static double limit_s;
 static int world_rank = -1;   /* read by the calling thread, at start */
@@ -41,7 +45,7 @@ static void *watch(void *unused)
         fprintf(stderr, "collx: rank %d has waited %d s in %s for other ranks and keeps "
                 "waiting: does every rank make this call, load collx and have the same "
                 "COLLX_* settings? (this message: COLLX_WAIT_WARN)\n", world_rank, same,
-                cx_coll_mpi_name((cx_coll)atomic_load(&current_coll)));
+                cx_coll_mpi_name((cx_coll)(now & ((1u << COLL_BITS) - 1))));
         return NULL;   /* once */
     }
 }
@@ -61,22 +65,32 @@ static void start(void)
     pthread_attr_destroy(&attr);
 }
 
-/* Two stores a call: the watcher starts at a thread's first call (once
- * for the process), and the thread's id is folded into its count then. */
-void cx_watch_enter(int coll)
+static unsigned long number(int coll)
 {
-    if (depth++)
-        return;
-    if (!numbered) {
-        pthread_once(&once, start);
-        numbered = (unsigned long)pthread_self() & 1023;
-    }
-    atomic_store_explicit(&current_coll, coll, memory_order_relaxed);
-    atomic_store_explicit(&current, numbered += 1024, memory_order_relaxed);
+    unsigned long was = atomic_load_explicit(&current, memory_order_relaxed);
+    atomic_store_explicit(&current, (numbered += ONE_CALL) | (unsigned long)coll,
+                          memory_order_relaxed);
+    return was;
 }
 
-void cx_watch_leave(void)
+/* A thread's first call: the watcher starts (once for the process), and
+ * the thread's id is folded into its numbers. Apart, so that the calls
+ * after it keep no registers. */
+static __attribute__((noinline)) unsigned long first_call(int coll)
 {
-    if (--depth == 0)
-        atomic_store_explicit(&current, 0, memory_order_relaxed);
+    pthread_once(&once, start);
+    numbered = ((unsigned long)pthread_self() & ((1u << THREAD_BITS) - 1)) << COLL_BITS;
+    return number(coll);
+}
+
+/* A call inside another (an algorithm's inner call) numbers itself, and
+ * its return gives the number back to the outer call. */
+unsigned long cx_watch_enter(int coll)
+{
+    return numbered ? number(coll) : first_call(coll);
+}
+
+void cx_watch_leave(unsigned long was)
+{
+    atomic_store_explicit(&current, was, memory_order_relaxed);
 }

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include "select.h"
 
-static atomic_long calls[CX_MAX_ALGS], fallbacks[CX_MAX_ALGS], inner[CX_MAX_ALGS];
+atomic_long cx_counted_calls[CX_MAX_ALGS];
+static atomic_long fallbacks[CX_MAX_ALGS], inner[CX_MAX_ALGS];
 static atomic_int shown[CX_MAX_ALGS][3];   /* blocking, nonblocking, persistent */
 static _Atomic(cx_fallback_watch) watch;
 
@@ -15,16 +16,8 @@ void cx_counts_watch_fallbacks(cx_fallback_watch w)
     atomic_store(&watch, w);
 }
 
-void cx_count_call_at(int i, const cx_algorithm *alg, const cx_args *a)
+void cx_count_say(int i, const cx_algorithm *alg, const cx_args *a, int verbose)
 {
-    int verbose = cx_verbose();
-    if (i < 0)
-        return;
-    atomic_fetch_add_explicit(&calls[i], 1, memory_order_relaxed);
-    if (a->ran)
-        *a->ran = alg;
-    if (verbose <= 0)
-        return;
     int rank = a->rank, size = a->size;
     if (a->comm != MPI_COMM_NULL && !a->size) {  /* fast native path */
         PMPI_Comm_rank(a->comm, &rank);
@@ -73,7 +66,7 @@ long CX_Algorithm_calls(const char *coll, const char *alg)
     int c = cx_coll_from_name(coll);
     const cx_algorithm *a = c < 0 ? NULL : cx_algorithm_find((cx_coll)c, alg);
     int i = a ? cx_algorithm_index(a) : -1;
-    return i < 0 ? 0 : atomic_load(&calls[i]);
+    return i < 0 ? 0 : atomic_load(&cx_counted_calls[i]);
 }
 
 long CX_Algorithm_inner_calls(const char *coll, const char *alg)

@@ -13,7 +13,7 @@
 #include "rules.h"
 
 static _Atomic(const cx_algorithm *) forced[CX_COLL_COUNT];
-static atomic_uint generation;
+static atomic_uint generation = 1;   /* 0: a decision never kept (decided_gen) */
 
 /* What the environment and the rules file decide, per collective: fixed
  * for the whole run, so worked out once. */

@@ -336,11 +336,16 @@ const char *cx_env_system(const char *name)
     return v && *v ? v : NULL;
 }
 
+static __attribute__((noinline)) void read_first(void)
+{
+    pthread_once(&read_once, read_all);
+}
+
 static const knob_state *get(cx_knob k)
 {
     /* read once; afterwards a load, not a call (knobs are read per call) */
     if (!atomic_load_explicit(&reads, memory_order_acquire))
-        pthread_once(&read_once, read_all);
+        read_first();
     return &state[k];
 }
 

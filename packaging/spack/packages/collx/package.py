@@ -41,6 +41,7 @@ class Collx(CMakePackage):
         "COLLX_INSTALL_PYTHONDIR": "Spack's prefix layout decides",
         "COLLX_PYTHON_COMMAND": "set from the python dependency below",
         "COLLX_PHASES": "a build for measuring the engine (times every call): not for users",
+        "COLLX_LTO": "on wherever the compiler can; off only to compare (engine_instructions.sh)",
     }
 
     def setup_build_environment(self, env):
