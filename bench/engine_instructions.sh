@@ -49,7 +49,8 @@ for c in $CASES; do
 done
 python3 - "$OUT" "$ITERS" "$ROOT" $CASES <<'PY'
 import collections, csv, os, re, subprocess, sys
-out, iters, root, cases = sys.argv[1], int(sys.argv[2]) + 10, sys.argv[3], sys.argv[4:]
+out, iters, root, cases = (os.path.abspath(sys.argv[1]), int(sys.argv[2]) + 10, sys.argv[3],
+                           sys.argv[4:])
 # collx's waiting: how long the other rank took, not collx's work
 WAIT = ("polls_hold", "spun", "spin_until", "round_held", "asked_held", "cx_sched_idle",
         "cx_wait_poll",
