@@ -177,8 +177,10 @@ static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want)
     cx_request_bury();
     if (cx_online_on() && !cx_online_active())
         cx_online_start();   /* a linked program's first call; once */
-    int err = cx_decide_call(a, want, &alg);
-    if (err)
+    int err = MPI_SUCCESS;
+    if (!want && cx_decided_native(a))   /* a collective left to the MPI */
+        alg = cx_native(a->coll);
+    else if ((err = cx_decide_call(a, want, &alg)))
         return err;
     cx_count_call(alg, a);
     CX_PHASE(CX_PH_SELECT);

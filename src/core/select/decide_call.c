@@ -128,10 +128,33 @@ static unsigned memo_keep(const cx_args *a, cx_comm *c, const cx_decision *d, in
     return beyond.k ? 0 : m->generation;
 }
 
+/* The collectives for which nothing selects anything and no policy is
+ * set, so that every call of theirs goes to the MPI's own: the
+ * selection's generation that verdict holds under, per collective (0:
+ * none). A program that leaves a collective to its MPI (the interposer's
+ * usual case) pays one compare for it. */
+static atomic_uint native_since[CX_COLL_COUNT];
+
+int cx_decided_native(const cx_args *a)
+{
+    return atomic_load_explicit(&native_since[a->coll], memory_order_relaxed) ==
+               cx_select_generation() &&
+           a->comm != MPI_COMM_NULL;
+}
+
+static int native_kept(cx_coll coll, unsigned gen, const cx_algorithm **run)
+{
+    if (!atomic_load_explicit(&policy, memory_order_acquire))   /* else asked each time */
+        atomic_store_explicit(&native_since[coll], gen, memory_order_relaxed);
+    *run = cx_native(coll);
+    return MPI_SUCCESS;
+}
+
 int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **run)
 {
-    *run = NULL;
+    unsigned gen = cx_select_generation();   /* (never 0) */
     a->decided_gen = 0;
+    *run = NULL;
     /* A call decided before, first: what it rested on besides its
      * arguments (the settings' verdict, CX_Algorithm_set, a policy set)
      * bumps the generation the memo checks; a policy that looks at calls
@@ -150,15 +173,15 @@ int cx_decide_call(cx_args *a, const cx_algorithm *want, const cx_algorithm **ru
     if (differ)
         return cx_error(a->comm, MPI_ERR_OTHER, "%s: settings differ between ranks: %s", what,
                         differ);
-    if (cx_settings_native()) {
-        *run = cx_native(a->coll);
-        return MPI_SUCCESS;
-    }
+    if (cx_settings_native())
+        return native_kept(a->coll, gen, run);
     /* Nothing selects anything for this collective (and no policy looks
      * at it): straight to MPI. */
     const cx_algorithm *alg = want ? want : cx_select_global(a->coll, &err);
     const cx_select_policy *tune = !want && !err ? policy_for(a, asks_policy) : NULL;
     if (alg && !alg->build && !tune) {
+        if (alg == cx_native(a->coll) && !err)
+            return native_kept(a->coll, gen, run);
         *run = alg;
         return MPI_SUCCESS;
     }

@@ -20,6 +20,12 @@ struct cx_knob_params;
 int cx_decide_call(cx_args *a, const struct cx_algorithm *want,
                    const struct cx_algorithm **run);
 
+/* Whether call a goes to the MPI's own call with no decision: nothing
+ * selects anything for its collective and no policy is set, as when a
+ * call of it was last decided (the selection's generation holds). The
+ * dispatcher's short path for a collective left to the MPI. */
+int cx_decided_native(const cx_args *a);
+
 /* A policy that may replace the selection's choice for blocking calls
  * nothing forces (online tuning registers itself; select never names
  * it). covers: whether it looks at collective c's calls, asked before

@@ -86,6 +86,8 @@ const cx_algorithm *cx_native(cx_coll c)
 int cx_algorithm_index(const cx_algorithm *alg)
 {
     static atomic_int last_table;   /* where the last one was: a call's, again */
+    if (alg >= native_algorithms && alg < native_algorithms + CX_COLL_COUNT)
+        return (int)(alg - native_algorithms);   /* the first table's, always */
     ensure_index();
     int lt = atomic_load_explicit(&last_table, memory_order_relaxed);
     if (alg >= tables[lt] && alg < tables[lt] + table_len[lt])
