@@ -25,6 +25,7 @@ _Static_assert(CX_COLL_COUNT <= 1 << COLL_BITS, "a call's number: 6 bits for its
 
 static atomic_ulong current;   /* the blocking call in flight (0: none) */
 static _Thread_local unsigned long numbered;   /* this thread's last: its count and id */
+static _Thread_local unsigned long in_flight;  /* this thread's call in flight (0: none) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static double limit_s;
 static int world_rank = -1;   /* read by the calling thread, at start */
@@ -67,9 +68,9 @@ static void start(void)
 
 static unsigned long number(int coll)
 {
-    unsigned long was = atomic_load_explicit(&current, memory_order_relaxed);
-    atomic_store_explicit(&current, (numbered += ONE_CALL) | (unsigned long)coll,
-                          memory_order_relaxed);
+    unsigned long was = in_flight;
+    in_flight = (numbered += ONE_CALL) | (unsigned long)coll;
+    atomic_store_explicit(&current, in_flight, memory_order_relaxed);
     return was;
 }
 
@@ -84,7 +85,9 @@ static __attribute__((noinline)) unsigned long first_call(int coll)
 }
 
 /* A call inside another (an algorithm's inner call) numbers itself, and
- * its return gives the number back to the outer call. */
+ * its return gives the number back to the outer call of its thread (the
+ * thread's own, not whatever another thread stored since: a call that
+ * returned is never watched again). */
 unsigned long cx_watch_enter(int coll)
 {
     return numbered ? number(coll) : first_call(coll);
@@ -92,5 +95,6 @@ unsigned long cx_watch_enter(int coll)
 
 void cx_watch_leave(unsigned long was)
 {
+    in_flight = was;
     atomic_store_explicit(&current, was, memory_order_relaxed);
 }
