@@ -30,6 +30,8 @@ int cx_hold_args(cx_args *a, cx_sched *s);
  * leave with what enter returned. */
 unsigned long cx_watch_enter(int coll);
 void cx_watch_leave(unsigned long was);
+/* The number the watcher reads now (0: no call watched; tests). */
+unsigned long cx_watch_current(void);
 
 /* The MPI library's own call for a (blocking, or nonblocking into *req). */
 int cx_native_run(const cx_args *a);

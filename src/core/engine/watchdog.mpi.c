@@ -98,3 +98,8 @@ void cx_watch_leave(unsigned long was)
     in_flight = was;
     atomic_store_explicit(&current, was, memory_order_relaxed);
 }
+
+unsigned long cx_watch_current(void)
+{
+    return atomic_load_explicit(&current, memory_order_relaxed);
+}
