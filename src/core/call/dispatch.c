@@ -146,22 +146,33 @@ static int run_schedule(cx_args *a, const cx_algorithm *alg, cx_comm *c, const o
 /* want: the algorithm the caller asks for (NULL: select one). */
 static int dispatch_now(cx_args *a, const out *o, const cx_algorithm *want);
 
-/* A blocking call is watched from entry (its first call on a communicator
- * sets up collx's state there, collectively) to return: watchdog.mpi.c; in
- * SMPI every call is timed apart from the program (cx_bench_enter). */
-static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+/* A call's bracket: a blocking call is watched from entry (its first
+ * call on a communicator sets up collx's state there, collectively) to
+ * return: watchdog.mpi.c; in SMPI every call is timed apart from the
+ * program (cx_bench_enter). enter's value goes to leave. */
+static inline unsigned long call_enter(const cx_args *a, int blocking)
 {
-    int blocking = !o->req && !o->mreq;
-    unsigned long watched = 0;
     cx_bench_enter();
-    if (blocking) {
-        watched = cx_watch_enter(a->coll);
-        CX_PHASE_START();
-    }
-    int err = dispatch_now(a, o, want);
+    if (!blocking)
+        return 0;
+    unsigned long watched = cx_watch_enter(a->coll);
+    CX_PHASE_START();
+    return watched;
+}
+
+static inline void call_leave(int blocking, unsigned long watched)
+{
     if (blocking)
         cx_watch_leave(watched);
     cx_bench_leave();
+}
+
+static int dispatch(cx_args *a, const out *o, const cx_algorithm *want)
+{
+    int blocking = !o->req && !o->mreq;
+    unsigned long watched = call_enter(a, blocking);
+    int err = dispatch_now(a, o, want);
+    call_leave(blocking, watched);
     return err;
 }
 
@@ -233,9 +244,7 @@ static int dispatch_call(cx_args *a, const out *o, const cx_algorithm *want)
  * stale. */
 static int run_short(cx_args *a, cx_kept *k, cx_comm *c)
 {
-    cx_bench_enter();
-    unsigned long watched = cx_watch_enter(a->coll);
-    CX_PHASE_START();
+    unsigned long watched = call_enter(a, 1);
     cx_progress_poke();   /* requests in flight move on in every collx call */
     cx_request_bury();
     a->nonblocking = 0;
@@ -251,8 +260,7 @@ static int run_short(cx_args *a, cx_kept *k, cx_comm *c)
         cx_replay_decision(a, k, c);
         err = run_blocking(a, k->alg, c, 1);
     }
-    cx_watch_leave(watched);
-    cx_bench_leave();
+    call_leave(1, watched);
     return err;
 }
 
