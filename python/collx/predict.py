@@ -49,6 +49,7 @@ import subprocess
 import sys
 import time
 
+from collx import predict_measure
 from collx.calibrate.platform import validation
 from collx.tune import profile as profmod
 from collx.tune.target import ROOT, Smpi
@@ -85,6 +86,17 @@ def parse_args(argv):
     ap.add_argument("--timeout", type=float, default=1800,
                     help="host seconds per simulation (default 1800)")
     ap.add_argument("--out", default="predict", help="folder for runs, rules, report")
+    ap.add_argument("--measure", metavar="LAUNCH",
+                    help="then run the same cases for real with these launch words (e.g. "
+                         "\"mpirun -n 2 --bind-to core\") and report predicted vs measured")
+    ap.add_argument("--measure-program", metavar="PATH",
+                    help="the program built for the real MPI (default: PROGRAM itself)")
+    ap.add_argument("--measure-launches", type=int, default=3,
+                    help="real launches of each run, in turns (default 3; the median)")
+    ap.add_argument("--measure-timeout", type=float, default=600,
+                    help="wall seconds per real launch (default 600)")
+    ap.add_argument("--measure-only", action="store_true",
+                    help="no simulation: measure the runs of OUT/predict.json again")
     ap.add_argument("program", nargs=argparse.REMAINDER,
                     help="-- PROGRAM [ARGS] (built with collx-smpicc / collx-smpif90)")
     a = ap.parse_args(argv)
@@ -94,6 +106,10 @@ def parse_args(argv):
         ap.error("no program: ... -- PROGRAM [ARGS]")
     if a.n < 1:
         ap.error("-n must be at least 1")
+    if (a.measure_only or a.measure_program) and not a.measure:
+        ap.error("--measure-only and --measure-program go with --measure LAUNCH")
+    if a.measure_launches < 1:
+        ap.error("--measure-launches must be at least 1")
     return a
 
 
@@ -317,6 +333,42 @@ class Predictor:
                 for alg in algs if alg != "native"]
 
     def run(self):
+        if self.a.measure_only:
+            return self.measure_again()
+        self.simulated()
+        return self.measured()
+
+    def measure_again(self):
+        """--measure-only: the runs of an earlier predict in --out."""
+        path = os.path.join(self.out, "predict.json")
+        try:
+            with open(path) as f:
+                old = json.load(f)
+        except (OSError, ValueError) as e:
+            raise PredictError(f"--measure-only: no predict of before in {path} ({e}); "
+                               "run collx predict with --measure first") from None
+        if old.get("platform") != self.a.platform or old.get("ranks") != self.a.n:
+            raise PredictError(f"--measure-only: {path} is a predict on {old.get('platform')} "
+                               f"at {old.get('ranks')} ranks, not {self.a.platform} at "
+                               f"{self.a.n}")
+        self.runs = old["runs"]
+        self.tune_seconds = old.get("tune_host_seconds")
+        return self.measured()
+
+    def measured(self):
+        """The real runs (--measure) beside the predicted; the report."""
+        if not self.a.measure:
+            return self.report()
+        for name in ("measure.json", "measure.csv"):   # no stale results left
+            if os.path.exists(os.path.join(self.out, name)):
+                os.remove(os.path.join(self.out, name))
+        try:
+            self.measured_section = predict_measure.run(self.a, self.out, self.runs, self.say)
+        except predict_measure.MeasureError as e:
+            raise PredictError(f"--measure: {e}") from None
+        return self.report()
+
+    def simulated(self):
         native = self.simulate("native", {}, "the program, collx linked, nothing chosen")
         if "error" in native:
             raise PredictError(f"the native run failed: {native['error']}")
@@ -329,7 +381,6 @@ class Predictor:
             for alg in self.algorithms(coll):
                 self.simulate(f"{coll}-{alg}", {f"COLLX_{coll.upper()}_ALGORITHM": alg},
                               f"{coll} forced to {alg}")
-        return self.report()
 
     def report(self):
         doc = {"platform": self.a.platform, "ranks": self.a.n, "compute": self.a.compute,
@@ -338,6 +389,8 @@ class Predictor:
                "smpi_options": smpi_options(),
                "tune_host_seconds": getattr(self, "tune_seconds", None),
                "host_seconds": round(time.time() - self.t0, 1), "runs": self.runs}
+        if getattr(self, "measured_section", None):
+            doc["measured"] = self.measured_section
         with open(os.path.join(self.out, "predict.json"), "w") as f:
             json.dump(doc, f, indent=1)
         md = markdown(doc)
@@ -428,7 +481,10 @@ def markdown(doc):
               "job); in collectives: the mean rank's (rank seconds over ranks); files: "
               "<run>.out (the program's output), <run>.json (COLLX_STATS), rules.json, "
               "tune/ (the tuner's report), predict.json (this table's data).", ""]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if doc.get("measured"):
+        text += predict_measure.markdown(doc["measured"])
+    return text
 
 
 COMPUTE = {"host": "simulated, this host's CPU time at the platform host's speed "

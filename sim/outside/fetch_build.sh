@@ -41,21 +41,40 @@
 #
 # Default: all three. Idempotent (a stamp per program); progress on stderr.
 # Needs: collx configured with -DCOLLX_SMPI=ON and built (build/smpi/bin).
+#
+#   sim/outside/fetch_build.sh --mpi openmpi|mpich [PROG...]
+#
+# builds the same sources with the same edits for a real MPI instead
+# (Debian's mpicc.<mpi>, mpif90.<mpi>; no collx inside: collxrun preloads
+# its interposer) into build/outside/<mpi>/<prog>/: the programs whose
+# predictions `collx predict --measure` compares with real runs.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 OUT="$ROOT/build/outside"
 DL="$OUT/downloads"
 APT="$OUT/apt"
-CC="$ROOT/build/smpi/bin/collx-smpicc"
-FC="$ROOT/build/smpi/bin/collx-smpif90"
 JOBS="${JOBS:-2}"
+MPI=smpi
+if [ "${1:-}" = "--mpi" ]; then
+  MPI="${2:-}"; shift 2 || true
+fi
 
 log() { echo "[outside] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ -x "$CC" ] && [ -x "$FC" ] ||
-  die "$CC / $FC missing: configure collx with -DCOLLX_SMPI=ON and build it first"
+case "$MPI" in
+  smpi)
+    CC="$ROOT/build/smpi/bin/collx-smpicc" FC="$ROOT/build/smpi/bin/collx-smpif90"
+    LIB_CC=smpicc LIB_CXX=smpicxx PROGS="$OUT"
+    [ -x "$CC" ] && [ -x "$FC" ] ||
+      die "$CC / $FC missing: configure collx with -DCOLLX_SMPI=ON and build it first" ;;
+  openmpi|mpich)
+    CC="/usr/bin/mpicc.$MPI" FC="/usr/bin/mpif90.$MPI" LIB_CC="$CC" LIB_CXX="/usr/bin/mpicxx.$MPI"
+    PROGS="$OUT/$MPI"
+    [ -x "$CC" ] && [ -x "$FC" ] || die "$CC / $FC missing: install Debian's $MPI (./run build does)" ;;
+  *) die "--mpi $MPI: give openmpi or mpich (Debian's), or leave it out for SMPI" ;;
+esac
 
 # Patches fetched sources: edit(path, old, new) calls on stdin, each old
 # text exactly once (edit_once.py).
@@ -112,6 +131,7 @@ stamp_ok() { [ -f "$1/stamp" ] && [ "$(cat "$1/stamp")" = "$2" ]; }
 # SMPI programs carry collx inside (a static link): a program is rebuilt
 # whenever the collx archives change, or it would run the old collx
 collx_id() {
+  [ "$MPI" = smpi ] || { echo none; return; }   # real MPI: collx is preloaded, not linked
   cat "$ROOT/build/smpi/libcollx.a" "$ROOT/build/smpi/libcollx_smpi_interpose.a" 2>/dev/null |
     md5sum | cut -c1-12
 }
@@ -159,13 +179,13 @@ EOF
 }
 
 build_hpcc() {
-  local dir="$OUT/hpcc" ver=1.5.0 want="hpcc 1.5.0 collx-outside-1 $CC $(collx_id)"
+  local dir="$PROGS/hpcc" ver=1.5.0 want="hpcc 1.5.0 collx-outside-1 $CC $(collx_id)"
   need_pkgs libopenblas-dev make gcc
   if stamp_ok "$dir" "$want" && [ -x "$dir/hpcc" ]; then
     log "hpcc: already built ($dir/hpcc)"
   else
     fetch_orig hpcc "hpcc_$ver.orig.tar.gz" 1.5.0-3 1.5.0-4
-    log "hpcc: building with collx-smpicc in $dir (about 15 s)"
+    log "hpcc: building with $(basename "$CC") in $dir (about 15 s)"
     rm -rf "$dir/src" "$dir/stamp"; mkdir -p "$dir/src"
     tar xzf "$DL/hpcc_$ver.orig.tar.gz" -C "$dir/src" --strip-components=1
     edit_once "$dir/src" <<'PY'
@@ -195,6 +215,11 @@ edit("src/io.c", "  params->RunLatencyBandwidth = 1;\n", """  params->RunLatency
   }
 """)
 PY
+    if [ "$MPI" != smpi ]; then   # MPI-1 calls that MPI 3 removed (Open MPI 4 hides them)
+      grep -rlE 'MPI_(Type_struct|Address)\b' "$dir/src" --include=*.c |
+        xargs -r sed -i -e 's/\bMPI_Type_struct\b/MPI_Type_create_struct/g' \
+                        -e 's/\bMPI_Address\b/MPI_Get_address/g'
+    fi
     # HPL's make include for SMPI: collx-smpicc, OpenBLAS's CBLAS; smpicc
     # links a shared object and main lives in libhpl.a: -Wl,-u,main pulls it
     sed -e 's#^CC  .*#CC           = '"$CC"'#' -e 's#^LINKER  .*#LINKER       = '"$CC"'#' \
@@ -225,7 +250,7 @@ PY
 
 # ------------------------------------------------------------- parpack ----
 build_parpack() {
-  local dir="$OUT/parpack" ver=3.9.1 want="arpack-ng 3.9.1 pdsdrv1 collx-outside-1 $FC $(collx_id)"
+  local dir="$PROGS/parpack" ver=3.9.1 want="arpack-ng 3.9.1 pdsdrv1 collx-outside-1 $FC $(collx_id)"
   need_pkgs libopenblas-dev gfortran make
   if stamp_ok "$dir" "$want" && [ -x "$dir/pdsdrv1" ]; then
     log "parpack: already built ($dir/pdsdrv1)"
@@ -233,7 +258,7 @@ build_parpack() {
   fi
   # bookworm's 3.8.0 orig tarball is missing on some mirrors: trixie's 3.9.1
   fetch_orig arpack "arpack_$ver.orig.tar.gz" 3.9.1-6 3.9.1-5 3.9.1-4 3.9.1-3 3.9.1-2 3.9.1-1
-  log "parpack: building libparpack (double precision) and pdsdrv1 with collx-smpif90 in $dir (about 10 s)"
+  log "parpack: building libparpack (double precision) and pdsdrv1 with $(basename "$FC") in $dir (about 10 s)"
   rm -rf "$dir/src" "$dir/obj" "$dir/stamp"; mkdir -p "$dir/src" "$dir/obj"
   tar xzf "$DL/arpack_$ver.orig.tar.gz" -C "$dir/src" --strip-components=1
   edit_once "$dir/src/PARPACK/EXAMPLES/MPI/pdsdrv1.f" <<'PY'
@@ -283,7 +308,7 @@ PY
 
 # --------------------------------------------------------------- hypre ----
 build_hypre() {
-  local dir="$OUT/hypre" ver=2.26.0 lib_want="hypre 2.26.0 collx-outside-1"
+  local dir="$PROGS/hypre" ver=2.26.0 lib_want="hypre 2.26.0 collx-outside-1 $LIB_CC"
   local want="$lib_want ex4 ex5f $CC $(collx_id)"
   need_pkgs make gcc gfortran
   if stamp_ok "$dir" "$want" && [ -x "$dir/ex4" ] && [ -x "$dir/ex5f" ]; then
@@ -292,11 +317,11 @@ build_hypre() {
   fi
   if ! stamp_ok "$dir/lib" "$lib_want" || [ ! -f "$dir/lib/libHYPRE.a" ]; then
     fetch_orig hypre "hypre_$ver.orig.tar.gz" 2.26.0-3 2.26.0-2 2.26.0-1
-    log "hypre: building libHYPRE with smpicc in $dir (about 2 min on 2 cores)"
+    log "hypre: building libHYPRE with $(basename "$LIB_CC") in $dir (about 2 min on 2 cores)"
     rm -rf "$dir/src" "$dir/lib"; mkdir -p "$dir/src" "$dir/lib"
     tar xzf "$DL/hypre_$ver.orig.tar.gz" -C "$dir/src" --strip-components=1
     # SMPI_PRETEND_CC: smpicc acts as a plain compiler for configure's tests
-    (cd "$dir/src/src" && SMPI_PRETEND_CC=1 CC=smpicc CXX=smpicxx ./configure        --disable-fortran --without-openmp --without-superlu --without-mli CFLAGS=-O2 &&
+    (cd "$dir/src/src" && SMPI_PRETEND_CC=1 CC="$LIB_CC" CXX="$LIB_CXX" ./configure        --disable-fortran --without-openmp --without-superlu --without-mli CFLAGS=-O2 &&
      make -j"$JOBS") > "$dir/build.log" 2>&1 ||
       { tail -20 "$dir/build.log" >&2; die "hypre: library build failed ($dir/build.log)"; }
     cp "$dir/src/src/hypre/lib/libHYPRE.a" "$dir/lib/"
@@ -324,7 +349,7 @@ edit("", "      n = 33\n", "      n = 33\n"
     "      if (nst .eq. 0 .and. nlen .gt. 0) read(nenv, *) n\n")
 PY
   fi
-  log "hypre: linking ex4 with collx-smpicc, ex5f with collx-smpif90"
+  log "hypre: linking ex4 with $(basename "$CC"), ex5f with $(basename "$FC")"
   "$CC" -O2 -I"$dir/lib/include" "$ex" -o "$dir/ex4" -L"$dir/lib" -lHYPRE -lm \
     >> "$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "hypre: ex4 link failed"; }
   # libHYPRE carries the Fortran interface (hypre_..._ wrappers) even
@@ -346,4 +371,4 @@ for prog in "${progs[@]}"; do
     *) die "unknown program '$prog' (hpcc, parpack, hypre)" ;;
   esac
 done
-log "done: ${progs[*]} in $OUT"
+log "done: ${progs[*]} in $PROGS"
