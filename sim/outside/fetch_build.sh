@@ -240,7 +240,7 @@ PY
   # HPCC_TESTS="MPIFFT PTRANS" half of a 64-rank run's time is in
   # collectives), P x Q as square as possible
   local np p
-  for np in 16 64 256 1024; do
+  for np in 2 16 64 256 1024; do
     p=$(python3 -c "n=$np; print(max(d for d in range(1, int(n**.5)+1) if n % d == 0))")
     mkdir -p "$dir/run$np"
     hpcc_input "$p" "$((np / p))" 4000 > "$dir/run$np/hpccinf.txt"
