@@ -47,12 +47,16 @@ MPI_Aint hier_shm_bytes(MPI_Aint slot_bytes)
     return 2 * ((slot_bytes + align - 1) / align * align);
 }
 
-static hier_state *state_of(cx_comm *c)
+static __attribute__((noinline)) hier_state *state_new(cx_comm *c)
 {
-    void **st = cx_comm_state(c, cx_hier_slot);
-    if (!*st)
-        *st = calloc(1, sizeof(hier_state));
-    return *st;
+    return *cx_comm_state(c, cx_hier_slot) = calloc(1, sizeof(hier_state));
+}
+
+/* Inline: every call looks (the first makes it, apart). */
+static inline hier_state *state_of(cx_comm *c)
+{
+    hier_state *h = cx_comm_state_of(c, cx_hier_slot);
+    return h ? h : state_new(c);
 }
 
 /* Where the segment's reuse is decided. The ranks of a node read a slot

@@ -55,7 +55,7 @@ int CX_Pat_init(MPI_Comm comm)
         return cx_error(comm, MPI_ERR_COMM, "CX_Pat_init: MPI_COMM_NULL");
     if ((err = cx_comm_get(comm, &c)))
         return cx_error(comm, err, "CX_Pat_init: cannot set up communicator state");
-    if (*cx_comm_state(c, cx_pap_slot))
+    if (cx_comm_state_of(c, cx_pap_slot))
         return MPI_SUCCESS;
     if ((err = cx_comm_quiesce(c)))   /* set-up collectives follow */
         return cx_error(comm, err, "CX_Pat_init: calls in flight failed");
@@ -203,7 +203,7 @@ int CX_Pat_finalize(MPI_Comm comm)
     cx_comm *c;
     cx_pap *pap;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c) ||
-        !(pap = *cx_comm_state(c, cx_pap_slot)))
+        !(pap = cx_comm_state_of(c, cx_pap_slot)))
         return MPI_SUCCESS;
     if (cx_verbose() > 0) {   /* collective, like finalize itself */
         cx_pap_sync(pap);

@@ -14,7 +14,7 @@ cx_pap *cx_pap_get(MPI_Comm comm)
     cx_comm *c;
     if (comm == MPI_COMM_NULL || cx_comm_get(comm, &c))
         return NULL;
-    return *cx_comm_state(c, cx_pap_slot);
+    return cx_comm_state_of(c, cx_pap_slot);
 }
 
 const cx_algorithm *cx_pap_reg_alg(cx_pap *pap)

@@ -107,10 +107,10 @@ static int stage_copy(void *ctx, const char *src, MPI_Aint bytes, MPI_Aint disp)
 
 dropin *cx_rma_dropin_state(cx_comm *c, int *err)
 {
-    void **f = cx_comm_state(c, cx_rma_slot);
+    dropin *had = cx_comm_state_of(c, cx_rma_slot);
     *err = MPI_SUCCESS;
-    if (*f)
-        return *f;
+    if (had)
+        return had;
     dropin *d = calloc(1, sizeof *d);
     if (!d) {
         *err = MPI_ERR_NO_MEM;
@@ -127,7 +127,7 @@ dropin *cx_rma_dropin_state(cx_comm *c, int *err)
         return NULL;
     }
     list(d);
-    *f = d;
+    *cx_comm_state(c, cx_rma_slot) = d;
     if (!d->rt)
         return d;
     d->rt->hold_acks = 1;   /* the receiver releases staging once read */

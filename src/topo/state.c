@@ -111,8 +111,7 @@ static int try_file(cx_comm *c, cx_topo *t, const char *path)
 
 int cx_topo_get(cx_comm *c, cx_topo **out)
 {
-    void **f = cx_comm_state(c, cx_topo_slot);
-    if ((*out = *f))
+    if ((*out = cx_comm_state_of(c, cx_topo_slot)))
         return MPI_SUCCESS;
     int err = cx_comm_quiesce(c);   /* set-up collectives follow */
     if (!err)
@@ -160,7 +159,7 @@ int cx_topo_get(cx_comm *c, cx_topo **out)
         cx_say("topo: p=%d, %d nodes: %s%s, %d node pairs, %.6f s", t->p, t->nn,
                what == LOADED ? "loaded from " : "measured",
                what == LOADED ? path : "", t->pairs, PMPI_Wtime() - t0);
-    *f = t;
+    *cx_comm_state(c, cx_topo_slot) = t;
     *out = t;
     return MPI_SUCCESS;
 }

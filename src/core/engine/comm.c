@@ -177,28 +177,26 @@ int cx_comm_quiesce(cx_comm *c)
     return err;
 }
 
-/* The hooks from the k-th family of with on (apart from the look for
- * one: a call where no family keeps state on c saves no registers). */
-static __attribute__((noinline)) void after_call_from(cx_comm *c, const int *with, int k,
-                                                      int n)
-{
-    for (; k < n; k++)
-        if (c->family_state[with[k]])
-            cx_families[with[k]]->after_call(c->family_state[with[k]]);
-}
-
-void cx_comm_after_call(cx_comm *c)
+void cx_comm_after_call_hooks(cx_comm *c)
 {
     int n;
     const int *with = cx_families_after_call(&n);
     for (int k = 0; k < n; k++)
-        if (c->family_state[with[k]]) {
-            after_call_from(c, with, k, n);
-            return;
-        }
+        if (c->family_state[with[k]])
+            cx_families[with[k]]->after_call(c->family_state[with[k]]);
 }
 
+/* A family's state is written through the slot returned here only: a
+ * hooked family's first ask marks c (for good: a cleared slot costs the
+ * look, as before). */
 void **cx_comm_state(cx_comm *c, int slot)
 {
+    if (!c->hooked && cx_families[slot]->after_call)
+        c->hooked = 1;
     return &c->family_state[slot];
+}
+
+void *cx_comm_state_of(const cx_comm *c, int slot)
+{
+    return c->family_state[slot];
 }

@@ -60,6 +60,8 @@ typedef struct cx_comm {
     void *room_state[CX_ROOMS];
 
     void *family_state[CX_MAX_FAMILIES];   /* by family slot (cx_comm_state) */
+    int hooked;           /* a family with an after_call hook asked for its
+                             slot (cx_comm_state): it may keep state here */
     int inflight;         /* nonblocking schedules not finished (atomics) */
     struct cx_comm *next_live;  /* list of states with a node segment */
 } cx_comm;
@@ -147,8 +149,15 @@ static inline void **cx_comm_room(cx_comm *c, int room) { return &c->room_state[
 void cx_comm_room_release(int room, void (*release)(void *state));
 /* Frees every room's state of c (with the communicator; tests). */
 void cx_comm_release_rooms(cx_comm *c);
-/* Runs every family's after_call hook (end of a blocking call). */
-void cx_comm_after_call(cx_comm *c);
+/* Runs every family's after_call hook (end of a blocking call); the
+ * look inline, so that a communicator no such family uses (nearly all)
+ * costs a load. */
+void cx_comm_after_call_hooks(cx_comm *c);
+static inline void cx_comm_after_call(cx_comm *c)
+{
+    if (c->hooked)
+        cx_comm_after_call_hooks(c);
+}
 /* Before a collective set-up on c's private, node or leader
  * communicators (a family's first use, a duplicate of one of them): the
  * nonblocking calls in flight finish first. MPI wants every rank to start

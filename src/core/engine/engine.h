@@ -37,7 +37,11 @@ unsigned long cx_watch_current(void);
 int cx_native_run(const cx_args *a);
 int cx_native_start(const cx_args *a, MPI_Request *req);
 
-/* The slot of family slot's state on c (the family's own; cx_family). */
+/* Family slot's state on c (the family's own; cx_family): read it with
+ * cx_comm_state_of, write it where cx_comm_state points. The ends of c's
+ * blocking calls look for after_call hooks to run once a family that has
+ * one asked cx_comm_state on c (only then can it have state there). */
 void **cx_comm_state(struct cx_comm *c, int slot);
+void *cx_comm_state_of(const struct cx_comm *c, int slot);
 
 #endif
