@@ -250,7 +250,7 @@ static int run_short(cx_args *a, cx_kept *k, cx_comm *c)
     a->nonblocking = 0;
     a->alg = k->alg;
     a->params = k->params;   /* (COLLX_VERBOSE's line names them) */
-    cx_count_call_at(k->index, k->alg, a);
+    cx_count_unmeasured(k->index, k->alg, a);   /* (COLLX_STATS is off) */
     CX_PHASE(CX_PH_SELECT);
     cx_charge_call(1);
     int err;

@@ -111,9 +111,11 @@ cx_kept *cx_replay_decided(const cx_args *a, cx_comm **on)
     if (!c || !(kc = *cx_comm_room(c, CX_ROOM_CALL)))
         return NULL;
     kept *k = &kc->k[a->coll];
-    /* (the generation is never 0: a decision not kept never matches) */
-    if (k->gen != cx_select_generation() || !same_args(k, a) || a->shared_out ||
-        a->scratch_arrays)
+    /* (the generation is never 0: a decision not kept never matches;
+     * a->shared_out and a->scratch_arrays are not looked at: cx_dispatch's
+     * calls have no shared_out (CX_<Name>_shared's go by cx_dispatch_as),
+     * and scratch arrays are a v or w collective's, which keeps none) */
+    if (k->gen != cx_select_generation() || !same_args(k, a))
         return NULL;
     *on = c;
     return k;

@@ -27,8 +27,11 @@ typedef struct cx_kept {
  * communicator in *on; NULL otherwise (cx_decide_call decides). One
  * comparison of the arguments for the decision and the schedule both.
  * The caller takes k->s (NULL: none kept; hier's, for one) while it runs
- * it, so that a nested call on the communicator finds none. */
-cx_kept *cx_replay_decided(const cx_args *a, cx_comm **on);
+ * it, so that a nested call on the communicator finds none. Not
+ * exported: link-time optimization inlines it into cx_dispatch, its one
+ * caller. */
+__attribute__((visibility("hidden"))) cx_kept *cx_replay_decided(const cx_args *a,
+                                                                 cx_comm **on);
 /* Fills call a's decision from k (a->alg, a->params, a->decided_gen)
  * and its communicator's state from c, as cx_decide_call would. */
 void cx_replay_decision(cx_args *a, const cx_kept *k, cx_comm *c);

@@ -26,7 +26,8 @@ typedef struct cx_recent {
 #define CX_RECENT_LOCAL CX_SIM_THREAD_LOCAL
 static inline void *cx_recent_get(const cx_recent *r, atomic_uint *deleted, MPI_Comm comm)
 {
-    return !CX_SIMULATED && r->value && r->comm == comm &&
+    /* (never set: value NULL) */
+    return !CX_SIMULATED && r->comm == comm &&
                    r->deleted == atomic_load_explicit(deleted, memory_order_acquire)
                ? r->value
                : NULL;

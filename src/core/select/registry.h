@@ -23,18 +23,24 @@ void cx_algorithm_list(void *file, cx_coll c, const char *sep);
 extern atomic_long cx_counted_calls[CX_MAX_ALGS];
 void cx_count_say(int i, const cx_algorithm *alg, const cx_args *a, int verbose);
 /* Counts a call of alg at registry index i (prints it under
- * COLLX_VERBOSE). The last algorithm counted for a call is the one that
- * ran it (COLLX_STATS). Inline: every call counts. */
-static inline void cx_count_call_at(int i, const cx_algorithm *alg, const cx_args *a)
+ * COLLX_VERBOSE), for a call not measured (a->ran NULL). Inline: every
+ * call counts. */
+static inline void cx_count_unmeasured(int i, const cx_algorithm *alg, const cx_args *a)
 {
     if (i < 0)
         return;
     atomic_fetch_add_explicit(&cx_counted_calls[i], 1, memory_order_relaxed);
-    if (a->ran)
-        *a->ran = alg;
     int verbose = cx_verbose();
     if (verbose > 0)
         cx_count_say(i, alg, a, verbose);
+}
+/* The same for any call: the last algorithm counted for a call is the
+ * one that ran it (COLLX_STATS). */
+static inline void cx_count_call_at(int i, const cx_algorithm *alg, const cx_args *a)
+{
+    if (i >= 0 && a->ran)
+        *a->ran = alg;
+    cx_count_unmeasured(i, alg, a);
 }
 /* The same where alg's registry index is not kept (cx_algorithm_index). */
 static inline void cx_count_call(const cx_algorithm *alg, const cx_args *a)
