@@ -162,10 +162,25 @@ static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int
     return (b->sbuf || a->sbuf == MPI_IN_PLACE) && b->rbuf ? b : NULL;
 }
 
+/* Whether every rank of the node put its data in its cell and their
+ * significant sizes (>= 0) are one (node_range's ready and least ==
+ * most), read line by line until one says no. */
 int hier_small_agreed(const hier_guard *g)
 {
-    int64_t least, most;
-    return g->gen && node_range(g, &least, &most) && least == most;
+    int64_t size = -1;
+    for (int l = 0; g->gen && l < g->c->local_size; l++) {
+        const int64_t *w = words(g->c, l, g->gen);
+        if (w[W_CELL] != HIER_CELL_READY)
+            return 0;
+        for (int k = W_SEND; k <= W_RECV; k++) {
+            if (w[k] < 0)
+                continue;   /* not significant on that rank */
+            if (size >= 0 && w[k] != size)
+                return 0;
+            size = w[k];
+        }
+    }
+    return size >= 0;
 }
 
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
