@@ -23,6 +23,7 @@ typedef struct type_info {
     MPI_Datatype t;
     MPI_Count size;
     MPI_Aint lb, extent, tlb, textent;
+    int plain;               /* elements back to back from offset 0 */
     atomic_int known;        /* 1: the fields above are set */
 } type_info;
 #define TYPE_CACHE 64   /* a power of two */
@@ -91,6 +92,7 @@ static __attribute__((noinline)) const type_info *looked_up(MPI_Datatype t)
         k->extent = x.extent;
         k->tlb = x.tlb;
         k->textent = x.textent;
+        k->plain = x.lb == 0 && x.tlb == 0 && x.extent == x.size && x.textent == x.size;
         atomic_store_explicit(&k->known, 1, memory_order_release);
         found = k;
     }
@@ -98,10 +100,11 @@ static __attribute__((noinline)) const type_info *looked_up(MPI_Datatype t)
     return found;   /* NULL: the cache is full, the MPI is asked every time */
 }
 
-/* A predefined type whose elements lie back to back from offset 0. */
+/* A predefined type whose elements lie back to back from offset 0
+ * (found once, when it was cached: every small copy asks). */
 static int info_plain(const type_info *k)
 {
-    return k->lb == 0 && k->tlb == 0 && k->extent == k->size && k->textent == k->size;
+    return k->plain;
 }
 
 int cx_type_bytes_x(MPI_Aint count, MPI_Datatype t, MPI_Count *bytes)
