@@ -21,7 +21,8 @@
 #     cluster, native vs tuned vs online vs oracle (a few minutes);
 #  6. python3 -m collx report: results/<date>/report.md with tables + PNGs.
 # Every run prints a line when it starts and ends, with the time left.
-# Env: COLLX_MPI (openmpi|mpich), NP (real ranks, 4), JOBS (parallel SMPI
+# Env: COLLX_MPI (openmpi|mpich), NP (real ranks: the machine's cores, at
+# least 2; more ranks than cores measure the scheduler), JOBS (parallel SMPI
 # runs, nproc), DEMO_QUICK=1 (group demo-quick: no Scatterv table, PAP, FFT
 # or one-sided part), DEMO_SMOKE=1 (group demo-smoke: one small real and
 # one small SMPI run through the whole pipeline, to check it; the tune step
@@ -29,7 +30,8 @@
 # report says so), DEMO_TUNE_* (bench/demo_tune.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-NP="${NP:-4}"
+CORES="$(nproc 2>/dev/null || echo 2)"
+NP="${NP:-$((CORES > 2 ? CORES : 2))}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 OUT="$ROOT/results/$(date +%Y-%m-%d)"
 GROUP=demo
