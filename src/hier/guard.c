@@ -74,6 +74,9 @@ static int all_published(const hier_guard *g)
  * finished reading g). */
 int hier_guard_publish(hier_guard *g, const cx_args *a)
 {
+    /* (the node's layout and control block are there after the first
+     * call: looked at inline before the calls that would find them so;
+     * ctl_base is set once the block is made) */
     cx_comm *c = a->cc;
     char *ctl;
     int err;
@@ -82,17 +85,17 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     g->cell = HIER_CELL_NO;
     if (!block_sizes(a, &g->send, &g->recv))
         return MPI_SUCCESS;
-    if ((err = cx_comm_nodes(c)))
+    if (!c->nodes_ready && (err = cx_comm_nodes(c)))
         return err;
     if (c->local_size == 1)
         return MPI_SUCCESS;
-    if ((err = cx_comm_node_ctl(c, &ctl)))
+    if (!c->ctl_base && (err = cx_comm_node_ctl(c, &ctl)))
         return err;
     if (!(g->gen = hier_next_exchange(c)))
         return MPI_ERR_NO_MEM;
     int64_t *mine = words(c, c->local_rank, g->gen);
     hier_pause();
-    g->cell = a->nonblocking ? HIER_CELL_NO : hier_small_fill(a, c, g->gen);
+    g->cell = a->nonblocking ? HIER_CELL_NO : hier_small_fill(a, g);
     hier_pause();
     mine[W_SEND] = g->send;
     mine[W_RECV] = g->recv;
@@ -165,10 +168,10 @@ static const cx_args *as_node_sees(const cx_args *a, cx_sched *s, int64_t r, int
 /* Whether every rank of the node put its data in its cell and their
  * significant sizes (>= 0) are one (node_range's ready and least ==
  * most), read line by line until one says no. */
-int hier_small_agreed(const hier_guard *g)
+static int agreed_lines(const hier_guard *g)
 {
     int64_t size = -1;
-    for (int l = 0; g->gen && l < g->c->local_size; l++) {
+    for (int l = 0; l < g->c->local_size; l++) {
         const int64_t *w = words(g->c, l, g->gen);
         if (w[W_CELL] != HIER_CELL_READY)
             return 0;
@@ -181,6 +184,32 @@ int hier_small_agreed(const hier_guard *g)
         }
     }
     return size >= 0;
+}
+
+/* Whether a size a rank published is not significant or is size. */
+static inline int fits(int64_t published, int64_t size)
+{
+    return published < 0 || published == size;
+}
+
+/* agreed_lines with this rank's own line known (g: what it published):
+ * when its cell is not ready or its sizes differ, no; when one of its
+ * sizes is significant, every other line is compared with that size. */
+int hier_small_agreed(const hier_guard *g)
+{
+    int64_t size = g->send >= 0 ? g->send : g->recv;
+    const cx_comm *c = g->c;
+    if (!g->gen || g->cell != HIER_CELL_READY || !fits(g->recv, size))
+        return 0;
+    if (size < 0)
+        return agreed_lines(g);   /* nothing significant here */
+    for (int l = 0; l < c->local_size; l++) {
+        const int64_t *w = words(g->c, l, g->gen);
+        if (l != c->local_rank &&
+            (w[W_CELL] != HIER_CELL_READY || !fits(w[W_SEND], size) || !fits(w[W_RECV], size)))
+            return 0;
+    }
+    return 1;
 }
 
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,

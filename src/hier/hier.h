@@ -140,7 +140,7 @@ int hier_guard_publish(hier_guard *g, const cx_args *a);
  * the call is over after the reads and local reductions below, with no
  * schedule and no other flag. */
 enum { HIER_CELL_NO = 0, HIER_CELL_READY = 1 };
-int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen);
+int64_t hier_small_fill(const cx_args *a, const hier_guard *g);   /* g: c, gen, sizes */
 /* 1 when every rank of the node published HIER_CELL_READY and the same
  * sizes (read after hier_guard_published held). */
 int hier_small_agreed(const hier_guard *g);

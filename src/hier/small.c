@@ -36,32 +36,36 @@
 
 /* This rank's part of a call: 1 with the data it puts in its cell in
  * *buf (MPI_BOTTOM may be NULL), 0 when it puts none; *count and *type:
- * the size it takes part with either way. */
-static int contribution(const cx_args *a, const void **buf, MPI_Aint *count,
-                        MPI_Datatype *type)
+ * the size it takes part with either way, *bytes its bytes (the guard's
+ * block size of that side, g->send or g->recv: the same cx_type_bytes,
+ * asked again only where that side was not significant). */
+static int contribution(const cx_args *a, const hier_guard *g, const void **buf,
+                        MPI_Aint *count, MPI_Datatype *type, MPI_Aint *bytes)
 {
+    int64_t known = g->recv;
+    int gives = 1;
     *count = a->rcount;
     *type = a->rtype;
     switch (a->coll) {
     case CX_COLL_BCAST:
         *buf = a->rbuf;
-        return a->rank == a->root;
+        gives = a->rank == a->root;
+        break;
     case CX_COLL_ALLGATHER:
         if (a->sbuf != MPI_IN_PLACE) {
             *count = a->scount;
             *type = a->stype;
             *buf = a->sbuf;
+            known = g->send;
         } else {
             *buf = cx_block(a->rbuf, a->rank, a->rcount, a->rtype);
         }
-        return 1;
-    case CX_COLL_REDUCE:
-    case CX_COLL_ALLREDUCE:
+        break;
+    default:   /* CX_COLL_REDUCE, CX_COLL_ALLREDUCE */
         *buf = a->sbuf != MPI_IN_PLACE ? a->sbuf : a->rbuf;
-        return 1;
-    default:
-        return 0;
     }
+    *bytes = known >= 0 ? (MPI_Aint)known : (MPI_Aint)cx_type_bytes(*count, *type);
+    return gives;
 }
 
 static int reduction(const cx_args *a)
@@ -78,17 +82,17 @@ static char *place(cx_comm *c, int local, unsigned long long gen, MPI_Aint bytes
     return cx_comm_node_cell(c, local, gen);
 }
 
-int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
+int64_t hier_small_fill(const cx_args *a, const hier_guard *g)
 {
-    MPI_Aint count = 0;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    const void *mine = NULL;
+    cx_comm *c = g->c;
+    MPI_Aint count, bytes;
+    MPI_Datatype type;
+    const void *mine;
     if (c->cell_bytes <= 0 || c->nnodes != 1 || a->shared_out)
         return HIER_CELL_NO;
     if (a->coll != CX_COLL_BCAST && a->coll != CX_COLL_ALLGATHER && !reduction(a))
         return HIER_CELL_NO;
-    int gives = contribution(a, &mine, &count, &type);
-    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(count, type);
+    int gives = contribution(a, g, &mine, &count, &type, &bytes);
     if (bytes > c->cell_bytes)
         return HIER_CELL_NO;
     if (reduction(a) && (!cx_type_plain(type) ||
@@ -96,7 +100,7 @@ int64_t hier_small_fill(const cx_args *a, cx_comm *c, unsigned long long gen)
                           bytes * c->local_size > HIER_SMALL_FOLD_MOST)))
         return HIER_CELL_NO;
     if (gives && bytes &&
-        cx_copy_charged(mine, count, type, place(c, c->local_rank, gen, bytes), bytes,
+        cx_copy_charged(mine, count, type, place(c, c->local_rank, g->gen, bytes), bytes,
                         MPI_PACKED))
         return HIER_CELL_NO;
     return HIER_CELL_READY;
@@ -110,9 +114,8 @@ static const char *cell_of(const hier_guard *g, int r, MPI_Aint bytes)
 
 /* rbuf = cell(0) op (cell(1) op (... op cell(p - 1))): rank order, as
  * MPI defines the result for a non-commutative op too. */
-static int fold(const cx_args *a, const hier_guard *g)
+static int fold(const cx_args *a, const hier_guard *g, MPI_Aint bytes)
 {
-    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
     double pending = cx_reduce_seconds(bytes) * (a->size - 1);
     memcpy(a->rbuf, cell_of(g, a->size - 1, bytes), (size_t)bytes);
     for (int r = a->size - 2; r >= 0; r--) {
@@ -127,7 +130,9 @@ static int fold(const cx_args *a, const hier_guard *g)
 
 int hier_small_run(const cx_args *a, const hier_guard *g)
 {
-    MPI_Aint bytes = (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
+    /* rcount elements of rtype: the guard's receive size where significant */
+    MPI_Aint bytes = g->recv >= 0 ? (MPI_Aint)g->recv
+                                  : (MPI_Aint)cx_type_bytes(a->rcount, a->rtype);
     int err = MPI_SUCCESS;
     hier_pause();
     switch (a->coll) {
@@ -147,7 +152,7 @@ int hier_small_run(const cx_args *a, const hier_guard *g)
     case CX_COLL_REDUCE:
     case CX_COLL_ALLREDUCE:
         if (bytes && (a->coll == CX_COLL_ALLREDUCE || a->rank == a->root))
-            err = fold(a, g);
+            err = fold(a, g, bytes);
         break;
     default:
         err = MPI_ERR_INTERN;
