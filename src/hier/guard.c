@@ -236,7 +236,7 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
 /* Publishes this rank's sizes and waits for the node's: 1 when the call
  * was small and is done (*err its result), 0 to build it (*err set on
  * failure, g->gen == 0 when nothing is checked). */
-static int exchanged(const cx_args *a, hier_guard *g, int *err)
+static inline int exchanged(const cx_args *a, hier_guard *g, int *err)
 {
     if ((*err = hier_guard_publish(g, a)) || !g->gen)
         return 0;
@@ -257,8 +257,8 @@ int hier_direct(const cx_args *a, int *done)
 {
     hier_guard g;
     int err;
-    hier_keep_published(a->cc, a, NULL);
-    if ((err = hier_quiesce(a->cc))) {
+    hier_queue *q = hier_forget_published(a->cc);
+    if ((!q || !hier_queue_idle(q)) && (err = hier_quiesce(a->cc))) {
         *done = 1;
         return err;
     }

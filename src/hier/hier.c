@@ -228,6 +228,15 @@ void hier_keep_published(cx_comm *c, const cx_args *a, const hier_guard *g)
         st->published = *g;
 }
 
+hier_queue *hier_forget_published(cx_comm *c)
+{
+    hier_state *st = state_of(c);
+    if (!st)
+        return NULL;
+    st->published_for = NULL;
+    return &st->queue;
+}
+
 int hier_take_published(cx_comm *c, const cx_args *a, hier_guard *g)
 {
     hier_state *st = state_of(c);

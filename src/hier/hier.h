@@ -140,18 +140,23 @@ int hier_guard_publish(hier_guard *g, const cx_args *a);
  * the call is over after the reads and local reductions below, with no
  * schedule and no other flag. */
 enum { HIER_CELL_NO = 0, HIER_CELL_READY = 1 };
-int64_t hier_small_fill(const cx_args *a, const hier_guard *g);   /* g: c, gen, sizes */
+/* (Hidden: the family's own, each called from one place, which
+ * link-time optimization may then inline, frame and all.) */
+#define HIER_LOCAL __attribute__((visibility("hidden")))
+HIER_LOCAL int64_t hier_small_fill(const cx_args *a, const hier_guard *g);   /* g: c, gen, sizes */
 /* 1 when every rank of the node published HIER_CELL_READY and the same
  * sizes (read after hier_guard_published held). */
-int hier_small_agreed(const hier_guard *g);
-int hier_small_run(const cx_args *a, const hier_guard *g);
+HIER_LOCAL int hier_small_agreed(const hier_guard *g);
+HIER_LOCAL int hier_small_run(const cx_args *a, const hier_guard *g);
 /* Tests: may pause this rank here (COLLX_HIER_PAUSE, pause.c; -1 until
- * read, 0 off). */
+ * read, 0 off). hier_pausing: 0 once it is read and off (an int: the
+ * inline test a call makes at each step is one compare). */
 extern _Atomic(double) hier_pause_p;
+extern _Atomic int hier_pausing;
 void hier_pause_maybe(void);
 static inline void hier_pause(void)
 {
-    if (atomic_load_explicit(&hier_pause_p, memory_order_relaxed) != 0)
+    if (atomic_load_explicit(&hier_pausing, memory_order_relaxed))
         hier_pause_maybe();
 }
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
@@ -208,6 +213,15 @@ typedef struct hier_queue {
 hier_queue *hier_queue_of(cx_comm *c);
 /* Lets the nonblocking calls in flight on c finish (cx_comm_quiesce). */
 int hier_quiesce(cx_comm *c);
+/* The exchange kept forgotten (hier_keep_published(c, a, NULL)), and c's
+ * queue (NULL: out of memory): hier_direct's one look at the state. */
+hier_queue *hier_forget_published(cx_comm *c);
+/* Whether every nonblocking call started on q has finished: what
+ * hier_quiesce looks at first, inline where a call usually finds none. */
+static inline int hier_queue_idle(hier_queue *q)
+{
+    return __atomic_load_n(&q->finished, __ATOMIC_ACQUIRE) == q->issued;
+}
 /* The family's state: its key and release hook (hier.c). */
 extern int cx_hier_slot;
 void hier_release(void *state);

@@ -10,14 +10,17 @@
 #include "../core/engine/engine.h"
 
 _Atomic(double) hier_pause_p = -1;
+_Atomic int hier_pausing = 1;
 
 void hier_pause_maybe(void)
 {
     static _Thread_local unsigned long long rng;
     double p = atomic_load_explicit(&hier_pause_p, memory_order_relaxed);
-    if (p < 0)   /* the first step: the setting, read once */
+    if (p < 0) {   /* the first step: the setting, read once */
         atomic_store_explicit(&hier_pause_p, p = cx_knob_real(CX_KNOB_HIER_PAUSE),
                               memory_order_relaxed);
+        atomic_store_explicit(&hier_pausing, p > 0, memory_order_relaxed);
+    }
     if (p <= 0)
         return;
     if (!rng)
