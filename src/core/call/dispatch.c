@@ -60,22 +60,18 @@ static int run_native(cx_args *a, const out *o)
     return MPI_SUCCESS;
 }
 
-/* A blocking call ends in its algorithm's first step where that can
- * (alg->blocking_first: hier's small calls on one node), or runs the
- * schedule kept from the last call with the same arguments (replay.c),
- * or builds into this thread's spare schedule, whose arrays and arena
- * stay from call to call: no allocation on the way. The tag is taken
- * first, whichever way the call goes, so every rank's count stays the
- * same. */
-static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c, int noted)
+/* A blocking call that its algorithm's first step did not end: runs
+ * the schedule kept from the last call with the same arguments
+ * (replay.c), or builds into this thread's spare schedule, whose arrays
+ * and arena stay from call to call: no allocation on the way. Apart
+ * from run_blocking, so that a call the first step ends pays none of
+ * this one's frame. */
+static __attribute__((noinline)) int run_built(cx_args *a, const cx_algorithm *alg,
+                                               cx_comm *c, int tag)
 {
-    int err, done = 0, tag = cx_comm_next_tag(c);
-    a->alg = alg;
-    cx_sched *s = NULL;
-    int replayed = 0;
-    if (alg->blocking_first && ((err = alg->blocking_first(a, &done)) || done)) {
-        CX_PHASE(CX_PH_RUN);
-    } else if ((s = cx_replay_take(c, a))) {
+    int err, replayed = 0;
+    cx_sched *s = cx_replay_take(c, a);
+    if (s) {
         replayed = 1;
         cx_sched_plan_start(s, tag);
         CX_PHASE(CX_PH_BUILD);
@@ -93,12 +89,33 @@ static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c, int not
         CX_PHASE(CX_PH_RUN);
     }
     cx_comm_after_call(c);
-    if (s)
-        cx_replay_keep(c, a, s, replayed);
-    else if (!err && !noted)   /* noted: the decision kept is this one */
-        cx_replay_note(c, a);
+    cx_replay_keep(c, a, s, replayed);
     CX_PHASE(CX_PH_DONE);
     return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll), alg->name)
+               : err;
+}
+
+/* A blocking call ends in its algorithm's first step where that can
+ * (alg->blocking_first: hier's small calls on one node), or goes on in
+ * run_built. The tag is taken first, whichever way the call goes, so
+ * every rank's count stays the same. c is a->cc: after the step, the
+ * algorithm and c are read from a again (fewer registers kept across
+ * the step, a shorter frame for the calls it ends). */
+static int run_blocking(cx_args *a, const cx_algorithm *alg, cx_comm *c, int noted)
+{
+    int err, done = 0, tag = cx_comm_next_tag(c);
+    a->alg = alg;
+    if (!alg->blocking_first)
+        return run_built(a, alg, c, tag);
+    if (!(err = alg->blocking_first(a, &done)) && !done)
+        return run_built(a, a->alg, a->cc, tag);
+    CX_PHASE(CX_PH_RUN);
+    cx_comm_after_call(a->cc);
+    if (!err && !noted)   /* noted: the decision kept is this one */
+        cx_replay_note(a->cc, a);
+    CX_PHASE(CX_PH_DONE);
+    return err ? cx_error(a->comm, err, "%s/%s failed", cx_coll_mpi_name(a->coll),
+                          a->alg->name)
                : err;
 }
 
