@@ -153,7 +153,7 @@ class Predictor:
 
     def progress(self, label):
         """(calls, simulated seconds) rank 0 reached (COLLX_PROGRESS_FILE:
-        rewritten as calls 1, 2, 4, 8 and every 16th end), or None."""
+        rewritten at calls 1, 2, 4, ..., 128 and every 256th), or None."""
         try:
             with open(self.progress_path(label)) as f:
                 calls, sim = f.read().split()[:2]

@@ -107,9 +107,10 @@ static void record_fallback(const cx_args *a, int i, const cx_algorithm *to, uns
 
 /* ------------------------------------------------------------ progress */
 /* COLLX_PROGRESS_FILE: rank 0's count of calls and its clock, rewritten at
- * the first powers of two and every PROGRESS_EVERY calls, so that a run hours long in SMPI says how far it
+ * the first powers of two and every PROGRESS_EVERY calls (each write costs
+ * the next computation burst a cold cache: rare), so that a run hours long in SMPI says how far it
  * is (the calls of an earlier run of the program give the whole). */
-#define PROGRESS_EVERY 16
+#define PROGRESS_EVERY 256
 static long long progress_calls;
 static int progress_on = -1;   /* -1: not read yet (per rank: SMPI privatizes) */
 
