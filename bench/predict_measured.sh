@@ -36,11 +36,18 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none   # no CMA in containers
 PARPACK_CHECK='converged Ritz values is\s+4\b'
 HYPRE_CHECK='Final Relative Residual Norm = +[0-9.]+E-(0[7-9]|[1-9][0-9])'
 
+# The calibrated cluster's nodes have two slots (its node is the two
+# cores' calibration): one rank per node as on the emulated cluster.
+ONE_PER_NODE="$OUT/one-per-node.hostfile"
+printf 'calibrated-0:1\ncalibrated-1:1\n' > "$ONE_PER_NODE"
+
 one() {   # CASE PLATFORM LAUNCH SIM_PROGRAM REAL_PROGRAM CHECK SINGLE [NAME=VALUE...]
   local name="$1" platform="$2" launch="$3" sim="$4" real="$5" check="$6" single="$7"
   shift 7
+  local place=()
+  [ "$platform" = "$CLUSTER_PLATFORM" ] && place=(--hostfile "$ONE_PER_NODE")
   say "$name: collx predict --measure ($LAUNCHES launches of each run)"
-  env "$@" "$PY" -m collx predict --platform "$platform" -n 2 --budget 30 --single "$single" \
+  env "$@" "$PY" -m collx predict --platform "$platform" -n 2 "${place[@]}" --budget 30 --single "$single" \
     --check "$check" --measure "$launch" --measure-program "$real" \
     --measure-launches "$LAUNCHES" --out "$OUT/$name" -- "$sim" > "$OUT/$name/stdout.md" \
     2> >(tee "$OUT/$name/stderr.log" >&2) || { say "$name failed: $OUT/$name/stderr.log"; return 1; }
