@@ -51,7 +51,6 @@ import time
 
 from collx import predict_measure
 from collx.calibrate.platform import validation
-from collx.tune import profile as profmod
 from collx.tune.target import ROOT, Smpi
 NOTE_EVERY = 30.0   # seconds between "still running" lines
 DEADLOCK = "Deadlock detected"   # SimGrid's words for a run that cannot go on
@@ -92,7 +91,7 @@ def parse_args(argv):
     ap.add_argument("--measure-program", metavar="PATH",
                     help="the program built for the real MPI (default: PROGRAM itself)")
     ap.add_argument("--measure-launches", type=int, default=3,
-                    help="real launches of each run, in turns (default 3; the median)")
+                    help="real launches of each run, in turns (default 3; the best is kept)")
     ap.add_argument("--measure-timeout", type=float, default=600,
                     help="wall seconds per real launch (default 600)")
     ap.add_argument("--measure-only", action="store_true",
@@ -272,17 +271,13 @@ class Predictor:
 
     @staticmethod
     def add_profile(rec, stats):
-        job, entries = profmod.read(stats)
-        ranks = job.get("ranks") or 0
+        job, per = predict_measure.collective_seconds(stats)
         rec["stats"] = os.path.basename(stats)
         rec["seconds"] = job.get("seconds")
-        per = {}
-        for e in entries:
-            per[e["collective"]] = per.get(e["collective"], 0) + profmod.time_of(e, ranks)
         rec["collectives"] = {c: round(t, 9) for c, t in sorted(per.items(),
                                                                key=lambda x: -x[1])}
         rec["coll_seconds"] = sum(per.values())
-        rec["served"] = sorted({e["collective"] for e in entries})
+        rec["served"] = sorted(per)
 
     def tune(self, profile):
         rules = os.path.join(self.out, "rules.json")

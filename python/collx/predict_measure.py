@@ -30,7 +30,6 @@ import os
 import re
 import shlex
 import statistics
-import subprocess
 
 from collx import tools
 from collx.tune import launcher, limits, profile as profmod
@@ -44,13 +43,21 @@ class MeasureError(RuntimeError):
     """A measured launch failed; the text says which and what to do."""
 
 
-def times_of(stats_path):
-    """(job seconds, seconds in collectives of the mean rank) from a
-    COLLX_STATS JSON file, as predict reads a simulation's."""
+def collective_seconds(stats_path):
+    """(the job's record, {collective: seconds of the mean rank}) of a
+    COLLX_STATS JSON file: a simulated run's and a real one's alike."""
     job, entries = profmod.read(stats_path)
     ranks = job.get("ranks") or 0
-    coll = sum(profmod.time_of(e, ranks) for e in entries)
-    return job.get("seconds"), coll
+    per = {}
+    for e in entries:
+        per[e["collective"]] = per.get(e["collective"], 0) + profmod.time_of(e, ranks)
+    return job, per
+
+
+def times_of(stats_path):
+    """(job seconds, seconds in collectives of the mean rank)."""
+    job, per = collective_seconds(stats_path)
+    return job.get("seconds"), sum(per.values())
 
 
 def compare(predicted, measured):
