@@ -50,6 +50,14 @@ def platform_written(d):
     return os.path.exists(os.path.join(d, "calibrated.xml"))
 
 
+def node_sync_call():
+    with open(os.path.join(FIX, "node_sync.csv")) as f:
+        return next(float(line.split(",")[2]) for line in f if line.startswith("call,"))
+
+
+NODE_SYNC_CALL = node_sync_call()
+
+
 def recorded_fit(d):
     rc, out = calibrate("--from", FIX, "--out", d, "--rounds", "1")
     expect(rc == 0, f"--from the recorded measurements: exit 0 ({rc}: {out[-800:]})")
@@ -68,6 +76,13 @@ def recorded_fit(d):
            f"SMPI's ping-pong on the platform is the recorded one (median |error| "
            f"{100 * med:.1f} %, worst {100 * worst:.1f} %)")
     expect(rec["check"] is None, "no check claimed before one ran")
+    # collx's own call: its 8-B binomial gather real (call.csv) less the
+    # same simulated without it, not node_sync's call without messages
+    said = [line for line in out.splitlines() if "collx:call=" in line]
+    par = rec["parameters"]
+    expect(len(said) == 1 and f"collx:call={par['call'] * 1e6:.3f} us" in said[0]
+           and abs(par["call"] - NODE_SYNC_CALL) > 1e-9 and "call" not in rec["estimated"],
+           f"collx:call fitted from collx's binomial gather ({said}, {par['call']})")
     return rec
 
 

@@ -17,8 +17,11 @@ from collx.tune.target import cpu_model
 
 # a call's own cost: the MPI's 8-B gather, a collective the check does not
 # run (a barrier was tried first: MPICH 4.0's takes 1.4 us at p = 2, six
-# times its gather, and charged every call that much)
+# times its gather, and charged every call that much); collx's, its
+# binomial gather in the same launch (one message at p = 2, posted and
+# waited for as every collx algorithm's are)
 CALL_COLL, CALL_ITERS = "gather", 500
+COLLX_CALL_ALG = "binomial"
 REFERENCE_PROBES = 5   # quick ping-pongs that set the machine's state to calibrate in
 DRIFT = checkmod.DRIFT   # the machine's ping-pong this far from the calibration's: said
 WAIT_STEP = 5   # seconds between probes while the machine is not as calibrated
@@ -58,8 +61,8 @@ def measure(args, out):
         sync = m.sync or (meas.read_node_sync(ns) if os.path.exists(ns) else {})
         routes = sorted({r["route"] for r in new})
         about[f"added ({', '.join(routes)})"] = read_about(d).get("launch", d)
-        call, m = m.call, meas.Measured(m.rows, sync)
-        m.call = call
+        calls, m = (m.call, m.collx_call), meas.Measured(m.rows, sync)
+        m.call, m.collx_call = calls
         say(f"--add {d}: routes {', '.join(routes)} from its measurements")
     if args.add:
         write_rows(os.path.join(out, "calibench.fitted.csv"), list(m.rows[0]), m.rows)
@@ -84,8 +87,17 @@ def read_one(src, out):
     m = meas.Measured(rows, sync)
     call = os.path.join(src, "call.csv")
     if os.path.exists(call):
-        m.call = float(read_rows(call)[0]["median_us"]) * 1e-6
+        set_calls(m, read_rows(call))
     return m, layout, about
+
+
+def set_calls(m, rows):
+    """m.call (the MPI's 8-B gather) and m.collx_call (collx's binomial
+    gather, None in a calibration older than its measurement) from
+    call.csv's rows, median r in seconds."""
+    by = {r["alg"]: float(r["median_us"]) * 1e-6 for r in rows}
+    m.call = by.get("native", float(rows[0]["median_us"]) * 1e-6)
+    m.collx_call = by.get(COLLX_CALL_ALG)
 
 
 def measure_one(args, out):
@@ -122,7 +134,7 @@ def measure_one(args, out):
         sync = meas.read_node_sync(ns)
     say(f"a collective call's own cost: collbench --coll {CALL_COLL} -m 8, {n} launches")
     bars, _ = steady_launches(where, probe, args, n, lambda: where.collbench(
-        CALL_COLL, ["native"], [8], CALL_ITERS, CALL_ITERS // 10))
+        CALL_COLL, ["native", COLLX_CALL_ALG], [8], CALL_ITERS, CALL_ITERS // 10))
     rows = meas.best_rows(bars, ("coll", "alg"), "median_us")
     write_rows(os.path.join(out, "call.csv"), list(rows[0]), rows)
     about = {"launch": args.launch, "mpi": where.target.mpi_version() or where.mpi,
@@ -130,7 +142,7 @@ def measure_one(args, out):
     with open(os.path.join(out, "about.txt"), "w") as f:
         f.writelines(f"{k}={v}\n" for k, v in about.items())
     m = meas.Measured(meas.read_calibench(csv), sync)
-    m.call = float(rows[0]["median_us"]) * 1e-6
+    set_calls(m, rows)
     return m, layout, about
 
 

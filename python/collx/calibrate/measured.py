@@ -33,6 +33,7 @@ class Measured:
             self.min.setdefault(key, {})[m] = float(r["min_s"])
         self.sync = dict(sync or {})
         self.call = None   # the MPI's 8-B gather, median r in seconds, where measured
+        self.collx_call = None   # collx's binomial 8-B gather, likewise
 
     def routes(self):
         """The message routes measured (node, net), in that order."""

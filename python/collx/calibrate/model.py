@@ -9,7 +9,7 @@ import tempfile
 from collx._version import __version__
 from collx.calibrate import check as checkmod, fit as fitmod, measured as meas
 from collx.calibrate import platform as plat
-from collx.calibrate.measure import CALL_COLL, measure
+from collx.calibrate.measure import CALL_COLL, COLLX_CALL_ALG, measure
 from collx.calibrate.runs import Where, say
 from collx.csvio import write_rows
 
@@ -63,9 +63,11 @@ class Model:
                           self.weights)
 
 
-def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.0):
+def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.0,
+                   collx_call=None):
     """(xml text, hostfile lines, cfg text, record); mpi_call: seconds of a
-    collective call's own work (collx:mpi_call)."""
+    collective call's own work (collx:mpi_call); collx_call: of collx's
+    (collx:call; None: node_sync's, a call without messages at p = 1)."""
     node = F.geo.get("node") or (2e-7, 8e9)
     net = F.geo["net"] if "net" in F.geo else None
     # a node phase copies what another core wrote: its rate, else one core's own
@@ -79,7 +81,9 @@ def platform_files(args, model, F, m, layout, about, residuals=None, mpi_call=0.
         estimated += est
     else:
         sync, sync_rank, call = 2.2e-7, 3e-8, 1.5e-7
-        estimated += ["sync", "sync_rank", "call"]
+        estimated += ["sync", "sync_rank"] + (["call"] if collx_call is None else [])
+    if collx_call is not None:
+        call = collx_call
     routes = {"node": "measured" if "node" in m.routes() else "not measured (default)",
               "net": "measured" if "net" in m.routes() else f"from {model.base.name}"}
     if model.base:
@@ -198,21 +202,29 @@ def residuals(m, model, sim):
     return out, rows
 
 
-def call_cost(m, xml, hosts, layout, work):
-    """Seconds a collective call costs on this machine beyond its messages
-    (the MPI's entry, its progress, the benchmark loop's clocks), which SMPI
-    does not see: the real 8-B gather's median less the platform's without
-    it (collx:mpi_call 0), not below 0; None where it was not measured."""
+def call_costs(m, xml, hosts, layout, work):
+    """(mpi_call, collx_call): seconds a collective call costs on this
+    machine beyond its messages (the call's entry, its requests, its
+    progress, the benchmark loop's clocks), which SMPI does not see: the
+    real 8-B gather's median less the platform's without it (xml with
+    collx:mpi_call and collx:call 0), the MPI's (native) and collx's
+    (binomial: one message at p = 2, posted as every collx algorithm
+    posts its messages); not below 0, None where it was not measured."""
     if getattr(m, "call", None) is None:
-        return None
+        return None, None
+    algs = [("native", m.call)]
+    if getattr(m, "collx_call", None) is not None:
+        algs.append((COLLX_CALL_ALG, m.collx_call))
     sim = Where(platform=xml, p=layout.p, hostfile=plat.hostfile(hosts, layout.nodes, layout.ppn,
                                                             work))
-    rows = sim.collbench(CALL_COLL, ["native"], [8], 5, 1)
-    simulated = float(rows[0]["median_us"]) * 1e-6
-    cost = max(m.call - simulated, 0.0)
-    say(f"a collective call's own cost: 8-B {CALL_COLL} {m.call * 1e6:.3f} us real, "
-        f"{simulated * 1e6:.3f} us simulated: collx:mpi_call={cost * 1e6:.3f} us")
-    return cost
+    rows = sim.collbench(CALL_COLL, [a for a, _ in algs], [8], 5, 1)
+    simulated = {r["alg"]: float(r["median_us"]) * 1e-6 for r in rows}
+    costs = {}
+    for (alg, real), name in zip(algs, ("collx:mpi_call", "collx:call")):
+        costs[alg] = max(real - simulated[alg], 0.0)
+        say(f"a collective call's own cost: 8-B {CALL_COLL} {alg} {real * 1e6:.3f} us real, "
+            f"{simulated[alg] * 1e6:.3f} us simulated: {name}={costs[alg] * 1e6:.3f} us")
+    return costs["native"], costs.get(COLLX_CALL_ALG)
 
 
 def score(res, weights):
@@ -250,11 +262,13 @@ def calibrate(args, out):
                     if b in got:
                         c[b] = c.get(b, 0.0) + CORRECTION_STEP * (want - got[b])
         _, rnd, F, res, rows = best
-        xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res)
-        path = plat.write(work, args.name, xml, hosts, cfg, record)
-        mpi_call = call_cost(m, path, hosts, layout, work)
+        measured_call = getattr(m, "collx_call", None) is not None
         xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res,
-                                                 mpi_call or 0.0)
+                                                 0.0, 0.0 if measured_call else None)
+        path = plat.write(work, args.name, xml, hosts, cfg, record)
+        mpi_call, collx_call = call_costs(m, path, hosts, layout, work)
+        xml, hosts, cfg, record = platform_files(args, model, F, m, layout, about, res,
+                                                 mpi_call or 0.0, collx_call)
         if mpi_call is None:
             record["estimated"].append("mpi_call")
         path = plat.write(work, args.name, xml, hosts, cfg, record)
