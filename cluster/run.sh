@@ -2,11 +2,13 @@
 # cluster/run.sh [--up "NODESxPPN [up options]"] [--placement block|cyclic|alternate]
 #                [--launcher mpirun|srun] [--collxrun "OPTIONS"] -n P -- PROGRAM ARGS...
 # Runs PROGRAM on P ranks of cluster $COLLX_CLUSTER with $COLLX_MPI
-# (openmpi, the default, or mpich), started on the head node by that MPI's
+# (openmpi, the default, or mpich: Debian's; openmpi5, mpich5 or impi:
+# PyPI's, tools/install_mpi.sh), started on the head node by that MPI's
 # own launcher (mpirun / mpiexec, the default) or by Slurm's srun (a
-# cluster brought up with --slurm; Open MPI through PMIx, MPICH through
-# PMI-2). Every rank gets the caller's LD_PRELOAD and every COLLX_* variable
-# (and OMPI_MCA_coll_*, MPIR_CVAR_*: the MPI's own collective settings);
+# cluster brought up with --slurm, Debian's MPIs; Open MPI through PMIx,
+# MPICH through PMI-2). Every rank gets the caller's LD_PRELOAD and every
+# COLLX_* variable (and OMPI_MCA_coll_*, MPIR_CVAR_*, I_MPI_ADJUST_*: the
+# MPI's own collective settings);
 # with --collxrun, collxrun OPTIONS (bin/collxrun.in; $COLLXRUN, else the
 # build's) starts the launcher and hands them over instead.
 # --up: bring that cluster up first (idempotent: left as it is if it is up).
@@ -67,7 +69,16 @@ case "$placement" in
 esac
 mpi="${COLLX_MPI:-openmpi}"
 hosts="$CLUSTER_DIR/hosts.$placement.$np.$mpi.$launcher"
-if [ "$mpi" = mpich ] && [ "$launcher" = mpirun ]; then
+case "$mpi" in
+  openmpi|mpich) ;;
+  openmpi5|mpich5|impi)
+    [ "$launcher" = mpirun ] || cluster_die "--launcher srun: Debian's MPIs only (COLLX_MPI=$mpi)"
+    mpis="$CLUSTER_SRC/../build/mpis/$mpi"
+    [ -x "$mpis/bin/mpiexec" ] ||
+      cluster_die "COLLX_MPI=$mpi: no $mpis/bin/mpiexec (tools/install_mpi.sh $mpi, or COLLX_MPI=$mpi ./run build)" ;;
+  *) cluster_die "COLLX_MPI must be openmpi, mpich, openmpi5, mpich5 or impi (got '$mpi')" ;;
+esac
+if [[ "$mpi" =~ ^(mpich|mpich5|impi)$ ]] && [ "$launcher" = mpirun ]; then
   # Hydra starts one proxy per line, and MPICH takes a proxy for a node:
   # each host once, its ranks in one proxy.
   for k in "${order[@]}"; do echo "node$k:$c"; done >"$hosts.$$"
@@ -102,7 +113,8 @@ else
   # and the MPI's own collective settings (collx tune --mpi-file forces the
   # MPI's algorithms through them: Open MPI's coll MCA variables, MPICH's
   # CVARs)
-  mapfile -t -O "${#vars[@]}" vars < <(compgen -e | grep '^COLLX_\|^OMPI_MCA_coll_\|^MPIR_CVAR_' || true)
+  mapfile -t -O "${#vars[@]}" vars < <(compgen -e |
+                                         grep '^COLLX_\|^OMPI_MCA_coll_\|^MPIR_CVAR_\|^I_MPI_ADJUST_' || true)
 fi
 agent="$CLUSTER_DIR/agent"
 if [ "$launcher" = srun ]; then
@@ -144,9 +156,22 @@ case "$mpi" in
          --mca pml ob1 --mca btl self,vader,tcp
          --mca btl_tcp_if_include "$CLUSTER_SUBNET" --mca oob_tcp_if_include "$CLUSTER_SUBNET")
     for v in "${vars[@]}"; do cmd+=(-x "$v=${!v}"); done ;;
-  mpich)
-    cmd=(/usr/bin/mpiexec.mpich -launcher rsh -launcher-exec "$agent" -f "$hosts" -n "$np")
+  openmpi5)   # PRRTE's own ssh agent and sequential mapper
+    cmd=("$mpis/bin/mpirun" --oversubscribe -n "$np" --hostfile "$hosts" --map-by seq
+         --prtemca plm_ssh_agent "$agent" --prtemca oob_tcp_if_include "$CLUSTER_SUBNET"
+         --mca pml ob1 --mca btl self,sm,tcp --mca btl_tcp_if_include "$CLUSTER_SUBNET")
+    for v in "${vars[@]}"; do cmd+=(-x "$v=${!v}"); done ;;
+  mpich|mpich5)
+    exe=/usr/bin/mpiexec.mpich
+    [ "$mpi" = mpich ] || exe="$mpis/bin/mpiexec"
+    cmd=("$exe" -launcher rsh -launcher-exec "$agent" -f "$hosts" -n "$np")
     for v in "${vars[@]}"; do cmd+=(-genv "$v" "${!v}"); done ;;
-  *) cluster_die "COLLX_MPI must be openmpi or mpich (got '$mpi')" ;;
+  impi)
+    # Intel's Hydra: -machinefile keeps a host's count (-f does not); its
+    # proxies and libfabric's TCP provider on the cluster's interface
+    cmd=(env "I_MPI_HYDRA_IFACE=${I_MPI_HYDRA_IFACE:-eth0}" "FI_PROVIDER=${FI_PROVIDER:-tcp}"
+         "$mpis/bin/mpiexec" -bootstrap rsh -bootstrap-exec "$agent" -machinefile "$hosts"
+         -n "$np")
+    for v in "${vars[@]}"; do cmd+=(-genv "$v" "${!v}"); done ;;
 esac
 cluster_in head env -u LD_PRELOAD "${start[@]}" "${cmd[@]}" "$@"
