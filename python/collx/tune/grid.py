@@ -141,7 +141,8 @@ def comm_sizes(p, node=None):
     qs |= {q for q in halvings(k) if q >= 2}
     if p not in qs and p >= 2:
         qs.add(p)   # p not a multiple of k: the whole job still counts
-    return sorted(qs, reverse=True)
+    # one rank per node: a single node's "communicator" is one rank
+    return sorted((q for q in qs if q >= 2), reverse=True)
 
 
 def held_out_comm_sizes(p, node=None):

@@ -32,6 +32,14 @@ def test_comm_sizes():
         f"comm sizes of p=32, 8 per node: {qs}"
 
 
+def test_comm_sizes_one_rank_per_node():
+    # a launch of one rank per node (the emulated cluster's 2x1): no
+    # communicator of one rank, which tune refuses
+    assert grid.comm_sizes(2, 1) == [2] and grid.comm_sizes(4, 1) == [4, 3, 2], \
+        (grid.comm_sizes(2, 1), grid.comm_sizes(4, 1))
+    assert not set(grid.held_out_comm_sizes(4, 1)) - {3}, grid.held_out_comm_sizes(4, 1)
+
+
 def test_comm_sizes_above_one_node():
     qs = grid.comm_sizes(32, 8)
     assert all(q % 8 in (0, 2, 4, 6) for q in qs if q > 8), \
