@@ -117,6 +117,9 @@ class MpiTune:
                         if not out.ok:
                             self.say(f"mpi: {coll} p={q} {lab}: the run failed: {out.why()}")
                         self.add(coll, lab, q, rows, ref)
+                    if rep + 1 < a.reps:   # a launch across nodes takes seconds
+                        self.say(f"mpi: {coll} p={q}: round {rep + 1} of {a.reps} over its "
+                                 f"{len(labs)} candidates; {self.cost:.0f} s so far")
                 self.say(f"mpi: {coll} p={q}: {len(labs)} of the MPI's candidates x "
                          f"{a.reps} launches; {self.cost:.0f} s so far")
 
