@@ -63,11 +63,12 @@ def parse_candidate(name):
     raise ValueError(f"'{name}' is not an Intel MPI preset candidate (node<N> or preset<N>)")
 
 
-def presets(cvars, colls, one_node):
+def presets(cvars, colls, one_node, alone_on_nodes=False):
     """{coll: [(candidate name, preset id)]} from the MPI's MPI_T variables
-    (collx_info --mpi-cvars MPIR_CVAR_USE_): node presets always, the
-    whole collective's where the ranks span nodes (on one node they
-    change nothing)."""
+    (collx_info --mpi-cvars MPIR_CVAR_USE_): node presets unless every
+    rank is alone on its node (alone_on_nodes: they have no node part to
+    choose), the whole collective's where the ranks span nodes (on one
+    node they change nothing)."""
     ranges = {}
     for cv in cvars:
         alias = re.search(r"@Alias:#\s*(I_MPI_ADJUST_\w+)", cv.get("description") or "")
@@ -79,7 +80,7 @@ def presets(cvars, colls, one_node):
         if coll not in COLLS:
             continue
         names = []
-        for level in ("_NODE",) + (() if one_node else ("",)):
+        for level in (() if alone_on_nodes else ("_NODE",)) + (() if one_node else ("",)):
             top = ranges.get(variable(coll, level), 0)
             names += [(candidate(level, k), k) for k in range(1, top + 1)]
         if names:

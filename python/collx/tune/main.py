@@ -359,7 +359,8 @@ def tune_mpi(t, a, argv, grids, algs, s):
     try:
         mpi = mpialgs.read_smpi(mpialgs.smpi_runner(t), colls, t.mpi_version()) \
             if t.kind == "smpi" else mpialgs.read(t.info, colls, t.mpi_version(),
-                                                  one_node=not t.node or t.node >= t.p)
+                                                  one_node=not t.node or t.node >= t.p,
+                                                  alone_on_nodes=t.node == 1)
     except (ValueError, RuntimeError, OSError) as e:
         raise SystemExit(f"tune: --mpi-file: {e}")
     for c in colls:

@@ -249,14 +249,16 @@ def read_smpi(run, colls, version=None):
 
 
 
-def read(info, colls, version=None, one_node=True):
+def read(info, colls, version=None, one_node=True, alone_on_nodes=False):
     """MpiAlgs of the MPI collx_info (path info) was built with, for the
-    collectives colls (one_node: every rank on one node); ValueError
+    collectives colls (one_node: every rank on one node; alone_on_nodes:
+    one rank on each); ValueError
     where the MPI is neither Open MPI, MPICH nor Intel MPI (no
     coll_tuned, MPIR_CVAR algorithm nor I_MPI_ADJUST variables)."""
     use = cvars(info, "MPIR_CVAR_USE_")
     if mpifile_impi.is_impi(use):   # before MPICH's: Intel MPI is built from it
-        return MpiAlgs(IMPI, version, mpifile_impi.presets(use, colls, one_node))
+        return MpiAlgs(IMPI, version, mpifile_impi.presets(use, colls, one_node,
+                                                           alone_on_nodes))
     ompi = cvars(info, "coll_tuned_")
     if any(c["name"].startswith("coll_tuned_") for c in ompi):
         return MpiAlgs(OPENMPI, version, parse_openmpi(ompi, colls))

@@ -34,6 +34,9 @@ def test_presets_read_from_the_mpi():
     both = impi.presets(cvars(), ["bcast"], one_node=False)
     assert both["bcast"][-1] == ("preset22", 22) and ("node13", 13) in both["bcast"], \
         "across nodes also the whole collective's presets (0-22 for bcast)"
+    alone = impi.presets(cvars(), ["bcast"], one_node=False, alone_on_nodes=True)
+    assert [n for n, _ in alone["bcast"]] == [f"preset{k}" for k in range(1, 23)], \
+        "one rank a node: no node presets, which have nothing to choose there"
     mpi = mpialgs.MpiAlgs(mpialgs.IMPI, "Intel", both)
     assert mpi.force_env("bcast", "node3") == {"I_MPI_ADJUST_BCAST_NODE": "3"} and \
         mpi.force_env("bcast", "preset7") == {"I_MPI_ADJUST_BCAST": "7"}
