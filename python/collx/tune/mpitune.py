@@ -34,7 +34,7 @@ import re
 import subprocess
 import sys
 
-from collx import mpifile
+from collx import mpifile, mpifile_impi
 from collx.tune import grid as gridmod
 from collx.tune.labels import NATIVE, interleaved, mpi_label, mpi_name
 from collx.tune.store import unpaired_faster
@@ -220,15 +220,22 @@ class MpiTune:
         default, the candidate measured fastest there that is not slower
         than the default beyond the noise (the test choose uses, the
         other way round). Where a size has none, the collective keeps the
-        MPI's own decision at every size (native throughout), said."""
+        MPI's own decision at every size (native throughout), said. Across
+        nodes the picks keep one level, the whole collective's presets or
+        the node's (a size that picked the other level would leave its own
+        variable a gap, which Intel MPI reads as preset 0, and both
+        variables at once are a pair never measured): the level most
+        sizes picked."""
         if all(p == NATIVE for p in picks):
             return picks
-        out = list(picks)
+        level = self.impi_level(picks)
+        out = [p if p != NATIVE and self.impi_level([p]) == level else NATIVE for p in picks]
         for i, m in enumerate(self.grids[coll].sizes):
             if out[i] != NATIVE:
                 continue
             dflt = self.samples.get((coll, NATIVE, q, m), [])
             fits = [(sum(x) / len(x), lab) for lab in self.labels(coll)[1:]
+                    if self.impi_level([lab]) == level
                     for x in [self.samples.get((coll, lab, q, m), [])]
                     if len(x) >= 2 and not unpaired_faster(dflt, x, 0.0, self.floor())]
             if not fits:
@@ -238,6 +245,13 @@ class MpiTune:
                 return [NATIVE] * len(picks)
             out[i] = min(fits)[1]
         return out
+
+    @staticmethod
+    def impi_level(picks):
+        """The Intel MPI variable level ('' or '_NODE') most of picks
+        (native:<candidate> labels; native itself counts for none) name."""
+        levels = [mpifile_impi.parse_candidate(mpi_name(p))[0] for p in picks if mpi_name(p)]
+        return max(sorted(set(levels)), key=levels.count) if levels else ""
 
     def smooth(self, coll, q, sizes, picks):
         """picks (one per size) where a size between two sizes of one pick

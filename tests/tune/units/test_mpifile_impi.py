@@ -111,5 +111,33 @@ def test_tuner_names_a_preset_everywhere_or_nowhere():
         f"no preset as fast as the default at 64 B: no variable at all ({said})"
 
 
+
+def test_tuner_keeps_one_level_across_nodes():
+    """Across nodes a collective's picks name one level: a size that
+    picked a node preset where most picked whole-collective ones would
+    leave I_MPI_ADJUST_<COLL> a gap (preset 0, not the default); it takes
+    a preset of the level most sizes picked instead."""
+    import types
+    from collx.tune import grid as gridmod, mpitune
+    mpi = mpialgs.MpiAlgs(mpialgs.IMPI, "Intel", {"allreduce": [
+        ("node1", 1), ("preset1", 1), ("preset2", 2)]})
+    a = types.SimpleNamespace(reps=3, iters=1, warmup=0, timeout=1, mem_limit=None,
+                              margin=0.02, noise_floor=0.01)
+    t = types.SimpleNamespace(info=None, describe=lambda: "t")
+    g = {"allreduce": gridmod.Grid("allreduce", [2], [8, 64, 512])}
+    mt = mpitune.MpiTune(t, a, mpi, g, {"allreduce": ["native"]}, say=lambda _: None)
+    noise = [0.0, 0.004, -0.004]
+    for lab, times in (("native", (0.0, 0.0, 0.0)), ("native:node1", (-0.5, 0.0, 0.0)),
+                       ("native:preset1", (-0.3, -0.3, 0.0)),
+                       ("native:preset2", (0.0, 0.0, -0.3))):
+        for m, v in zip((8, 64, 512), times):
+            for x in noise:
+                mt.samples.setdefault(("allreduce", lab, 2, m), []).append(v + x)
+                mt.us.setdefault(("allreduce", lab, 2, m), []).append(1.0 + v + x)
+    got = mt.choices()["allreduce"][2]
+    assert got == ["native:preset1", "native:preset1", "native:preset2"], \
+        f"8 B takes preset1 (the level of 64 and 512 B), not node1: {got}"
+
+
 if __name__ == "__main__":
     helpers.run_module(globals())
