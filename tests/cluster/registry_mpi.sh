@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
-# tests/cluster/registry_mpi.sh NAME: one of the registry's MPIs
-# (openmpi5, mpich5, impi: tools/install_mpi.sh) across two emulated nodes
+# tests/cluster/registry_mpi.sh NAME [contract]: one of the registry's MPIs
+# (openmpi5, mpich5, impi: tools/install_mpi.sh) across emulated nodes
 # through `./run cluster run` (run_test.sh), whatever MPI this tree was
-# built with: collbench validates native, hier and recursive doubling
-# against the MPI's own result, 8 B and 64 KiB. Exit 77 (skipped, saying
-# why) where that MPI or collx's build of it is not here.
+# built with. Without contract: two nodes of one rank, collbench
+# validates native, hier and recursive doubling against the MPI's own
+# result at 8 B and 64 KiB. With contract: three nodes of up to three
+# ranks on two switches (3+3+2), the contract of every registered
+# algorithm of every collective (`contract --nodes --quick all`). Exit 77
+# (skipped, saying why) where that MPI or collx's build of it is not here.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-name="${1:?usage: registry_mpi.sh openmpi5|mpich5|impi}"
-for need in "$ROOT/build/mpis/$name/bin/mpiexec" "$ROOT/build/$name/bench/collbench"; do
+name="${1:?usage: registry_mpi.sh openmpi5|mpich5|impi [contract]}"
+mode="${2:-p2}"
+prog=bench/collbench
+[ "$mode" = p2 ] || prog=tests/contract/contract
+for need in "$ROOT/build/mpis/$name/bin/mpiexec" "$ROOT/build/$name/$prog"; do
   if [ ! -x "$need" ]; then
     echo "skipped: no $need (tools/install_mpi.sh $name; COLLX_MPI=$name ./run build)"
     exit 77
   fi
 done
 export COLLX_MPI="$name"
-out="$("$ROOT/tests/cluster/run_test.sh" 2x1 -n 2 -- "$ROOT/build/$name/bench/collbench" \
-  --coll allreduce --algs native,hier,recursive_doubling -m 8,64K -i 5 -c 2>&1)" || {
-  echo "$out"; echo "FAIL: ./run cluster run with $name ended with an error"; exit 1; }
-echo "$out"
-grep -q "nodes=2" <<<"$out" || { echo "FAIL: the ranks are not on two nodes"; exit 1; }
-ok=$(grep -c "^  allreduce .* ok$" <<<"$out" || true)
-((ok == 6)) || { echo "FAIL: $ok of 6 cases validated"; exit 1; }
-echo "$name across two nodes: 6 of 6 cases validated"
+fail() { echo "$out"; echo "FAIL: $*"; exit 1; }
+if [ "$mode" = p2 ]; then
+  out="$("$ROOT/tests/cluster/run_test.sh" 2x1 -n 2 -- "$ROOT/build/$name/$prog" \
+    --coll allreduce --algs native,hier,recursive_doubling -m 8,64K -i 5 -c 2>&1)" ||
+    fail "./run cluster run with $name ended with an error"
+  grep -q "nodes=2" <<<"$out" || fail "the ranks are not on two nodes"
+  ok=$(grep -c "^  allreduce .* ok$" <<<"$out" || true)
+  ((ok == 6)) || fail "$ok of 6 cases validated"
+  echo "$out"
+  echo "$name across two nodes: 6 of 6 cases validated"
+else
+  out="$(COLLX_CLUSTER_TEST_TIMEOUT=1400 "$ROOT/tests/cluster/run_test.sh" 3x3 --switches 2 -n 8 \
+    -- "$ROOT/build/$name/$prog" --nodes --quick all 2>&1)" ||
+    fail "the contract with $name across three nodes ended with an error"
+  grep -q "nodes: 0 0 0 1 1 1 2 2" <<<"$out" || fail "the ranks are not 3+3+2 on three nodes"
+  grep -q "^contract: OK" <<<"$out" || fail "no 'contract: OK'"
+  echo "$out"
+  echo "$name across three nodes: the contract of every algorithm OK"
+fi
