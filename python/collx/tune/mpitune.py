@@ -66,6 +66,12 @@ def ranges(sizes, picks):
     return out
 
 
+def impi_level(label):
+    """The Intel MPI variable level ('' or '_NODE') a native:<candidate>
+    label names."""
+    return mpifile_impi.parse_candidate(mpi_name(label))[0]
+
+
 class MpiTune:
     """Measures the MPI's algorithms (runs), decides per grid point
     (choices) and writes the MPI's file (write)."""
@@ -228,14 +234,15 @@ class MpiTune:
         sizes picked."""
         if all(p == NATIVE for p in picks):
             return picks
-        level = self.impi_level(picks)
-        out = [p if p != NATIVE and self.impi_level([p]) == level else NATIVE for p in picks]
+        levels = [impi_level(p) for p in picks if p != NATIVE]
+        level = max(sorted(set(levels)), key=levels.count)   # the level most sizes took
+        out = [p if p != NATIVE and impi_level(p) == level else NATIVE for p in picks]
         for i, m in enumerate(self.grids[coll].sizes):
             if out[i] != NATIVE:
                 continue
             dflt = self.samples.get((coll, NATIVE, q, m), [])
             fits = [(sum(x) / len(x), lab) for lab in self.labels(coll)[1:]
-                    if self.impi_level([lab]) == level
+                    if impi_level(lab) == level
                     for x in [self.samples.get((coll, lab, q, m), [])]
                     if len(x) >= 2 and not unpaired_faster(dflt, x, 0.0, self.floor())]
             if not fits:
@@ -245,13 +252,6 @@ class MpiTune:
                 return [NATIVE] * len(picks)
             out[i] = min(fits)[1]
         return out
-
-    @staticmethod
-    def impi_level(picks):
-        """The Intel MPI variable level ('' or '_NODE') most of picks
-        (native:<candidate> labels; native itself counts for none) name."""
-        levels = [mpifile_impi.parse_candidate(mpi_name(p))[0] for p in picks if mpi_name(p)]
-        return max(sorted(set(levels)), key=levels.count) if levels else ""
 
     def smooth(self, coll, q, sizes, picks):
         """picks (one per size) where a size between two sizes of one pick
