@@ -58,20 +58,65 @@ static int block_sizes(const cx_args *a, int64_t *send, int64_t *recv)
     return 1;
 }
 
-/* Whether every rank of the node published exchange g->gen (nothing
- * charged: the writer's check as well as the waiter's). */
+/* The exchange rank local last published among g and g + 2 (the words
+ * of g's parity; g - 2 there: not yet). */
+static inline unsigned long long reached(cx_comm *c, int local, unsigned long long g)
+{
+    return (unsigned long long)__atomic_load_n(&words(c, local, g)[W_GEN], __ATOMIC_ACQUIRE);
+}
+
+/* Whether every rank of the node published exchange g->gen (or, where
+ * g->gen is an earlier one, the next of its parity; nothing charged: the
+ * writer's check as well as the waiter's). */
 static int all_published(const hier_guard *g)
 {
     for (int l = 0; g->gen && l < g->c->local_size; l++)
-        if ((unsigned long long)__atomic_load_n(&words(g->c, l, g->gen)[W_GEN],
-                                                __ATOMIC_ACQUIRE) != g->gen)
+        if (reached(g->c, l, g->gen) < g->gen)
             return 0;
     return 1;
 }
 
+/* Waits until every rank of the node published exchange gen - 1, i.e.
+ * finished reading gen - 2, whose words and cells gen's reuse: at once
+ * after a call that waited for its node; after a small bcast it may not
+ * have (its root leaves without waiting, its other ranks wait for the
+ * root only). A nonblocking call polls for it first (hier_guard_free). */
+static int previous_read(cx_comm *c, hier_exchanges *ex, unsigned long long gen)
+{
+    hier_guard prev = {.c = c, .ex = ex, .gen = gen - 1};
+    if (gen < 2 || ex->seen + 1 >= gen)
+        return MPI_SUCCESS;
+    if (all_published(&prev)) {   /* (the node's lines read: charged) */
+        cx_charge_sync(c->local_size);
+        ex->seen = gen - 1;
+        return MPI_SUCCESS;
+    }
+    return cx_bell_wait(c, NULL, hier_guard_published, &prev);
+}
+
+int hier_guard_free(cx_sched *s, void *ctx, int *done)
+{
+    cx_comm *c = ctx;
+    hier_exchanges *ex = hier_exchanges_of(c);
+    hier_guard last = {.c = c, .ex = ex, .gen = ex ? ex->made : 0};
+    (void)s;
+    *done = !ex || ex->seen >= ex->made || all_published(&last);
+    if (ex && *done)
+        ex->seen = ex->made;
+    return MPI_SUCCESS;
+}
+
+/* A small bcast on one node goes one way: its root, whose data are in
+ * its cell, leaves once it published; the other ranks wait for the root
+ * only, and follow its cell's word (one_way). */
+static inline int one_way_root(const cx_args *a, const hier_guard *g)
+{
+    return a->coll == CX_COLL_BCAST && a->rank == a->root && g->cell == HIER_CELL_READY;
+}
+
 /* Publishes this rank's sizes (exchange g + 2 reuses g's words: a rank
  * reaches it only after every rank of its node published g + 1, i.e.
- * finished reading g). */
+ * finished reading g: previous_read). */
 int hier_guard_publish(hier_guard *g, const cx_args *a)
 {
     /* (the node's layout and control block are there after the first
@@ -81,6 +126,7 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     char *ctl;
     int err;
     g->c = c;
+    g->ex = NULL;
     g->gen = 0;
     g->cell = HIER_CELL_NO;
     if (!block_sizes(a, &g->send, &g->recv))
@@ -91,8 +137,11 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
         return MPI_SUCCESS;
     if (!c->ctl_base && (err = cx_comm_node_ctl(c, &ctl)))
         return err;
-    if (!(g->gen = hier_next_exchange(c)))
+    if (!(g->ex = hier_exchanges_of(c)))
         return MPI_ERR_NO_MEM;
+    g->gen = ++g->ex->made;
+    if ((err = previous_read(c, g->ex, g->gen)))
+        return err;
     int64_t *mine = words(c, c->local_rank, g->gen);
     hier_pause();
     g->cell = a->nonblocking ? HIER_CELL_NO : hier_small_fill(a, g);
@@ -101,7 +150,8 @@ int hier_guard_publish(hier_guard *g, const cx_args *a)
     mine[W_RECV] = g->recv;
     mine[W_CELL] = g->cell;
     __atomic_store_n(&mine[W_GEN], (int64_t)g->gen, __ATOMIC_RELEASE);
-    if (cx_bell_wanted(c) && all_published(g))   /* SMPI: the last one wakes */
+    /* SMPI: the last one wakes the node, a bcast's root its readers */
+    if (cx_bell_wanted(c) && (all_published(g) || one_way_root(a, g)))
         cx_bell_ring(c);
     return MPI_SUCCESS;
 }
@@ -111,8 +161,11 @@ int hier_guard_published(cx_sched *s, void *ctx, int *done)
     (void)s;
     hier_guard *g = ctx;
     *done = all_published(g);
-    if (*done && g->gen)
+    if (*done && g->gen) {
         cx_charge_sync(g->c->local_size);
+        if (g->ex->seen < g->gen)
+            g->ex->seen = g->gen;
+    }
     return MPI_SUCCESS;
 }
 
@@ -233,6 +286,50 @@ int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
     return err;
 }
 
+typedef struct hier_guard_root {
+    const hier_guard *g;
+    int root;   /* the root's local rank */
+} hier_guard_root;
+
+/* Whether the root of the bcast g published it (charged as one handoff). */
+static int root_published(cx_sched *s, void *ctx, int *done)
+{
+    (void)s;
+    const hier_guard_root *r = ctx;
+    *done = reached(r->g->c, r->root, r->g->gen) >= r->g->gen;
+    if (*done)
+        cx_charge_sync(2);
+    return MPI_SUCCESS;
+}
+
+/* A bcast's way (one_way_root): 1 when the call is done (*err its
+ * result), 0 when the root's data are not in its cell and the node
+ * exchanges as for any call. A rank whose size differs from the root's
+ * (an erroneous call) returns MPI_ERR_TRUNCATE and takes nothing; the
+ * root, gone already, does not know, as with the MPIs' own. */
+static int one_way(const cx_args *a, hier_guard *g, int *err)
+{
+    if (a->rank == a->root)
+        return one_way_root(a, g);
+    cx_comm *c = g->c;
+    hier_guard_root r = {.g = g, .root = c->local_of[a->root]};
+    if ((*err = cx_bell_wait(c, NULL, root_published, &r)))
+        return 1;
+    const int64_t *w = words(c, r.root, g->gen);
+    if (w[W_CELL] != HIER_CELL_READY)
+        return 0;
+    if (w[W_RECV] != g->recv) {
+        if (cx_verbose() > 0)
+            cx_say("MPI_Bcast/hier: rank %d posts %lld bytes, its root %d sends %lld: an "
+                   "erroneous call; rank %d returns MPI_ERR_TRUNCATE", a->rank,
+                   (long long)g->recv, a->root, (long long)w[W_RECV], a->rank);
+        *err = MPI_ERR_TRUNCATE;
+        return 1;
+    }
+    *err = hier_small_run(a, g);
+    return 1;
+}
+
 /* Publishes this rank's sizes and waits for the node's: 1 when the call
  * was small and is done (*err its result), 0 to build it (*err set on
  * failure, g->gen == 0 when nothing is checked). */
@@ -241,6 +338,13 @@ static inline int exchanged(const cx_args *a, hier_guard *g, int *err)
     if ((*err = hier_guard_publish(g, a)) || !g->gen)
         return 0;
     CX_PHASE(CX_PH_NODE_PUBLISH);
+    if (a->coll == CX_COLL_BCAST && g->c->nnodes == 1 && !a->nonblocking &&
+        one_way(a, g, err)) {   /* (the root's line is on this node) */
+        CX_PHASE(CX_PH_NODE_READ);
+        return 1;
+    }
+    if (*err)
+        return 0;
     *err = cx_bell_wait(a->cc, NULL, hier_guard_published, g);
     CX_PHASE(CX_PH_NODE_WAIT);
     if (*err || !hier_small_agreed(g))

@@ -22,7 +22,7 @@ typedef struct hier_state {
     unsigned long long free_from[2];   /* node barrier after which a slot's
                                         * readers are done */
     unsigned long long barriers;   /* node barriers this rank entered */
-    unsigned long long exchanges;  /* size exchanges of the node (guard.c) */
+    hier_exchanges exchanges;      /* size exchanges of the node (guard.c) */
     hier_log *log;          /* of the schedule being built, if logged */
     int *first, *members;   /* ranks of node n: members[first[n] .. first[n+1]) */
     void *scratch;          /* CX_<Name>_shared when hier cannot serve */
@@ -212,10 +212,10 @@ int hier_renumber(cx_comm *c, const hier_log *log)
     return 1;
 }
 
-unsigned long long hier_next_exchange(cx_comm *c)
+hier_exchanges *hier_exchanges_of(cx_comm *c)
 {
     hier_state *st = state_of(c);
-    return st ? ++st->exchanges : 0;
+    return st ? &st->exchanges : NULL;
 }
 
 void hier_keep_published(cx_comm *c, const cx_args *a, const hier_guard *g)
@@ -240,7 +240,7 @@ hier_queue *hier_forget_published(cx_comm *c)
 int hier_take_published(cx_comm *c, const cx_args *a, hier_guard *g)
 {
     hier_state *st = state_of(c);
-    if (!st || st->published_for != a || st->published.gen != st->exchanges)
+    if (!st || st->published_for != a || st->published.gen != st->exchanges.made)
         return 0;
     st->published_for = NULL;
     *g = st->published;

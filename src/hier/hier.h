@@ -114,9 +114,16 @@ void hier_log_end(cx_comm *c);
  * now would differ (the other half of the segment, a barrier more or
  * less before a slot): nothing is taken, the call is built again. */
 int hier_renumber(cx_comm *c, const hier_log *log);
-/* Number of this rank's next size exchange on c (guard.c), 0 when out of
- * memory: every rank of a node makes the same exchanges in order. */
-unsigned long long hier_next_exchange(cx_comm *c);
+/* This rank's size exchanges on c (guard.c; NULL when out of memory):
+ * every rank of a node makes the same exchanges in order, numbered from
+ * 1. seen: the last one every rank of the node is known to have
+ * published, which tells that they finished reading the one before (a
+ * rank writes exchange g's words only once all published g - 1: the
+ * root of a small bcast leaves without waiting for its readers). */
+typedef struct hier_exchanges {
+    unsigned long long made, seen;
+} hier_exchanges;
+hier_exchanges *hier_exchanges_of(cx_comm *c);
 /* Builds a hierarchical call with build, first checking that the ranks
  * of the node agree on the sizes (guard.c): an erroneous call whose sizes
  * disagree is built alike on the whole node and returns
@@ -128,6 +135,7 @@ int hier_guarded(const cx_args *a, cx_sched *s, hier_build_fn build);
  * published theirs, build. g->gen == 0: nothing to check. */
 typedef struct hier_guard {
     cx_comm *c;
+    hier_exchanges *ex;
     unsigned long long gen;
     int64_t send, recv;   /* this rank's block sizes (-1: not significant) */
     int64_t cell;         /* HIER_CELL_*: what this rank put in its cell */
@@ -160,6 +168,10 @@ static inline void hier_pause(void)
         hier_pause_maybe();
 }
 int hier_guard_published(cx_sched *s, void *ctx, int *done);
+/* A poll step (ctx: the communicator) that holds once every rank of the
+ * node published c's last exchange: a nonblocking call's wait before it
+ * publishes the next (guard.c, previous_read). */
+int hier_guard_free(cx_sched *s, void *ctx, int *done);
 int hier_guard_build(const hier_guard *g, const cx_args *a, cx_sched *s,
                      hier_build_fn build);
 /* A blocking call's first step (cx_algorithm.blocking_first): the node's

@@ -293,6 +293,7 @@ int hier_call(const cx_args *a, cx_sched *s, hier_build_fn build, unsigned uses,
         (x->persistent && ((err = cx_sched_on_free(s, free_children, x)) ||
                            (err = cx_sched_start(s, take_turn, x)))) ||
         (err = cx_sched_poll(s, my_turn, x)) ||
+        (err = cx_sched_barrier(s)) || (err = cx_sched_poll(s, hier_guard_free, a->cc)) ||
         (err = cx_sched_barrier(s)) || (err = cx_sched_start(s, publish, x)) ||
         (err = cx_sched_poll(s, hier_guard_published, &x->guard)) ||
         (err = cx_sched_barrier(s)) ||

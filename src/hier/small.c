@@ -14,14 +14,17 @@
  *      what it needs straight from the writers' cells (bcast: the root's;
  *      allgather: all; reduce at the root and allreduce everywhere: all,
  *      folded in rank order) and the call is over.
+ *   A bcast goes one way (guard.c, one_way): its root is done once it
+ *   published, the other ranks wait in step 2 for the root alone.
  *
  * One flag exchange instead of a size check, two node barriers, a slot
  * of the segment and a schedule. A cell is written again two exchanges
  * later, and a rank publishes exchange g + 1 only after it finished
  * reading exchange g's cells (its calls are blocking, in order), while
- * the writer of exchange g + 2 has waited for the whole node's g + 1:
- * so no reader is still in a cell its writer refills, with no flag for
- * "slot free". When any rank is not ready (its data is larger than a
+ * the writer of exchange g + 2 has waited for the whole node's g + 1
+ * (in g + 1's exchange, or before it writes when g + 1 was a bcast:
+ * guard.c, previous_read): so no reader is still in a cell its writer
+ * refills, with no flag for "slot free". When any rank is not ready (its data is larger than a
  * cell, a reduction on a type that is not one dense run, a call that
  * wants its result in the segment) or the sizes disagree, every rank
  * sees the same words and the call goes on through the segment as

@@ -20,8 +20,8 @@
  * halves share a context id, which osc/rdma named its segments by).
  *
  * A second kind of sequence alternates small and empty calls of the
- * collective on one communicator, the pattern that exposed a slot of the
- * node segment reused before its readers were done.
+ * collective on one communicator, one root throughout, the pattern that
+ * exposed a slot of the node segment reused before its readers were done.
  *
  * Modes: blocking (every call on the same two buffers, every third one
  * twice in a row: run_shared); each CX_I... waited at once; all started, then waited
@@ -168,7 +168,10 @@ static void build_step(step *st, int kind, int coll, int y, int k, int rep, int 
     c->comm = cm;
     c->rank = cr;
     c->size = cs;
-    c->root = (k + rep) % cs;
+    /* the alternating kind keeps one root: a small bcast's root leaves
+     * without waiting for its readers, and only its next calls can run
+     * ahead of them into the words they read */
+    c->root = (mixed ? k + rep : rep) % cs;
     c->salt = 101 * k + 1009 * rep;
     c->late = -1;
     int v = coll_has(c->coll, F_sdispls | F_rdispls);
