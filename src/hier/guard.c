@@ -86,8 +86,7 @@ static int previous_read(cx_comm *c, hier_exchanges *ex, unsigned long long gen)
     hier_guard prev = {.c = c, .ex = ex, .gen = gen - 1};
     if (gen < 2 || ex->seen + 1 >= gen)
         return MPI_SUCCESS;
-    if (all_published(&prev)) {   /* (the node's lines read: charged) */
-        cx_charge_sync(c->local_size);
+    if (all_published(&prev)) {
         ex->seen = gen - 1;
         return MPI_SUCCESS;
     }
