@@ -76,6 +76,17 @@ static int all_published(const hier_guard *g)
     return 1;
 }
 
+/* Whether every rank of the node is known to have published exchange
+ * gen (ex->seen, else a look at their words, kept in ex->seen). */
+static int known_published(cx_comm *c, hier_exchanges *ex, unsigned long long gen)
+{
+    hier_guard g = {.c = c, .ex = ex, .gen = gen};
+    if (ex->seen >= gen || !all_published(&g))
+        return ex->seen >= gen;
+    ex->seen = gen;
+    return 1;
+}
+
 /* Waits until every rank of the node published exchange gen - 1, i.e.
  * finished reading gen - 2, whose words and cells gen's reuse: at once
  * after a call that waited for its node; after a small bcast it may not
@@ -84,12 +95,8 @@ static int all_published(const hier_guard *g)
 static int previous_read(cx_comm *c, hier_exchanges *ex, unsigned long long gen)
 {
     hier_guard prev = {.c = c, .ex = ex, .gen = gen - 1};
-    if (gen < 2 || ex->seen + 1 >= gen)
+    if (known_published(c, ex, gen - 1))
         return MPI_SUCCESS;
-    if (all_published(&prev)) {
-        ex->seen = gen - 1;
-        return MPI_SUCCESS;
-    }
     return cx_bell_wait(c, NULL, hier_guard_published, &prev);
 }
 
@@ -97,11 +104,8 @@ int hier_guard_free(cx_sched *s, void *ctx, int *done)
 {
     cx_comm *c = ctx;
     hier_exchanges *ex = hier_exchanges_of(c);
-    hier_guard last = {.c = c, .ex = ex, .gen = ex ? ex->made : 0};
     (void)s;
-    *done = !ex || ex->seen >= ex->made || all_published(&last);
-    if (ex && *done)
-        ex->seen = ex->made;
+    *done = !ex || known_published(c, ex, ex->made);
     return MPI_SUCCESS;
 }
 
