@@ -15,13 +15,10 @@ import tempfile
 
 from collx import tools
 from collx.calibrate import platform as plat
-from collx.calibrate.check_run import run_check
+from collx.calibrate.check_run import CHECK_COLLS, CHECK_SIZES, run_check
 from collx.calibrate.measure import Layout
 from collx.calibrate.model import DEFAULT_BASE, calibrate
 from collx.calibrate.runs import RunFailed, Where, say
-
-CHECK_COLLS = "bcast,allreduce,allgather,alltoall,reduce"
-CHECK_SIZES = "8,64,512,4096,32768,262144,1048576"
 
 
 def parser():
