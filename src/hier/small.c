@@ -3,17 +3,18 @@
  * fit the node's cells (COLLX_NODE_CELL, 4 KiB) does no more than this:
  *
  *   1. every rank copies its contribution into its own cell of the call's
- *      parity (the root's message, its block, its vector; up to 32 bytes
- *      into its line itself, beside the exchange's words, so that a
- *      reader fetches one cache line, not two), then publishes its sizes
+ *      parity (the root's message, its block, its row of blocks, its
+ *      vector; up to 96 bytes into its pair of lines, beside the
+ *      exchange's words, which x86 cores fetch together), then publishes its sizes
  *      and "ready" in its line with one release store: the size exchange
  *      every hierarchical call makes anyway (guard.c);
  *   2. every rank waits until each rank of the node published this
  *      exchange (acquire loads: one handoff after the last one arrived);
  *   3. if all of them are ready with the same sizes, every rank reads
  *      what it needs straight from the writers' cells (bcast: the root's;
- *      allgather: all; reduce at the root and allreduce everywhere: all,
- *      folded in rank order) and the call is over.
+ *      allgather: all; alltoall: its block of every writer's row; reduce
+ *      at the root and allreduce everywhere: all, folded in rank order)
+ *      and the call is over.
  *   A bcast goes one way (guard.c, one_way): its root is done once it
  *   published, the other ranks wait in step 2 for the root alone.
  *
@@ -64,6 +65,16 @@ static int contribution(const cx_args *a, const hier_guard *g, const void **buf,
             *buf = cx_block(a->rbuf, a->rank, a->rcount, a->rtype);
         }
         break;
+    case CX_COLL_ALLTOALL:   /* its whole send buffer: size blocks, one run */
+        if (a->sbuf != MPI_IN_PLACE) {
+            *count = a->scount;
+            *type = a->stype;
+            *buf = a->sbuf;
+            known = g->send;
+        } else {
+            *buf = a->rbuf;
+        }
+        break;
     default:   /* CX_COLL_REDUCE, CX_COLL_ALLREDUCE */
         *buf = a->sbuf != MPI_IN_PLACE ? a->sbuf : a->rbuf;
     }
@@ -93,9 +104,16 @@ int64_t hier_small_fill(const cx_args *a, const hier_guard *g)
     const void *mine;
     if (c->cell_bytes <= 0 || c->nnodes != 1 || a->shared_out)
         return HIER_CELL_NO;
-    if (a->coll != CX_COLL_BCAST && a->coll != CX_COLL_ALLGATHER && !reduction(a))
+    if (a->coll != CX_COLL_BCAST && a->coll != CX_COLL_ALLGATHER &&
+        a->coll != CX_COLL_ALLTOALL && !reduction(a))
         return HIER_CELL_NO;
     int gives = contribution(a, g, &mine, &count, &type, &bytes);
+    if (a->coll == CX_COLL_ALLTOALL) {   /* a block for each rank */
+        if (bytes > c->cell_bytes / a->size)
+            return HIER_CELL_NO;
+        count *= a->size;
+        bytes *= a->size;
+    }
     if (bytes > c->cell_bytes)
         return HIER_CELL_NO;
     if (reduction(a) && (!cx_type_plain(type) ||
@@ -150,6 +168,15 @@ int hier_small_run(const cx_args *a, const hier_guard *g)
             if (r != a->rank || a->sbuf != MPI_IN_PLACE)
                 err = cx_copy_charged(cell_of(g, r, bytes), bytes, MPI_PACKED,
                                       (char *)a->rbuf + r * block, a->rcount, a->rtype);
+        break;
+    }
+    case CX_COLL_ALLTOALL: {   /* block me of every writer's row */
+        MPI_Aint block = a->rcount * cx_type_extent(a->rtype);
+        for (int r = 0; r < a->size && !err && bytes; r++, hier_pause())
+            if (r != a->rank || a->sbuf != MPI_IN_PLACE)
+                err = cx_copy_charged(cell_of(g, r, bytes * a->size) + a->rank * bytes, bytes,
+                                      MPI_PACKED, (char *)a->rbuf + r * block, a->rcount,
+                                      a->rtype);
         break;
     }
     case CX_COLL_REDUCE:
