@@ -178,7 +178,7 @@ int CX_Rma_bcast_test(MPI_Win win, int *flag)
     reg *r = find(win);
     if (!r || !flag)
         return win_error(win, r ? MPI_ERR_ARG : MPI_ERR_WIN);
-    cx_progress_poke();
+    cx_rma_poll(r->rt->comm);
     *flag = !atomic_load(&r->rt->active);
     return win_error(win, *flag ? atomic_exchange(&r->rt->err, MPI_SUCCESS) : MPI_SUCCESS);
 }
@@ -188,7 +188,7 @@ int CX_Rma_bcast_arrived(MPI_Win win, long long *count)
     reg *r = find(win);
     if (!r || !count)
         return win_error(win, r ? MPI_ERR_ARG : MPI_ERR_WIN);
-    cx_progress_poke();
+    cx_rma_poll(r->rt->comm);
     *count = atomic_load(&r->rt->delivered);
     return MPI_SUCCESS;
 }

@@ -218,10 +218,17 @@ static int send_ack(cx_rma *rt, int parent)
     return err ? err : PMPI_Win_flush(parent, rt->ctl);
 }
 
+void cx_rma_poll(MPI_Comm comm)
+{
+    int flag;
+    cx_progress_poke();
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+}
+
 void cx_rma_ack(cx_rma *rt)
 {
     atomic_store_explicit(&rt->held, 0, memory_order_release);
-    cx_progress_poke();
+    cx_rma_poll(rt->comm);
 }
 
 /* A request here: the descriptor is complete (its parent flushed it before
@@ -274,8 +281,15 @@ static int step(void *ctx)
     int flag;
     /* MPICH applies some atomics as active messages at the target: they
      * land only when this process runs MPI's progress engine, which an
-     * operation on its own window does not. No one sends on rt->comm. */
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
+     * operation on its own window does not. No one sends on rt->comm.
+     * While others wait on this rank (acknowledgements owed or awaited);
+     * an idle job, which every later collective call steps, only looks:
+     * a probe there made each of those calls 0.05-0.08 us dearer on real
+     * cores (Open MPI, p = 2) and 0.1 us in SMPI. New requests land there
+     * with any MPI call's progress, and an RMA call's waits probe
+     * (cx_rma_poll). */
+    if (!rt->job.idle)
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
     int64_t w[2];   /* CX_RMA_FLAG, CX_RMA_ACKS */
     if (read_own(rt, CX_RMA_FLAG, 2, w)) {
         note(rt, MPI_ERR_OTHER);
@@ -333,7 +347,7 @@ int cx_rma_quiet(cx_rma *rt, int *done)
 {
     *done = !atomic_load_explicit(&rt->active, memory_order_acquire);
     if (!*done)
-        cx_progress_poke();   /* forward meanwhile */
+        cx_rma_poll(rt->comm);   /* forward meanwhile */
     return MPI_SUCCESS;
 }
 
@@ -352,7 +366,7 @@ int cx_rma_served(cx_rma *rt, int *done)
                             : read_at(rt, 0, CX_RMA_SERVING, &serving);
     *done = err || serving == rt->ticket;
     if (!*done)
-        cx_progress_poke();   /* forward the broadcast that holds it */
+        cx_rma_poll(rt->comm);   /* forward the broadcast that holds it */
     return err;
 }
 
@@ -376,7 +390,7 @@ int cx_rma_arrived(cx_rma *rt, long long n, int acked, int *done)
     atomic_llong *count = acked ? &rt->delivered : &rt->arrived;
     *done = atomic_load_explicit(count, memory_order_acquire) >= n;
     if (!*done) {
-        cx_progress_poke();
+        cx_rma_poll(rt->comm);
         return MPI_SUCCESS;
     }
     return atomic_exchange(&rt->err, MPI_SUCCESS);
@@ -446,7 +460,7 @@ int cx_rma_close(cx_rma *rt, int quiet)
         while (!done) {
             PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
             if (!done) {
-                cx_progress_poke();
+                cx_rma_poll(rt->comm);
                 cx_backoff(&spins);
             }
         }

@@ -138,7 +138,7 @@ static int first(cx_sched *s, void *ctx, int *done)
 {
     call *k = ctx;
     (void)s;
-    cx_progress_poke();
+    cx_rma_poll(k->rt->comm);
     *done = atomic_load_explicit(&k->rt->arrived, memory_order_acquire) > k->d->recvs &&
             k->rt->last_aux[1] == k->n;
     if (!*done) {

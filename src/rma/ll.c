@@ -218,7 +218,7 @@ int cx_rma_ll_to_child(cx_rma_ll *ll, int i, int *done)
         if (!err && got > ll->known[target])
             ll->known[target] = got;
         if (!err && ll->known[target] < n - SLOTS) {
-            cx_progress_poke();
+            cx_rma_poll(ll->comm);
             return MPI_SUCCESS;
         }
     }
@@ -262,7 +262,7 @@ static int arrived(cx_rma_ll *ll, long long n, int count, int *done)
         err = read_own(ll, n, 0, count, &fresh);
     *done = err || fresh;
     if (!*done)
-        cx_progress_poke();
+        cx_rma_poll(ll->comm);
     return err;
 }
 
