@@ -195,17 +195,22 @@ def test_check_summary():
     # predicted fastest: binomial (1.0), measured 1.2 against native's 1.0: 20 % off
     assert (s["fastest_right"], s["fastest_cases"]) == (0, 1), s
     assert "predicted fastest within 5 %" in check.line(s)
-    # a check of some collectives or algorithms does not replace the
-    # platform's record (a recheck of bcast once overwrote a full check)
+    # a check of fewer collectives or algorithms does not replace the
+    # record's (a recheck of bcast once overwrote a check of five)
     from argparse import Namespace
-    full = Namespace(colls=check_run.CHECK_COLLS, algs=None)
-    assert check_run.partial_check(full) == ""
-    assert check_run.partial_check(Namespace(colls=check_run.CHECK_COLLS + ",scan",
-                                             algs=None)) == ""
-    assert "without allgather" in check_run.partial_check(Namespace(colls="bcast,allreduce",
-                                                                    algs=None))
-    assert "--algs" in check_run.partial_check(Namespace(colls=check_run.CHECK_COLLS,
-                                                         algs="native,hier"))
+
+    def scope(colls, algs=None):
+        return check_run.check_scope(Namespace(colls=colls, algs=algs))
+    full = scope(check_run.CHECK_COLLS)
+    assert check_run.kept_check(full, None) == ""
+    assert check_run.kept_check(full, {"summary": {}}) == ""   # no scope: a full check
+    assert check_run.kept_check(scope(check_run.CHECK_COLLS + ",scan"), {"scope": full}) == ""
+    assert "without allgather" in check_run.kept_check(scope("bcast,allreduce"), {"summary": {}})
+    assert "without allgather" in check_run.kept_check(scope("bcast,allreduce"), {"scope": full})
+    assert "--algs" in check_run.kept_check(scope(check_run.CHECK_COLLS, "native,hier"), {"summary": {}})
+    small = scope("allreduce", "native,hier")   # a quick check replaces a quick check
+    assert check_run.kept_check(small, {"scope": small}) == ""
+    assert check_run.kept_check(scope("allreduce"), {"scope": small}) == ""
 
 
 def test_published_platforms_say_what_is_calibrated():

@@ -33,15 +33,16 @@ def run_check(args, xml, layout, out):
     checkmod.write(points, os.path.join(out, "check.csv"), os.path.join(out, "check.md"),
                    against, os.path.basename(xml), drifts)
     rec = plat.read_record(xml)
-    partial = partial_check(args)
-    if rec is None or partial:   # its check stays in out
+    scope = check_scope(args)
+    kept = kept_check(scope, rec.get("check")) if rec is not None else ""
+    if rec is None or kept:   # its check stays in out
         say("check: " + checkmod.line(checkmod.summary(points)))
         if rec is not None:
-            say(f"{partial}: the record of {os.path.basename(xml)} keeps its own check")
+            say(f"{kept}: the record of {os.path.basename(xml)} keeps its own check")
         say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
         return
     steady = [p for p in points if abs(drifts.get(p["coll"], 1.0) - 1) <= DRIFT]
-    rec["check"] = {"against": against, "date": plat.today(), "drift": drifts,
+    rec["check"] = {"against": against, "date": plat.today(), "drift": drifts, "scope": scope,
                     "summary": checkmod.summary(points), "per_coll": checkmod.per_coll(points),
                     "steady_summary": checkmod.summary(steady) if steady else {"cases": 0}}
     plat.write_record(xml, {k: v for k, v in rec.items() if k != "schema"})
@@ -55,16 +56,28 @@ def run_check(args, xml, layout, out):
     say(f"wrote {os.path.join(out, 'check.md')}, check.csv")
 
 
-def partial_check(args):
-    """Why a check does not stand for its platform (what the record's check
-    and collx predict quote), or '' when it does: a check of some
-    collectives or algorithms only (sizes may be fewer, as on an
-    oversubscribed cluster)."""
-    missing = set(CHECK_COLLS.split(",")) - set(args.colls.split(","))
+def check_scope(args):
+    """What a check covers: its collectives, its algorithms (None: all)."""
+    return {"colls": sorted(args.colls.split(",")),
+            "algs": sorted(args.algs.split(",")) if args.algs else None}
+
+
+def kept_check(scope, old):
+    """Why a record's check old stays rather than give way to a check of
+    scope: old covers collectives or algorithms that scope does not (a
+    recheck of bcast once replaced a check of five collectives, which
+    collx predict quotes); '' when scope covers all of old's (a record
+    without a check, or whose check says no scope: a full one). Fewer
+    sizes still count: an oversubscribed cluster may not afford them."""
+    if not old:
+        return ""
+    was = old.get("scope") or {"colls": CHECK_COLLS.split(","), "algs": None}
+    missing = set(was["colls"]) - set(scope["colls"])
     if missing:
         return "a check without " + ", ".join(sorted(missing))
-    if args.algs:
-        return "a check of some algorithms (--algs)"
+    if scope["algs"] is not None and (was["algs"] is None or
+                                      set(was["algs"]) - set(scope["algs"])):
+        return "a check of fewer algorithms (--algs)"
     return ""
 
 
