@@ -5,9 +5,10 @@
  *   1. every rank copies its contribution into its own cell of the call's
  *      parity (the root's message, its block, its row of blocks, its
  *      vector; up to 96 bytes into its pair of lines, beside the
- *      exchange's words, which x86 cores fetch together), then publishes its sizes
- *      and "ready" in its line with one release store: the size exchange
- *      every hierarchical call makes anyway (guard.c);
+ *      exchange's words, which x86 cores fetch together), then
+ *      publishes its sizes and "ready" in its line with one release
+ *      store: the size exchange every hierarchical call makes anyway
+ *      (guard.c);
  *   2. every rank waits until each rank of the node published this
  *      exchange (acquire loads: one handoff after the last one arrived);
  *   3. if all of them are ready with the same sizes, every rank reads

@@ -228,7 +228,7 @@ void cx_rma_poll(MPI_Comm comm)
 void cx_rma_ack(cx_rma *rt)
 {
     atomic_store_explicit(&rt->held, 0, memory_order_release);
-    cx_rma_poll(rt->comm);
+    cx_progress_poke();
 }
 
 /* A request here: the descriptor is complete (its parent flushed it before
@@ -282,12 +282,12 @@ static int step(void *ctx)
     /* MPICH applies some atomics as active messages at the target: they
      * land only when this process runs MPI's progress engine, which an
      * operation on its own window does not. No one sends on rt->comm.
-     * While others wait on this rank (acknowledgements owed or awaited);
-     * an idle job, which every later collective call steps, only looks:
-     * a probe there made each of those calls 0.05-0.08 us dearer on real
-     * cores (Open MPI, p = 2) and 0.1 us in SMPI. New requests land there
-     * with any MPI call's progress, and an RMA call's waits probe
-     * (cx_rma_poll). */
+     * Probed only while a broadcast is under way here (acknowledgements
+     * owed or awaited): an idle job, which every later collective call
+     * steps, only looks (a probe there made each of those calls
+     * 0.05-0.08 us dearer on real cores, Open MPI at p = 2, and 0.1 us
+     * in SMPI). Its new requests land with any MPI call's progress, and
+     * the RMA calls' waits probe (cx_rma_poll). */
     if (!rt->job.idle)
         PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, MPI_STATUS_IGNORE);
     int64_t w[2];   /* CX_RMA_FLAG, CX_RMA_ACKS */

@@ -152,15 +152,15 @@ int cx_rma_arrived(cx_rma *rt, long long n, int acked, int *done);
 /* The data of the last broadcast handled here, when it was PULLED: bytes
  * read from the parent's window into to (flushed). */
 int cx_rma_pull(cx_rma *rt, void *to, MPI_Aint bytes);
-/* With hold_acks the drop-in reads its staging window before its parent
- * hears that this rank is done (and the root may start the next
- * broadcast): it releases each broadcast here. */
 /* A wait's poll: one pass of the progress agent (the forwarding job
  * among its jobs), then a probe on comm: MPICH's progress, which lands
  * the atomics of requests for an idle job (whose step does not probe:
  * every collective call steps it), and in SMPI the quantum by which a
  * waiting rank's clock moves (smpi/iprobe). */
 void cx_rma_poll(MPI_Comm comm);
+/* With hold_acks the drop-in reads its staging window before its parent
+ * hears that this rank is done (and the root may start the next
+ * broadcast): it releases each broadcast here. */
 void cx_rma_ack(cx_rma *rt);
 /* Sticky lock: gives the lock back if this rank holds it (call it when
  * a broadcast from another root is due; the next root waits for it). */
